@@ -1,0 +1,95 @@
+// Backend: where the model replica of one rank lives and how its gradients are all-reduced.
+// One file per backend behind this interface: `mpi` (cpu_backend.cpp: CPU, BLAS, MPI
+// non-blocking all-reduce) and `nccl` (cuda/nccl_backend.cu: CUDA, cuBLAS, NCCL all-reduce).
+//
+// A backend is used by one thread. Every method is collective where it says so: all ranks call
+// it in the same order.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ringside/common/status.h"
+#include "ringside/trainer/communicator.h"
+#include "ringside/trainer/mlp.h"
+#include "ringside/trainer/optimizer.h"
+
+namespace ringside::trainer {
+
+enum class BackendKind { kAuto, kMpi, kNccl };
+
+const char* backendName(BackendKind kind);
+// "auto", "mpi" or "nccl". Errors: InvalidArgument naming the value and the accepted ones.
+Result<BackendKind> parseBackendKind(const std::string& name);
+
+// Per-step timings of one rank, in milliseconds, and the gradient bytes it all-reduced.
+struct StepTimings {
+  double stepMs = 0.0;         // wall time of the whole step (forward to updated parameters)
+  double computeMs = 0.0;      // forward + backward + optimizer, communication waits excluded
+  double allreduceMs = 0.0;    // from the first bucket's all-reduce start to the last one's end
+  double exposedCommMs = 0.0;  // time the step waited for all-reduce after backward finished
+  uint64_t commBytes = 0;      // gradient bytes all-reduced (per rank, per step)
+};
+
+// Sums over the samples a rank evaluated; reduced across ranks by the caller.
+struct EvalSums {
+  double lossSum = 0.0;  // sum of per-sample cross-entropy, nats
+  int64_t correct = 0;   // samples whose arg-max equals the label
+  int64_t count = 0;     // samples evaluated
+};
+
+struct BackendOptions {
+  MlpLayout layout;
+  OptimizerConfig optimizer;
+  uint64_t seed = 0;          // parameter initialisation seed (used on rank 0)
+  int maxBatch = 0;           // largest batch passed to trainStep or evaluate
+  size_t bucketBytes = 25u << 20;  // gradient bucket cap (DDP's bucket_cap_mb = 25)
+  int threads = 1;            // mpi backend: BLAS threads per rank
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual const char* name() const = 0;
+  // A line for the log: device, BLAS or library versions.
+  virtual std::string description() const = 0;
+
+  // Collective. Rank 0 initialises the parameters from options.seed (initMlpParameters) and
+  // broadcasts them, so every rank starts identical (as DistributedDataParallel does).
+  virtual Status initialize() = 0;
+
+  // Collective. One step on this rank's local batch x[localBatch, inputDim], labels[localBatch]:
+  // forward, backward with bucketed gradient all-reduce overlapping backward, gradient averaging
+  // over the world size, optimizer update at learning rate lr. *localLoss receives the mean loss
+  // over the local batch (before the update).
+  virtual Status trainStep(const float* x, const int32_t* labels, int localBatch, double lr,
+                           double* localLoss, StepTimings* timings) = 0;
+
+  // Local (not collective): adds loss and accuracy sums over x[count, inputDim] to *sums.
+  virtual Status evaluate(const float* x, const int32_t* labels, int count, EvalSums* sums) = 0;
+
+  // Copies the parameters ([numParams]) and optimizer state to host memory.
+  virtual Status saveState(std::vector<float>* params, OptimizerState* optimizer) = 0;
+  // Replaces parameters and optimizer state (same layout and optimizer kind as the options).
+  // Errors: InvalidArgument when the sizes do not match.
+  virtual Status loadState(const std::vector<float>& params, const OptimizerState& optimizer) = 0;
+};
+
+// The CPU backend over `comm` (which must outlive it).
+std::unique_ptr<Backend> makeCpuBackend(Communicator& comm, BackendOptions options);
+
+// True when this build has the nccl backend.
+bool ncclBackendBuilt();
+// The number of CUDA devices this process can see (0 without a GPU, a driver, or the nccl build).
+int visibleGpuCount();
+// The NCCL backend over `comm`, on GPU comm.localRank() % visibleGpuCount(). Errors: InvalidArgument
+// when the build has no nccl backend or no GPU is visible; Internal for CUDA/NCCL failures.
+Result<std::unique_ptr<Backend>> makeNcclBackend(Communicator& comm, BackendOptions options);
+
+// kAuto picks nccl where a GPU is visible, else mpi. Errors as makeNcclBackend.
+Result<std::unique_ptr<Backend>> makeBackend(BackendKind kind, Communicator& comm,
+                                             BackendOptions options);
+
+}  // namespace ringside::trainer

@@ -1,0 +1,52 @@
+// Training checkpoints: everything needed to continue a run exactly where it stopped. The byte
+// format is documented in docs/checkpoint.md; keep the two in step.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ringside/common/status.h"
+#include "ringside/trainer/optimizer.h"
+
+namespace ringside::trainer {
+
+inline constexpr uint32_t kCheckpointVersion = 1;
+inline constexpr const char* kCheckpointExtension = ".rsck";
+
+struct TrainingCheckpoint {
+  std::vector<int> layerSizes;     // {inputDim, hidden..., numClasses}
+  OptimizerKind optimizer = OptimizerKind::kSgd;
+  int64_t step = 0;                // global optimizer steps completed
+  int64_t epoch = 0;               // epoch of the next step
+  int64_t stepInEpoch = 0;         // position of the next step in its epoch (sampler state)
+  uint64_t seed = 0;               // the run seed: the shuffle of every epoch derives from it
+                                   // (sampler.h), so it is the whole RNG state of a run
+  int64_t globalBatch = 0;         // the sampler's global batch when written
+  int64_t trainSamples = 0;        // training-set size when written
+  int32_t worldSize = 0;           // informational: a run may resume at another world size
+  std::vector<float> params;       // [numParams], flat layout of mlp.h
+  OptimizerState optimizerState;   // buffers in the same layout
+};
+
+// Writes `checkpoint` to `path` atomically: a temporary file in the same directory, fsync, then
+// rename over `path`, so a crash leaves either the old file or the new one, never a torn one.
+// Errors: IOError naming the path and the OS error.
+Status writeCheckpoint(const std::string& path, const TrainingCheckpoint& checkpoint);
+
+// Reads and verifies a checkpoint (magic, version, sizes, CRC-32).
+// Errors: NotFound when the file does not exist; Corruption when the magic, version, checksum or
+// a size is wrong (the message says what and suggests an older checkpoint).
+Result<TrainingCheckpoint> readCheckpoint(const std::string& path);
+
+// `path` itself when it is a file; for a directory, its checkpoint with the highest step.
+// Errors: NotFound when there is none.
+Result<std::string> resolveCheckpointPath(const std::string& path);
+
+// "<dir>/ckpt-<step, 8 digits>.rsck".
+std::string checkpointFileName(const std::string& dir, int64_t step);
+
+// Deletes all but the `keep` newest checkpoints in `dir` (keep <= 0 keeps all). Best effort.
+void pruneCheckpoints(const std::string& dir, int keep);
+
+}  // namespace ringside::trainer

@@ -1,0 +1,67 @@
+// Communicator: the collective operations the trainer needs between its ranks, behind one
+// interface with two implementations: MPI (the process was started by mpirun) and a single
+// process (world size 1, no MPI at all).
+//
+// Collectives must be called by every rank in the same order (MPI's rule). Not thread-safe: use
+// a communicator from the thread that created it. Every failure returns a Status naming the host,
+// rank, call, file and line.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "ringside/common/status.h"
+
+namespace ringside::trainer {
+
+// A handle for a non-blocking all-reduce. Opaque; 0 means "none".
+using CommRequest = uint64_t;
+
+class Communicator {
+ public:
+  virtual ~Communicator() = default;
+
+  virtual int rank() const = 0;
+  virtual int worldSize() const = 0;
+  // Rank among the processes on this node (OMPI_COMM_WORLD_LOCAL_RANK); picks the GPU.
+  virtual int localRank() const = 0;
+  const std::string& hostname() const { return hostname_; }
+
+  // In-place sums / maxima over all ranks (blocking).
+  virtual Status allreduceSum(double* data, size_t count) = 0;
+  virtual Status allreduceMax(int64_t* data, size_t count) = 0;
+  // Copies `bytes` bytes from rank `root`'s buffer into every other rank's (blocking).
+  virtual Status broadcast(void* data, size_t bytes, int root) = 0;
+  // Gathers `count` doubles from every rank into recv[worldSize, count] on rank `root` (recv may
+  // be null on other ranks).
+  virtual Status gather(const double* send, size_t count, double* recv, int root) = 0;
+
+  // Starts an in-place sum all-reduce of data[count]; *request receives the handle.
+  virtual Status startAllreduceSum(float* data, size_t count, CommRequest* request) = 0;
+  // Drives progress; sets *done when the all-reduce has completed (the handle is then spent).
+  virtual Status testRequest(CommRequest request, bool* done) = 0;
+  // Blocks until the all-reduce has completed (the handle is then spent).
+  virtual Status waitRequest(CommRequest request) = 0;
+
+  // Ends every rank of the run at once with `exitCode` (MPI_Abort); never returns.
+  [[noreturn]] virtual void abortAll(int exitCode) = 0;
+  // Orderly shutdown (MPI_Finalize). Called once, before exit.
+  virtual void finalize() = 0;
+
+ protected:
+  std::string hostname_;
+};
+
+// True when this process was started by mpirun (Open MPI's or PMIx's rank variables are set).
+bool launchedByMpirun();
+
+// The MPI communicator over MPI_COMM_WORLD; calls MPI_Init_thread (MPI_THREAD_FUNNELED) and sets
+// MPI_ERRORS_RETURN so failures come back as Status. Errors: Internal when MPI cannot start.
+Result<std::unique_ptr<Communicator>> makeMpiCommunicator(int* argc, char*** argv);
+
+// World size 1: every collective is a copy or nothing.
+std::unique_ptr<Communicator> makeSelfCommunicator();
+
+}  // namespace ringside::trainer

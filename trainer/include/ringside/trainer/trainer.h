@@ -1,0 +1,65 @@
+// The training loop shared by every backend: sampling, learning-rate schedule, metrics,
+// evaluation, checkpoints and stop requests. The backend does the per-step math and gradient
+// communication.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ringside/common/status.h"
+#include "ringside/trainer/backend.h"
+#include "ringside/trainer/communicator.h"
+#include "ringside/trainer/dataset.h"
+#include "ringside/trainer/metrics_sink.h"
+#include "ringside/trainer/trainer_config.h"
+
+namespace ringside::trainer {
+
+struct TrainingOutcome {
+  bool stopped = false;          // true when a stop request (SIGTERM) ended the run early
+  int64_t steps = 0;             // global steps completed
+  double testLoss = 0.0;         // of the last evaluation
+  double testAccuracy = 0.0;     // of the last evaluation, in [0, 1]
+  std::string checkpointPath;    // the last checkpoint written ("" when none)
+};
+
+class Trainer {
+ public:
+  // All references must outlive the Trainer. `sink` receives records on rank 0 only (may be null
+  // on other ranks). `stopRequested` is polled once per step; every rank agrees on it through an
+  // all-reduce, so all ranks stop at the same step.
+  Trainer(const TrainerConfig& config, Communicator& comm, Backend& backend,
+          const DatasetSplits& data, MetricSink* sink, const std::atomic<bool>& stopRequested);
+
+  // Collective. Initialises (or resumes) the model and trains until the configured steps are done
+  // or a stop is requested, then writes a checkpoint. Errors: InvalidArgument for a checkpoint that
+  // does not fit the run (naming the mismatch), Corruption/NotFound for an unreadable one, the
+  // backend's errors for failed steps, IOError when a checkpoint cannot be written.
+  Result<TrainingOutcome> run();
+
+ private:
+  struct Resumed {
+    int64_t step = 0;
+  };
+  Result<Resumed> initializeOrResume(int64_t stepsPerEpoch);
+  Status evaluate(int64_t step, int64_t epoch, TrainingOutcome* outcome);
+  Result<std::string> checkpoint(int64_t step, int64_t stepsPerEpoch);
+  void progress(const std::string& line) const;
+
+  const TrainerConfig& config_;
+  Communicator& comm_;
+  Backend& backend_;
+  const DatasetSplits& data_;
+  MetricSink* sink_;
+  const std::atomic<bool>& stopRequested_;
+  std::vector<int> layerSizes_;  // {inputDim, hidden..., numClasses}
+  size_t numParams_ = 0;
+};
+
+// The whole `ringside-trainer` program: options, MPI, data, backend, training, exit code.
+// Exit codes: 0 done or stopped on request, 1 a runtime failure, 2 bad options or run spec.
+int runTrainerProgram(int argc, char** argv);
+
+}  // namespace ringside::trainer

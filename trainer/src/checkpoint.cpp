@@ -1,0 +1,241 @@
+#include "ringside/trainer/checkpoint.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+namespace ringside::trainer {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr char kMagic[8] = {'R', 'S', 'C', 'K', 'P', 'T', '\r', '\n'};
+// Bounds that catch garbage sizes before they become allocations.
+constexpr uint64_t kMaxLayers = 1024;
+constexpr uint64_t kMaxBuffers = 16;
+
+// Little-endian serialisation (the project targets x86-64 and aarch64, both little-endian; the
+// static_assert keeps a big-endian port from writing silently wrong files).
+static_assert(std::endian::native == std::endian::little, "checkpoint format is little-endian");
+
+class Writer {
+ public:
+  template <typename T>
+  void put(const T& value) {
+    const auto* bytes = reinterpret_cast<const char*>(&value);
+    buffer_.insert(buffer_.end(), bytes, bytes + sizeof(T));
+  }
+  void putFloats(const std::vector<float>& values) {
+    put<uint64_t>(values.size());
+    const auto* bytes = reinterpret_cast<const char*>(values.data());
+    buffer_.insert(buffer_.end(), bytes, bytes + values.size() * sizeof(float));
+  }
+  std::vector<char>& buffer() { return buffer_; }
+
+ private:
+  std::vector<char> buffer_;
+};
+
+class Reader {
+ public:
+  Reader(const std::vector<char>& data, size_t end) : data_(data), end_(end) {}
+  template <typename T>
+  bool get(T* value) {
+    if (end_ - pos_ < sizeof(T)) return false;
+    std::memcpy(value, data_.data() + pos_, sizeof(T));
+    pos_ += sizeof(T);
+    return true;
+  }
+  bool getFloats(std::vector<float>* values) {
+    uint64_t count = 0;
+    if (!get(&count) || count > (end_ - pos_) / sizeof(float)) return false;
+    values->resize(count);
+    std::memcpy(values->data(), data_.data() + pos_, count * sizeof(float));
+    pos_ += count * sizeof(float);
+    return true;
+  }
+  bool atEnd() const { return pos_ == end_; }
+
+ private:
+  const std::vector<char>& data_;
+  size_t end_;
+  size_t pos_ = 0;
+};
+
+uint32_t crc32Of(const char* data, size_t size) {
+  uLong crc = crc32(0L, Z_NULL, 0);
+  while (size > 0) {
+    const uInt chunk = static_cast<uInt>(std::min<size_t>(size, 1u << 30));
+    crc = crc32(crc, reinterpret_cast<const Bytef*>(data), chunk);
+    data += chunk;
+    size -= chunk;
+  }
+  return static_cast<uint32_t>(crc);
+}
+
+}  // namespace
+
+Status writeCheckpoint(const std::string& path, const TrainingCheckpoint& checkpoint) {
+  Writer out;
+  for (char c : kMagic) out.put(c);
+  out.put<uint32_t>(kCheckpointVersion);
+  out.put<uint32_t>(static_cast<uint32_t>(checkpoint.layerSizes.size()));
+  for (int size : checkpoint.layerSizes) out.put<int32_t>(size);
+  out.put<uint32_t>(static_cast<uint32_t>(checkpoint.optimizer));
+  out.put<int64_t>(checkpoint.step);
+  out.put<int64_t>(checkpoint.epoch);
+  out.put<int64_t>(checkpoint.stepInEpoch);
+  out.put<uint64_t>(checkpoint.seed);
+  out.put<int64_t>(checkpoint.globalBatch);
+  out.put<int64_t>(checkpoint.trainSamples);
+  out.put<int32_t>(checkpoint.worldSize);
+  out.putFloats(checkpoint.params);
+  out.put<int64_t>(checkpoint.optimizerState.stepCount);
+  out.put<uint32_t>(static_cast<uint32_t>(checkpoint.optimizerState.buffers.size()));
+  for (const auto& buffer : checkpoint.optimizerState.buffers) out.putFloats(buffer);
+  out.put<uint32_t>(crc32Of(out.buffer().data(), out.buffer().size()));
+
+  const fs::path target(path);
+  std::error_code ec;
+  if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
+  const std::string temp = path + ".tmp." + std::to_string(getpid());
+  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return Status::ioError("cannot create " + temp + ": " + std::strerror(errno));
+  const std::vector<char>& bytes = out.buffer();
+  size_t written = 0;
+  while (written < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const std::string error = std::strerror(errno);
+      ::close(fd);
+      ::unlink(temp.c_str());
+      return Status::ioError("cannot write " + temp + ": " + error);
+    }
+    written += static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    const std::string error = std::strerror(errno);
+    ::unlink(temp.c_str());
+    return Status::ioError("cannot flush " + temp + ": " + error);
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    const std::string error = std::strerror(errno);
+    ::unlink(temp.c_str());
+    return Status::ioError("cannot rename " + temp + " to " + path + ": " + error);
+  }
+  // Make the rename itself durable.
+  const std::string dir = target.has_parent_path() ? target.parent_path().string() : ".";
+  const int dirFd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dirFd >= 0) {
+    ::fsync(dirFd);
+    ::close(dirFd);
+  }
+  return Status::ok();
+}
+
+Result<TrainingCheckpoint> readCheckpoint(const std::string& path) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return Status::notFound("no checkpoint file at " + path);
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return Status::ioError("cannot open checkpoint " + path);
+  std::vector<char> data((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  const std::string advice = ": the file is damaged; resume from an older checkpoint";
+
+  if (data.size() < sizeof kMagic + sizeof(uint32_t) * 2 ||
+      std::memcmp(data.data(), kMagic, sizeof kMagic) != 0) {
+    return Status::corruption(path + " is not a Ringside checkpoint (bad magic)");
+  }
+  uint32_t version = 0;
+  std::memcpy(&version, data.data() + sizeof kMagic, sizeof version);
+  if (version != kCheckpointVersion) {
+    return Status::corruption(path + " has checkpoint format version " + std::to_string(version) +
+                              "; this trainer reads version " +
+                              std::to_string(kCheckpointVersion));
+  }
+  const size_t payloadEnd = data.size() - sizeof(uint32_t);
+  uint32_t storedCrc = 0;
+  std::memcpy(&storedCrc, data.data() + payloadEnd, sizeof storedCrc);
+  if (crc32Of(data.data(), payloadEnd) != storedCrc) {
+    return Status::corruption(path + ": checksum mismatch" + advice);
+  }
+
+  Reader in(data, payloadEnd);
+  TrainingCheckpoint checkpoint;
+  char magic[8];
+  uint32_t storedVersion = 0, layerCount = 0, optimizer = 0, bufferCount = 0;
+  bool ok = true;
+  for (char& c : magic) ok = ok && in.get(&c);
+  ok = ok && in.get(&storedVersion) && in.get(&layerCount) && layerCount <= kMaxLayers;
+  for (uint32_t i = 0; ok && i < layerCount; ++i) {
+    int32_t size = 0;
+    ok = in.get(&size);
+    checkpoint.layerSizes.push_back(size);
+  }
+  ok = ok && in.get(&optimizer) && optimizer <= static_cast<uint32_t>(OptimizerKind::kAdamW);
+  checkpoint.optimizer = static_cast<OptimizerKind>(optimizer);
+  ok = ok && in.get(&checkpoint.step) && in.get(&checkpoint.epoch) &&
+       in.get(&checkpoint.stepInEpoch) && in.get(&checkpoint.seed) &&
+       in.get(&checkpoint.globalBatch) && in.get(&checkpoint.trainSamples) &&
+       in.get(&checkpoint.worldSize) && in.getFloats(&checkpoint.params) &&
+       in.get(&checkpoint.optimizerState.stepCount) && in.get(&bufferCount) &&
+       bufferCount <= kMaxBuffers;
+  checkpoint.optimizerState.buffers.resize(ok ? bufferCount : 0);
+  for (auto& buffer : checkpoint.optimizerState.buffers) ok = ok && in.getFloats(&buffer);
+  if (!ok || !in.atEnd()) return Status::corruption(path + ": inconsistent sizes" + advice);
+  return checkpoint;
+}
+
+std::string checkpointFileName(const std::string& dir, int64_t step) {
+  char name[64];
+  std::snprintf(name, sizeof name, "ckpt-%08lld%s", static_cast<long long>(step),
+                kCheckpointExtension);
+  return (fs::path(dir) / name).string();
+}
+
+namespace {
+// Checkpoint files of `dir`, oldest first (names sort by step).
+std::vector<fs::path> listCheckpoints(const std::string& dir) {
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.is_regular_file(ec) && name.starts_with("ckpt-") &&
+        entry.path().extension() == kCheckpointExtension) {
+      files.push_back(entry.path());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+}  // namespace
+
+Result<std::string> resolveCheckpointPath(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_regular_file(path, ec)) return path;
+  if (fs::is_directory(path, ec)) {
+    const auto files = listCheckpoints(path);
+    if (files.empty()) return Status::notFound("no checkpoint (ckpt-*.rsck) in directory " + path);
+    return files.back().string();
+  }
+  return Status::notFound("no checkpoint file or directory at " + path);
+}
+
+void pruneCheckpoints(const std::string& dir, int keep) {
+  if (keep <= 0) return;
+  auto files = listCheckpoints(dir);
+  std::error_code ec;
+  for (size_t i = 0; i + keep < files.size(); ++i) fs::remove(files[i], ec);
+}
+
+}  // namespace ringside::trainer

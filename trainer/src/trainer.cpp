@@ -1,0 +1,350 @@
+#include "ringside/trainer/trainer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include "ringside/common/metric_names.h"
+#include "ringside/trainer/checkpoint.h"
+#include "ringside/trainer/sampler.h"
+
+namespace ringside::trainer {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double unixTime() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// Per-rank values gathered at each log step, in this order.
+enum RankField { kLoss, kStepMs, kComputeMs, kAllreduceMs, kExposedMs, kRankFields };
+
+}  // namespace
+
+Trainer::Trainer(const TrainerConfig& config, Communicator& comm, Backend& backend,
+                 const DatasetSplits& data, MetricSink* sink,
+                 const std::atomic<bool>& stopRequested)
+    : config_(config), comm_(comm), backend_(backend), data_(data), sink_(sink),
+      stopRequested_(stopRequested) {
+  std::vector<int> sizes = {data.train.featureDim};
+  sizes.insert(sizes.end(), config.hidden.begin(), config.hidden.end());
+  sizes.push_back(data.train.numClasses);
+  layerSizes_ = sizes;
+  auto layout = MlpLayout::create(sizes);
+  numParams_ = layout.isOk() ? layout->numParams() : 0;
+}
+
+void Trainer::progress(const std::string& line) const {
+  if (comm_.rank() != 0 || config_.quiet) return;
+  std::fprintf(stderr, "%s\n", line.c_str());
+}
+
+Result<Trainer::Resumed> Trainer::initializeOrResume(int64_t stepsPerEpoch) {
+  RINGSIDE_RETURN_IF_ERROR(backend_.initialize());
+  if (config_.resume.empty()) return Resumed{};
+
+  // Rank 0 reads and checks the checkpoint, then broadcasts it: other nodes need not see the file.
+  TrainingCheckpoint ckpt;
+  Status readStatus;
+  std::string path;
+  if (comm_.rank() == 0) {
+    auto resolved = resolveCheckpointPath(config_.resume);
+    if (resolved.isOk()) {
+      path = *resolved;
+      auto loaded = readCheckpoint(path);
+      if (loaded.isOk()) {
+        ckpt = std::move(loaded).value();
+        const std::vector<int>& sizes = layerSizes_;
+        const OptimizerConfig opt = optimizerConfigOf(config_);
+        auto list = [](const std::vector<int>& v) {
+          std::string s;
+          for (int x : v) s += (s.empty() ? "" : ",") + std::to_string(x);
+          return s;
+        };
+        if (ckpt.layerSizes != sizes) {
+          readStatus = Status::invalidArgument(
+              path + " holds a model with layers " + list(ckpt.layerSizes) + ", this run has " +
+              list(sizes) + ": resume with the same --hidden and dataset");
+        } else if (ckpt.optimizer != opt.kind) {
+          readStatus = Status::invalidArgument(path + " was written with --optimizer " +
+                                               optimizerName(ckpt.optimizer) +
+                                               ": resume with the same optimizer");
+        } else if (ckpt.globalBatch != config_.globalBatch ||
+                   ckpt.trainSamples != data_.train.count || ckpt.seed != config_.seed) {
+          readStatus = Status::invalidArgument(
+              path + " was written with --global-batch " + std::to_string(ckpt.globalBatch) +
+              ", --seed " + std::to_string(ckpt.seed) + " and " +
+              std::to_string(ckpt.trainSamples) +
+              " training samples: resume with the same values, or the data order would change");
+        } else if (ckpt.step > config_.epochs * stepsPerEpoch) {
+          readStatus = Status::invalidArgument(
+              path + " is at step " + std::to_string(ckpt.step) + ", past the end of this run (" +
+              std::to_string(config_.epochs * stepsPerEpoch) + " steps): raise --epochs");
+        }
+      } else {
+        readStatus = loaded.status();
+      }
+    } else {
+      readStatus = resolved.status();
+    }
+  }
+  int64_t header[3] = {readStatus.isOk() ? 0 : 1, ckpt.step, ckpt.optimizerState.stepCount};
+  RINGSIDE_RETURN_IF_ERROR(comm_.broadcast(header, sizeof header, 0));
+  if (header[0] != 0) {
+    if (comm_.rank() == 0) return readStatus;
+    return Status::aborted("rank 0 could not load the checkpoint");
+  }
+  const size_t numParams = numParams_;
+  std::vector<float> params = comm_.rank() == 0 ? ckpt.params : std::vector<float>(numParams);
+  OptimizerState state = comm_.rank() == 0 ? ckpt.optimizerState
+                                           : makeOptimizerState(optimizerConfigOf(config_),
+                                                                numParams);
+  state.stepCount = header[2];
+  RINGSIDE_RETURN_IF_ERROR(comm_.broadcast(params.data(), params.size() * sizeof(float), 0));
+  for (auto& buffer : state.buffers) {
+    RINGSIDE_RETURN_IF_ERROR(comm_.broadcast(buffer.data(), buffer.size() * sizeof(float), 0));
+  }
+  RINGSIDE_RETURN_IF_ERROR(backend_.loadState(params, state));
+  if (comm_.rank() == 0) {
+    progress("resumed from " + path + " at step " + std::to_string(header[1]));
+  }
+  return Resumed{header[1]};
+}
+
+Status Trainer::evaluate(int64_t step, int64_t epoch, TrainingOutcome* outcome) {
+  // The test set is sharded into contiguous slices, one per rank, and the sums reduced.
+  const ImageDataset& test = data_.test;
+  const int world = comm_.worldSize();
+  const int64_t begin = test.count * comm_.rank() / world;
+  const int64_t end = test.count * (comm_.rank() + 1) / world;
+  const int batch = config_.evalBatch;
+  std::vector<int64_t> indices;
+  std::vector<float> x(size_t(batch) * test.featureDim);
+  std::vector<int32_t> labels(batch);
+  EvalSums sums;
+  for (int64_t first = begin; first < end; first += batch) {
+    const int count = static_cast<int>(std::min<int64_t>(batch, end - first));
+    indices.resize(count);
+    for (int i = 0; i < count; ++i) indices[i] = first + i;
+    gatherBatch(test, data_.normalization, indices, x.data(), labels.data());
+    RINGSIDE_RETURN_IF_ERROR(backend_.evaluate(x.data(), labels.data(), count, &sums));
+  }
+  double totals[3] = {sums.lossSum, static_cast<double>(sums.correct),
+                      static_cast<double>(sums.count)};
+  RINGSIDE_RETURN_IF_ERROR(comm_.allreduceSum(totals, 3).withContext("reducing test metrics"));
+  outcome->testLoss = totals[0] / totals[2];
+  outcome->testAccuracy = totals[1] / totals[2];
+  if (comm_.rank() == 0 && sink_ != nullptr) {
+    sink_->writeMetrics(MetricRecord{step, epoch, unixTime(), std::nullopt,
+                                     {{metric::kTestLoss, outcome->testLoss},
+                                      {metric::kTestAccuracy, outcome->testAccuracy}}});
+  }
+  char line[160];
+  std::snprintf(line, sizeof line, "epoch %lld  step %lld  test loss %.4f  test accuracy %.2f%%",
+                static_cast<long long>(epoch + 1), static_cast<long long>(step), outcome->testLoss,
+                100.0 * outcome->testAccuracy);
+  progress(line);
+  return Status::ok();
+}
+
+Result<std::string> Trainer::checkpoint(int64_t step, int64_t stepsPerEpoch) {
+  Status status;
+  std::string path;
+  if (comm_.rank() == 0) {
+    TrainingCheckpoint ckpt;
+    ckpt.layerSizes = layerSizes_;
+    ckpt.optimizer = optimizerConfigOf(config_).kind;
+    ckpt.step = step;
+    ckpt.epoch = step / stepsPerEpoch;
+    ckpt.stepInEpoch = step % stepsPerEpoch;
+    ckpt.seed = config_.seed;
+    ckpt.globalBatch = config_.globalBatch;
+    ckpt.trainSamples = data_.train.count;
+    ckpt.worldSize = comm_.worldSize();
+    status = backend_.saveState(&ckpt.params, &ckpt.optimizerState);
+    if (status.isOk()) {
+      path = checkpointFileName(config_.checkpointDir, step);
+      status = writeCheckpoint(path, ckpt);
+      if (status.isOk()) pruneCheckpoints(config_.checkpointDir, config_.keepCheckpoints);
+    }
+  }
+  // Every rank learns whether rank 0's write worked, so all stop together if it did not.
+  int64_t failed = status.isOk() ? 0 : 1;
+  RINGSIDE_RETURN_IF_ERROR(comm_.allreduceMax(&failed, 1));
+  if (failed != 0) {
+    if (comm_.rank() == 0) return status.withContext("writing checkpoint");
+    return Status::aborted("rank 0 could not write the checkpoint");
+  }
+  return path;
+}
+
+Result<TrainingOutcome> Trainer::run() {
+  const int world = comm_.worldSize();
+  auto samplerOr = DistributedSampler::create(data_.train.count, config_.globalBatch, world,
+                                              comm_.rank(), config_.seed);
+  if (!samplerOr.isOk()) return samplerOr.status();
+  DistributedSampler sampler = std::move(samplerOr).value();
+  const int64_t stepsPerEpoch = sampler.stepsPerEpoch();
+  int64_t totalSteps = config_.epochs * stepsPerEpoch;
+  if (config_.maxSteps > 0) totalSteps = std::min(totalSteps, config_.maxSteps);
+
+  auto resumed = initializeOrResume(stepsPerEpoch);
+  if (!resumed.isOk()) return resumed.status();
+  const int64_t firstStep = resumed->step;
+  const LrScheduleConfig schedule = lrScheduleOf(config_);
+  const int localBatch = static_cast<int>(sampler.localBatchSize());
+
+  if (comm_.rank() == 0 && sink_ != nullptr) {
+    sink_->writeEvent({{"type", "start"},
+                       {"time", unixTime()},
+                       {"world_size", world},
+                       {"backend", backend_.name()},
+                       {"num_params", numParams_},
+                       {"train_samples", data_.train.count},
+                       {"test_samples", data_.test.count},
+                       {"steps_per_epoch", stepsPerEpoch},
+                       {"total_steps", totalSteps},
+                       {"first_step", firstStep},
+                       {"config", toJson(config_)}});
+  }
+  progress("ringside-trainer: " + std::to_string(world) + " rank(s), backend " +
+           backend_.description());
+  progress("  " + std::to_string(data_.train.count) + " training samples, " +
+           std::to_string(stepsPerEpoch) + " steps per epoch of global batch " +
+           std::to_string(config_.globalBatch) + " (local " + std::to_string(localBatch) +
+           "), " + std::to_string(totalSteps) + " steps in all");
+
+  std::vector<float> x(size_t(localBatch) * data_.train.featureDim);
+  std::vector<int32_t> labels(localBatch);
+  TrainingOutcome outcome;
+  double interval[kRankFields] = {};
+  int64_t intervalSteps = 0;
+  Clock::time_point intervalStart = Clock::now();
+  const Clock::time_point runStart = intervalStart;
+  uint64_t commBytes = 0;
+  std::vector<double> gathered(size_t(world) * kRankFields);
+
+  int64_t step = firstStep;
+  bool stopped = false;
+  while (step < totalSteps) {
+    const int64_t epoch = step / stepsPerEpoch;
+    const int64_t inEpoch = step % stepsPerEpoch;
+    sampler.setEpoch(epoch);
+    gatherBatch(data_.train, data_.normalization, sampler.localBatch(inEpoch), x.data(),
+                labels.data());
+    const double lr = learningRate(schedule, step, stepsPerEpoch, totalSteps);
+    double loss = 0.0;
+    StepTimings timings;
+    RINGSIDE_RETURN_IF_ERROR(
+        backend_.trainStep(x.data(), labels.data(), localBatch, lr, &loss, &timings)
+            .withContext("step " + std::to_string(step + 1)));
+    ++step;
+    interval[kLoss] += loss;
+    interval[kStepMs] += timings.stepMs;
+    interval[kComputeMs] += timings.computeMs;
+    interval[kAllreduceMs] += timings.allreduceMs;
+    interval[kExposedMs] += timings.exposedCommMs;
+    commBytes = timings.commBytes;
+    ++intervalSteps;
+
+    const bool epochEnd = step % stepsPerEpoch == 0;
+    if (step % config_.logEvery == 0 || epochEnd || step == totalSteps) {
+      double local[kRankFields];
+      for (int f = 0; f < kRankFields; ++f) local[f] = interval[f] / intervalSteps;
+      RINGSIDE_RETURN_IF_ERROR(comm_.gather(local, kRankFields, gathered.data(), 0));
+      const Clock::time_point now = Clock::now();
+      if (comm_.rank() == 0) {
+        double mean[kRankFields] = {};
+        for (int r = 0; r < world; ++r) {
+          for (int f = 0; f < kRankFields; ++f) mean[f] += gathered[r * kRankFields + f] / world;
+        }
+        const double seconds = std::chrono::duration<double>(now - intervalStart).count();
+        const double samplesPerS = config_.globalBatch * intervalSteps / seconds;
+        // algbw = bytes / time, busbw = algbw * 2(n-1)/n for all-reduce (nccl-tests,
+        // doc/PERFORMANCE.md); GB = 1e9 bytes.
+        const double algbw =
+            mean[kAllreduceMs] > 0.0 ? commBytes / (mean[kAllreduceMs] * 1e-3) / 1e9 : 0.0;
+        const double busbw = algbw * 2.0 * (world - 1) / world;
+        const double wall = unixTime();
+        if (sink_ != nullptr) {
+          sink_->writeMetrics(MetricRecord{
+              step, epoch, wall, std::nullopt,
+              {{metric::kTrainLoss, mean[kLoss]},
+               {metric::kTrainLr, lr},
+               {metric::kTrainSamplesPerS, samplesPerS},
+               {metric::kStepMs, mean[kStepMs]},
+               {metric::kComputeMs, mean[kComputeMs]},
+               {metric::kAllreduceMs, mean[kAllreduceMs]},
+               {metric::kExposedCommMs, mean[kExposedMs]},
+               {metric::kCommBytes, static_cast<double>(commBytes)},
+               {metric::kCommAlgbw, algbw},
+               {metric::kCommBusbw, busbw}}});
+          if (world > 1) {
+            for (int r = 0; r < world; ++r) {
+              const double* v = &gathered[r * kRankFields];
+              sink_->writeMetrics(MetricRecord{step, epoch, wall, r,
+                                               {{metric::kTrainLoss, v[kLoss]},
+                                                {metric::kStepMs, v[kStepMs]},
+                                                {metric::kComputeMs, v[kComputeMs]},
+                                                {metric::kAllreduceMs, v[kAllreduceMs]},
+                                                {metric::kExposedCommMs, v[kExposedMs]}}});
+            }
+          }
+        }
+        const double elapsed = std::chrono::duration<double>(now - runStart).count();
+        const double eta = elapsed / (step - firstStep) * (totalSteps - step);
+        char line[256];
+        std::snprintf(line, sizeof line,
+                      "epoch %lld/%d  step %lld/%lld  loss %.4f  lr %.4g  %.0f samples/s  "
+                      "step %.2f ms (allreduce %.2f, exposed %.2f)  eta %.0fs",
+                      static_cast<long long>(epoch + 1), config_.epochs,
+                      static_cast<long long>(step), static_cast<long long>(totalSteps),
+                      mean[kLoss], lr, samplesPerS, mean[kStepMs], mean[kAllreduceMs],
+                      mean[kExposedMs], eta);
+        progress(line);
+      }
+      std::fill(std::begin(interval), std::end(interval), 0.0);
+      intervalSteps = 0;
+      intervalStart = Clock::now();
+    }
+    if (epochEnd) RINGSIDE_RETURN_IF_ERROR(evaluate(step, epoch, &outcome));
+
+    // Every rank must stop at the same step: agree on the request (DESIGN.md decision 5).
+    int64_t stop = stopRequested_.load(std::memory_order_relaxed) ? 1 : 0;
+    RINGSIDE_RETURN_IF_ERROR(comm_.allreduceMax(&stop, 1));
+    if (stop != 0) {
+      stopped = true;
+      break;
+    }
+    if (config_.checkpointEvery > 0 && step % config_.checkpointEvery == 0 && step < totalSteps) {
+      auto path = checkpoint(step, stepsPerEpoch);
+      if (!path.isOk()) return path.status();
+      outcome.checkpointPath = *path;
+    }
+  }
+  if (!stopped && step % stepsPerEpoch != 0) {
+    // A run cut short by --max-steps still reports where it ended.
+    RINGSIDE_RETURN_IF_ERROR(evaluate(step, (step - 1) / stepsPerEpoch, &outcome));
+  }
+  auto path = checkpoint(step, stepsPerEpoch);
+  if (!path.isOk()) return path.status();
+  outcome.checkpointPath = *path;
+  outcome.steps = step;
+  outcome.stopped = stopped;
+  if (comm_.rank() == 0 && sink_ != nullptr) {
+    sink_->writeEvent({{"type", "end"},
+                       {"time", unixTime()},
+                       {"status", stopped ? "stopped" : "completed"},
+                       {"step", step},
+                       {"checkpoint", outcome.checkpointPath}});
+    sink_->flush();
+  }
+  progress(std::string(stopped ? "stopped on request" : "done") + " at step " +
+           std::to_string(step) + "; checkpoint " + outcome.checkpointPath);
+  return outcome;
+}
+
+}  // namespace ringside::trainer

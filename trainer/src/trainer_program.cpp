@@ -1,0 +1,182 @@
+// runTrainerProgram: the process edge of ringside-trainer. Options, MPI start-up, collective
+// agreement on set-up errors, signals, and the mapping of Status to messages and exit codes.
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+
+#include "ringside/trainer/trainer.h"
+
+namespace ringside::trainer {
+
+namespace {
+
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
+
+std::atomic<bool> gStopRequested{false};
+
+extern "C" void onStopSignal(int) { gStopRequested.store(true, std::memory_order_relaxed); }
+
+void installStopHandlers() {
+  struct sigaction action = {};
+  action.sa_handler = onStopSignal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGTERM, &action, nullptr);
+  sigaction(SIGINT, &action, nullptr);
+}
+
+// Before MPI is up, the rank comes from the launcher's environment.
+int launcherRank() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}) {
+    if (const char* value = std::getenv(name)) return std::atoi(value);
+  }
+  return 0;
+}
+
+int exitCodeFor(const Status& status) {
+  return status.code() == Status::Code::kInvalidArgument ? kExitUsage : kExitFailure;
+}
+
+// Every rank learns whether any rank failed, so all end together. Rank 0 prints its error; other
+// ranks print theirs only when rank 0 had none (the same message from every rank once is enough).
+// Returns the exit code (0 when every rank is fine).
+int agreeOnFailure(Communicator& comm, const Status& status) {
+  int64_t flags[2] = {comm.rank() == 0 && !status.isOk() ? 1 : 0, status.isOk() ? 0 : 1};
+  int64_t code = status.isOk() ? 0 : exitCodeFor(status);
+  if (!comm.allreduceMax(flags, 2).isOk() || !comm.allreduceMax(&code, 1).isOk()) {
+    std::fprintf(stderr, "ringside-trainer: rank %d lost contact with the other ranks\n",
+                 comm.rank());
+    comm.abortAll(kExitFailure);
+  }
+  if (flags[1] == 0) return 0;
+  if (!status.isOk() && (comm.rank() == 0 || flags[0] == 0)) {
+    std::fprintf(stderr, "ringside-trainer: error%s: %s\n",
+                 comm.worldSize() > 1
+                     ? (" on rank " + std::to_string(comm.rank()) + " (" + comm.hostname() + ")")
+                           .c_str()
+                     : "",
+                 status.message().c_str());
+  }
+  return static_cast<int>(code);
+}
+
+}  // namespace
+
+int runTrainerProgram(int argc, char** argv) {
+  CLI::App app{
+      "ringside-trainer: data-parallel training of an MLP classifier on MNIST-format data.\n"
+      "Start with `mpirun -np N ringside-trainer [options]`, or alone for one rank.\n"
+      "Writes JSON Lines metrics to stdout (docs/metrics.md) and progress to stderr."};
+  TrainerConfig config;
+  addTrainerOptions(app, config);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return launcherRank() == 0 ? app.exit(e) : 0;
+  } catch (const CLI::ParseError& e) {
+    if (launcherRank() == 0) {
+      std::fprintf(stderr, "ringside-trainer: %s\nRun ringside-trainer --help for the options.\n",
+                   e.what());
+    }
+    return kExitUsage;
+  }
+  if (Status valid = validateTrainerConfig(config); !valid.isOk()) {
+    if (launcherRank() == 0) std::fprintf(stderr, "ringside-trainer: %s\n", valid.message().c_str());
+    return kExitUsage;
+  }
+
+  std::unique_ptr<Communicator> comm;
+  if (launchedByMpirun()) {
+    auto mpi = makeMpiCommunicator(&argc, &argv);
+    if (!mpi.isOk()) {
+      std::fprintf(stderr, "ringside-trainer: %s\n", mpi.status().message().c_str());
+      return kExitFailure;
+    }
+    comm = std::move(mpi).value();
+  } else {
+    comm = makeSelfCommunicator();
+  }
+  installStopHandlers();
+
+  // Set-up: data, model, backend. Each rank loads the dataset itself.
+  Status setup;
+  auto data = loadMnistFormat(config.dataDir, config.trainSamples, config.testSamples);
+  if (!data.isOk()) setup = data.status();
+  std::unique_ptr<Backend> backend;
+  if (setup.isOk()) {
+    std::vector<int> sizes = {data->train.featureDim};
+    sizes.insert(sizes.end(), config.hidden.begin(), config.hidden.end());
+    sizes.push_back(data->train.numClasses);
+    auto layout = MlpLayout::create(sizes);
+    if (!layout.isOk()) setup = layout.status();
+    if (setup.isOk() && config.globalBatch % comm->worldSize() != 0) {
+      setup = Status::invalidArgument(
+          "--global-batch " + std::to_string(config.globalBatch) +
+          " is not divisible by the world size " + std::to_string(comm->worldSize()) +
+          ": use a multiple of " + std::to_string(comm->worldSize()) +
+          " (local batch = global batch / world size)");
+    }
+    if (setup.isOk()) {
+      BackendOptions options;
+      options.layout = std::move(layout).value();
+      options.optimizer = optimizerConfigOf(config);
+      options.seed = config.seed;
+      options.maxBatch = static_cast<int>(
+          std::max<int64_t>(config.globalBatch / comm->worldSize(), config.evalBatch));
+      options.bucketBytes = static_cast<size_t>(config.bucketMb * 1024 * 1024);
+      options.threads = config.threads;
+      auto kind = parseBackendKind(config.backend);
+      auto made = makeBackend(*kind, *comm, std::move(options));
+      if (made.isOk()) {
+        backend = std::move(made).value();
+      } else {
+        setup = made.status();
+      }
+    }
+  }
+  if (int code = agreeOnFailure(*comm, setup); code != 0) {
+    comm->finalize();
+    return code;
+  }
+
+  FanoutSink sink;
+  if (comm->rank() == 0) {
+    sink.add(std::make_unique<JsonLinesSink>(stdout));
+    if (!config.metricsOut.empty()) {
+      auto file = JsonLinesSink::openFile(config.metricsOut);
+      if (file.isOk()) {
+        sink.add(std::move(file).value());
+      } else {
+        setup = file.status();
+      }
+    }
+  }
+  if (int code = agreeOnFailure(*comm, setup); code != 0) {
+    comm->finalize();
+    return code;
+  }
+
+  Trainer trainer(config, *comm, *backend, *data, comm->rank() == 0 ? &sink : nullptr,
+                  gStopRequested);
+  auto outcome = trainer.run();
+  if (!outcome.isOk()) {
+    const Status& status = outcome.status();
+    // A failure inside the loop can leave other ranks waiting in a collective: end them all.
+    if (status.code() != Status::Code::kAborted || comm->worldSize() == 1) {
+      std::fprintf(stderr, "ringside-trainer: error on rank %d (%s): %s\n", comm->rank(),
+                   comm->hostname().c_str(), status.message().c_str());
+    }
+    backend.reset();
+    if (comm->worldSize() > 1) {
+      // The rank with the first-hand error aborts the run; the others (Aborted) wait for it.
+      if (status.code() != Status::Code::kAborted) comm->abortAll(exitCodeFor(status));
+      comm->finalize();
+    }
+    return exitCodeFor(status);
+  }
+  backend.reset();
+  comm->finalize();
+  return 0;
+}
+
+}  // namespace ringside::trainer
