@@ -38,13 +38,13 @@ Status ncclFailure(const ErrorContext& where, ncclResult_t code, const char* exp
 
 }  // namespace ringside::trainer::gpu
 
-#define RINGSIDE_CUDA_CHECK(where, expr)                                                    \
-  do {                                                                                      \
-    const cudaError_t ringside_cuda_code_ = (expr);                                         \
-    if (ringside_cuda_code_ != cudaSuccess) {                                               \
-      return ::ringside::trainer::gpu::cudaFailure((where), ringside_cuda_code_, #expr,     \
-                                                   __FILE__, __LINE__);                     \
-    }                                                                                       \
+#define RINGSIDE_CUDA_CHECK(where, expr)                                                          \
+  do {                                                                                            \
+    const cudaError_t ringside_cuda_code_ = (expr);                                               \
+    if (ringside_cuda_code_ != cudaSuccess) {                                                     \
+      return ::ringside::trainer::gpu::cudaFailure((where), ringside_cuda_code_, #expr, __FILE__, \
+                                                   __LINE__);                                     \
+    }                                                                                             \
   } while (0)
 
 #define RINGSIDE_CUBLAS_CHECK(where, expr)                                                  \
@@ -56,11 +56,11 @@ Status ncclFailure(const ErrorContext& where, ncclResult_t code, const char* exp
     }                                                                                       \
   } while (0)
 
-#define RINGSIDE_NCCL_CHECK(where, expr)                                                    \
-  do {                                                                                      \
-    const ncclResult_t ringside_nccl_code_ = (expr);                                        \
-    if (ringside_nccl_code_ != ncclSuccess) {                                               \
-      return ::ringside::trainer::gpu::ncclFailure((where), ringside_nccl_code_, #expr,     \
-                                                   __FILE__, __LINE__);                     \
-    }                                                                                       \
+#define RINGSIDE_NCCL_CHECK(where, expr)                                                          \
+  do {                                                                                            \
+    const ncclResult_t ringside_nccl_code_ = (expr);                                              \
+    if (ringside_nccl_code_ != ncclSuccess) {                                                     \
+      return ::ringside::trainer::gpu::ncclFailure((where), ringside_nccl_code_, #expr, __FILE__, \
+                                                   __LINE__);                                     \
+    }                                                                                             \
   } while (0)

@@ -8,6 +8,8 @@
 #include <cstddef>
 #include <utility>
 
+#include "cuda_check.h"
+
 namespace ringside::trainer::gpu {
 
 enum class MemoryKind { kDevice, kPinnedHost };
@@ -57,6 +59,11 @@ class CudaBuffer {
     size_ = 0;
   }
 
+  // The allocator's name, for error messages.
+  static constexpr const char* allocatorName() {
+    return kKind == MemoryKind::kDevice ? "cudaMalloc" : "cudaMallocHost";
+  }
+
   T* get() const { return data_; }
   size_t size() const { return size_; }  // elements
   size_t bytes() const { return size_ * sizeof(T); }
@@ -72,3 +79,15 @@ template <typename T>
 using PinnedBuffer = CudaBuffer<T, MemoryKind::kPinnedHost>;
 
 }  // namespace ringside::trainer::gpu
+
+// buffer.allocate(count) under the check macros' rules (cuda_check.h): on failure, returns the
+// Status naming host, rank, cudaMalloc or cudaMallocHost, file and line.
+#define RINGSIDE_CUDA_ALLOCATE(where, buffer, count)                                            \
+  do {                                                                                          \
+    auto& ringside_buffer_ = (buffer);                                                          \
+    const cudaError_t ringside_alloc_code_ = ringside_buffer_.allocate(count);                  \
+    if (ringside_alloc_code_ != cudaSuccess) {                                                  \
+      return ::ringside::trainer::gpu::cudaFailure(                                             \
+          (where), ringside_alloc_code_, ringside_buffer_.allocatorName(), __FILE__, __LINE__); \
+    }                                                                                           \
+  } while (0)

@@ -11,17 +11,17 @@
 //   forward   Y[b, out] = X[b, in] W[out, in]^T      <=>  Y^T[out, b] = W[out, in] X^T[in, b]
 //             W's buffer is col-major W^T[in, out] (ld in)  -> op(A) = T gives W[out, in]
 //             X's buffer is col-major X^T[in, b]   (ld in)  -> op(B) = N
-//             gemm(T, N, m = out, n = b, k = in, A = w, lda = in, B = x, ldb = in, C = y, ldc = out)
+//             gemm(T, N, m=out, n=b, k=in, A=w, lda=in, B=x, ldb=in, C=y, ldc=out)
 //
 //   weights   dW[out, in] = dY[b, out]^T X[b, in]    <=>  dW^T[in, out] = X^T[in, b] dY[b, out]
 //             X's buffer is col-major X^T[in, b]   (ld in)  -> op(A) = N
 //             dY's buffer is col-major dY^T[out, b] (ld out) -> op(B) = T gives dY[b, out]
-//             gemm(N, T, m = in, n = out, k = b, A = x, lda = in, B = dy, ldb = out, C = dw, ldc = in)
+//             gemm(N, T, m=in, n=out, k=b, A=x, lda=in, B=dy, ldb=out, C=dw, ldc=in)
 //
 //   input     dX[b, in] = dY[b, out] W[out, in]      <=>  dX^T[in, b] = W^T[in, out] dY^T[out, b]
 //             W's buffer is col-major W^T[in, out] (ld in)  -> op(A) = N
 //             dY's buffer is col-major dY^T[out, b] (ld out) -> op(B) = N
-//             gemm(N, N, m = in, n = b, k = out, A = w, lda = in, B = dy, ldb = out, C = dx, ldc = in)
+//             gemm(N, N, m=in, n=b, k=out, A=w, lda=in, B=dy, ldb=out, C=dx, ldc=in)
 //
 // cuBLAS's rules checked for each: op(A) is m x k, op(B) is k x n, C is m x n (ldc >= m); for
 // op = N the stored matrix has ld >= its rows (m for A, k for B), for op = T ld >= its rows
@@ -44,23 +44,23 @@ Status DeviceMlp::allocate() {
   size_t floats = batch * (layout_.inputDim() + 2 * width);
   for (const LinearLayerShape& layer : layout_.layers()) floats += batch * layer.out;
   const std::string what = "allocating " + std::to_string(floats * sizeof(float) >> 20) +
-                            " MiB of activations for a batch of " + std::to_string(maxBatch_) +
-                            " (use a smaller batch if the GPU is full)";
+                           " MiB of activations for a batch of " + std::to_string(maxBatch_) +
+                           " (use a smaller batch if the GPU is full)";
 
   Status status = [&]() -> Status {
-    RINGSIDE_CUDA_CHECK(where_, x_.allocate(batch * layout_.inputDim()));
-    RINGSIDE_CUDA_CHECK(where_, labels_.allocate(batch));
+    RINGSIDE_CUDA_ALLOCATE(where_, x_, batch * layout_.inputDim());
+    RINGSIDE_CUDA_ALLOCATE(where_, labels_, batch);
     activations_.clear();
     activations_.resize(layout_.layers().size());
     for (size_t l = 0; l < activations_.size(); ++l) {
-      RINGSIDE_CUDA_CHECK(where_, activations_[l].allocate(batch * layout_.layers()[l].out));
+      RINGSIDE_CUDA_ALLOCATE(where_, activations_[l], batch * layout_.layers()[l].out);
     }
-    RINGSIDE_CUDA_CHECK(where_, gradA_.allocate(batch * width));
-    RINGSIDE_CUDA_CHECK(where_, gradB_.allocate(batch * width));
-    RINGSIDE_CUDA_CHECK(where_, rowLoss_.allocate(batch));
-    RINGSIDE_CUDA_CHECK(where_, rowCorrect_.allocate(batch));
-    RINGSIDE_CUDA_CHECK(where_, deviceSums_.allocate(1));
-    RINGSIDE_CUDA_CHECK(where_, hostSums_.allocate(1));
+    RINGSIDE_CUDA_ALLOCATE(where_, gradA_, batch * width);
+    RINGSIDE_CUDA_ALLOCATE(where_, gradB_, batch * width);
+    RINGSIDE_CUDA_ALLOCATE(where_, rowLoss_, batch);
+    RINGSIDE_CUDA_ALLOCATE(where_, rowCorrect_, batch);
+    RINGSIDE_CUDA_ALLOCATE(where_, deviceSums_, 1);
+    RINGSIDE_CUDA_ALLOCATE(where_, hostSums_, 1);
     *hostSums_.get() = LossSums{};
     return Status::ok();
   }();
@@ -74,11 +74,12 @@ Status DeviceMlp::upload(const float* x, const int32_t* labels, int batch) {
                                    "], the largest batch the nccl backend was sized for");
   }
   batch_ = batch;
-  RINGSIDE_CUDA_CHECK(where_, cudaMemcpyAsync(x_.get(), x,
-                                              size_t(batch) * layout_.inputDim() * sizeof(float),
-                                              cudaMemcpyHostToDevice, stream_));
-  RINGSIDE_CUDA_CHECK(where_, cudaMemcpyAsync(labels_.get(), labels, size_t(batch) * sizeof(int32_t),
-                                              cudaMemcpyHostToDevice, stream_));
+  RINGSIDE_CUDA_CHECK(
+      where_, cudaMemcpyAsync(x_.get(), x, size_t(batch) * layout_.inputDim() * sizeof(float),
+                              cudaMemcpyHostToDevice, stream_));
+  RINGSIDE_CUDA_CHECK(where_,
+                      cudaMemcpyAsync(labels_.get(), labels, size_t(batch) * sizeof(int32_t),
+                                      cudaMemcpyHostToDevice, stream_));
   return Status::ok();
 }
 
@@ -86,8 +87,8 @@ Status DeviceMlp::gemm(cublasOperation_t transA, cublasOperation_t transB, int m
                        const float* a, int lda, const float* b, int ldb, float beta, float* c,
                        int ldc) {
   const float alpha = 1.0f;
-  RINGSIDE_CUBLAS_CHECK(where_, cublasSgemm(cublas_, transA, transB, m, n, k, &alpha, a, lda, b,
-                                            ldb, &beta, c, ldc));
+  RINGSIDE_CUBLAS_CHECK(
+      where_, cublasSgemm(cublas_, transA, transB, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc));
   return Status::ok();
 }
 
@@ -106,10 +107,10 @@ Status DeviceMlp::forward(const float* params, bool withGradient) {
                                                      layer.out, hidden, stream_));
     input = y;
   }
-  RINGSIDE_CUDA_CHECK(where_, launchSoftmaxCrossEntropy(
-                                  activations_.back().get(), labels_.get(), batch_,
-                                  layout_.numClasses(), withGradient ? gradA_.get() : nullptr,
-                                  rowLoss_.get(), rowCorrect_.get(), stream_));
+  RINGSIDE_CUDA_CHECK(
+      where_, launchSoftmaxCrossEntropy(activations_.back().get(), labels_.get(), batch_,
+                                        layout_.numClasses(), withGradient ? gradA_.get() : nullptr,
+                                        rowLoss_.get(), rowCorrect_.get(), stream_));
   RINGSIDE_CUDA_CHECK(where_, launchLossReduction(rowLoss_.get(), rowCorrect_.get(), batch_,
                                                   deviceSums_.get(), stream_));
   RINGSIDE_CUDA_CHECK(where_, cudaMemcpyAsync(hostSums_.get(), deviceSums_.get(), sizeof(LossSums),
@@ -130,8 +131,8 @@ Status DeviceMlp::backward(const float* params, float* grads,
     RINGSIDE_RETURN_IF_ERROR(gemm(CUBLAS_OP_N, CUBLAS_OP_T, layer.in, layer.out, batch_, input,
                                   layer.in, dy, layer.out, 0.0f, grads + layer.weightOffset,
                                   layer.in));
-    RINGSIDE_CUDA_CHECK(where_, launchBiasGradient(dy, batch_, layer.out,
-                                                   grads + layer.biasOffset, stream_));
+    RINGSIDE_CUDA_CHECK(
+        where_, launchBiasGradient(dy, batch_, layer.out, grads + layer.biasOffset, stream_));
     // The layer's gradients are complete: its bucket's all-reduce may start while the input
     // gradient below is still being computed.
     if (onLayerReady) RINGSIDE_RETURN_IF_ERROR(onLayerReady(l));

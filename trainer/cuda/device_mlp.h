@@ -66,15 +66,15 @@ class DeviceMlp {
   ErrorContext where_;
   int batch_ = 0;
 
-  DeviceBuffer<float> x_;                        // [maxBatch, inputDim]
-  DeviceBuffer<int32_t> labels_;                 // [maxBatch]
-  std::vector<DeviceBuffer<float>> activations_; // [layer][maxBatch, out]: post-ReLU, logits last
-  DeviceBuffer<float> gradA_;                    // [maxBatch, maxWidth]: gradient at a layer output
-  DeviceBuffer<float> gradB_;                    // [maxBatch, maxWidth]: gradient at its input
-  DeviceBuffer<double> rowLoss_;                 // [maxBatch]
-  DeviceBuffer<int> rowCorrect_;                 // [maxBatch]
-  DeviceBuffer<LossSums> deviceSums_;            // [1]
-  PinnedBuffer<LossSums> hostSums_;              // [1]
+  DeviceBuffer<float> x_;                         // [maxBatch, inputDim]
+  DeviceBuffer<int32_t> labels_;                  // [maxBatch]
+  std::vector<DeviceBuffer<float>> activations_;  // [layer][maxBatch, out]: post-ReLU, logits last
+  DeviceBuffer<float> gradA_;          // [maxBatch, maxWidth]: gradient at a layer output
+  DeviceBuffer<float> gradB_;          // [maxBatch, maxWidth]: gradient at its input
+  DeviceBuffer<double> rowLoss_;       // [maxBatch]
+  DeviceBuffer<int> rowCorrect_;       // [maxBatch]
+  DeviceBuffer<LossSums> deviceSums_;  // [1]
+  PinnedBuffer<LossSums> hostSums_;    // [1]
 };
 
 }  // namespace ringside::trainer::gpu

@@ -7,13 +7,13 @@ namespace ringside::trainer::gpu {
 
 namespace {
 
-constexpr int kThreads = 256;          // block size of the element-wise kernels
-constexpr size_t kMaxBlocks = 65536;   // grid-stride loops cover the rest
+constexpr int kThreads = 256;         // block size of the element-wise kernels
+constexpr size_t kMaxBlocks = 65536;  // grid-stride loops cover the rest
 constexpr int kWarpSize = 32;
 constexpr unsigned kFullMask = 0xffffffffu;
 constexpr int kRowsPerBlock = kThreads / kWarpSize;  // softmax: one warp per row
-constexpr int kBiasColumns = 32;                      // bias gradient: columns per block (x)
-constexpr int kBiasRowLanes = 8;                      // bias gradient: row lanes per block (y)
+constexpr int kBiasColumns = 32;                     // bias gradient: columns per block (x)
+constexpr int kBiasRowLanes = 8;                     // bias gradient: row lanes per block (y)
 
 unsigned blocksFor(size_t count) {
   return static_cast<unsigned>(std::min((count + kThreads - 1) / kThreads, kMaxBlocks));
@@ -78,9 +78,8 @@ __global__ void softmaxCrossEntropyKernel(const float* logits, const int32_t* la
   for (int offset = kWarpSize / 2; offset > 0; offset /= 2) {
     const float otherBest = __shfl_xor_sync(kFullMask, best, offset);
     const int otherIndex = __shfl_xor_sync(kFullMask, bestIndex, offset);
-    const bool takeOther =
-        otherIndex != INT_MAX &&
-        (bestIndex == INT_MAX || otherBest > best || (otherBest == best && otherIndex < bestIndex));
+    const bool takeOther = otherIndex != INT_MAX && (bestIndex == INT_MAX || otherBest > best ||
+                                                     (otherBest == best && otherIndex < bestIndex));
     if (takeOther) {
       best = otherBest;
       bestIndex = otherIndex;
@@ -200,29 +199,27 @@ cudaError_t launchBiasGradient(const float* dy, int batch, int out, float* db,
 }
 
 cudaError_t launchSoftmaxCrossEntropy(const float* logits, const int32_t* labels, int batch,
-                                      int classes, float* dlogits, double* rowLoss,
-                                      int* rowCorrect, cudaStream_t stream) {
+                                      int classes, float* dlogits, double* rowLoss, int* rowCorrect,
+                                      cudaStream_t stream) {
   if (batch <= 0 || classes <= 0) return cudaSuccess;
   const unsigned blocks = static_cast<unsigned>((batch + kRowsPerBlock - 1) / kRowsPerBlock);
   const float invBatch = 1.0f / static_cast<float>(batch);
-  softmaxCrossEntropyKernel<<<blocks, kThreads, 0, stream>>>(logits, labels, batch, classes,
-                                                             invBatch, dlogits, rowLoss,
-                                                             rowCorrect);
+  softmaxCrossEntropyKernel<<<blocks, kThreads, 0, stream>>>(
+      logits, labels, batch, classes, invBatch, dlogits, rowLoss, rowCorrect);
   return cudaGetLastError();
 }
 
 cudaError_t launchLossReduction(const double* rowLoss, const int* rowCorrect, int batch,
                                 LossSums* sums, cudaStream_t stream) {
-  lossReductionKernel<<<1, kThreads, 0, stream>>>(rowLoss, rowCorrect, batch < 0 ? 0 : batch,
-                                                  sums);
+  lossReductionKernel<<<1, kThreads, 0, stream>>>(rowLoss, rowCorrect, batch < 0 ? 0 : batch, sums);
   return cudaGetLastError();
 }
 
 cudaError_t launchSgdUpdate(const SgdUpdate& update, float* params, const float* grads,
                             float* momentumBuffer, size_t count, cudaStream_t stream) {
   if (count == 0) return cudaSuccess;
-  sgdUpdateKernel<<<blocksFor(count), kThreads, 0, stream>>>(update, params, grads,
-                                                             momentumBuffer, count);
+  sgdUpdateKernel<<<blocksFor(count), kThreads, 0, stream>>>(update, params, grads, momentumBuffer,
+                                                             count);
   return cudaGetLastError();
 }
 

@@ -32,8 +32,7 @@ cudaError_t launchBiasActivation(float* y, const float* bias, int batch, int out
 cudaError_t launchReluBackward(const float* y, float* dy, size_t count, cudaStream_t stream);
 
 // db[out] = column sums of dy[batch, out], each summed in a fixed order (deterministic).
-cudaError_t launchBiasGradient(const float* dy, int batch, int out, float* db,
-                               cudaStream_t stream);
+cudaError_t launchBiasGradient(const float* dy, int batch, int out, float* db, cudaStream_t stream);
 
 // Per-row softmax cross-entropy of logits[batch, classes] against labels[batch]
 // (softmaxCrossEntropy in mlp.cpp, log-sum-exp with the row maximum): rowLoss[batch] (nats),
@@ -41,8 +40,8 @@ cudaError_t launchBiasGradient(const float* dy, int batch, int out, float* db,
 // [0, classes), whose loss is then 0). When dlogits[batch, classes] is not null it receives
 // (softmax - onehot) / batch, the gradient of the mean loss.
 cudaError_t launchSoftmaxCrossEntropy(const float* logits, const int32_t* labels, int batch,
-                                      int classes, float* dlogits, double* rowLoss,
-                                      int* rowCorrect, cudaStream_t stream);
+                                      int classes, float* dlogits, double* rowLoss, int* rowCorrect,
+                                      cudaStream_t stream);
 
 // *sums = the sums of rowLoss[batch] and rowCorrect[batch] as launchSoftmaxCrossEntropy wrote
 // them. One block, fixed summation order (deterministic).

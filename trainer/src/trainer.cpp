@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 
 #include "ringside/common/metric_names.h"
 #include "ringside/trainer/checkpoint.h"
@@ -166,7 +167,7 @@ Result<std::string> Trainer::checkpoint(int64_t step, int64_t stepsPerEpoch) {
     ckpt.worldSize = comm_.worldSize();
     status = backend_.saveState(&ckpt.params, &ckpt.optimizerState);
     if (status.isOk()) {
-      path = checkpointFileName(config_.checkpointDir, step);
+      path = std::filesystem::absolute(checkpointFileName(config_.checkpointDir, step)).string();
       status = writeCheckpoint(path, ckpt);
       if (status.isOk()) pruneCheckpoints(config_.checkpointDir, config_.keepCheckpoints);
     }
@@ -226,6 +227,8 @@ Result<TrainingOutcome> Trainer::run() {
   const Clock::time_point runStart = intervalStart;
   uint64_t commBytes = 0;
   std::vector<double> gathered(size_t(world) * kRankFields);
+  double trainSeconds = 0.0;  // time in training steps, evaluation and checkpoints excluded
+  double exposedMsSum = 0.0;
 
   int64_t step = firstStep;
   bool stopped = false;
@@ -247,6 +250,7 @@ Result<TrainingOutcome> Trainer::run() {
     interval[kComputeMs] += timings.computeMs;
     interval[kAllreduceMs] += timings.allreduceMs;
     interval[kExposedMs] += timings.exposedCommMs;
+    exposedMsSum += timings.exposedCommMs;
     commBytes = timings.commBytes;
     ++intervalSteps;
 
@@ -306,11 +310,13 @@ Result<TrainingOutcome> Trainer::run() {
                       mean[kExposedMs], eta);
         progress(line);
       }
+      trainSeconds += std::chrono::duration<double>(now - intervalStart).count();
       std::fill(std::begin(interval), std::end(interval), 0.0);
       intervalSteps = 0;
-      intervalStart = Clock::now();
     }
     if (epochEnd) RINGSIDE_RETURN_IF_ERROR(evaluate(step, epoch, &outcome));
+    // Evaluation and checkpoints are not training throughput: the next interval starts here.
+    if (intervalSteps == 0) intervalStart = Clock::now();
 
     // Every rank must stop at the same step: agree on the request (DESIGN.md decision 5).
     int64_t stop = stopRequested_.load(std::memory_order_relaxed) ? 1 : 0;
@@ -339,6 +345,15 @@ Result<TrainingOutcome> Trainer::run() {
                        {"time", unixTime()},
                        {"status", stopped ? "stopped" : "completed"},
                        {"step", step},
+                       {"train_seconds", trainSeconds},
+                       {"samples_per_s", trainSeconds > 0.0 ? (step - firstStep) *
+                                                                  config_.globalBatch /
+                                                                  trainSeconds
+                                                            : 0.0},
+                       {"exposed_comm_ms_mean",
+                        step > firstStep ? exposedMsSum / (step - firstStep) : 0.0},
+                       {"test_loss", outcome.testLoss},
+                       {"test_accuracy", outcome.testAccuracy},
                        {"checkpoint", outcome.checkpointPath}});
     sink_->flush();
   }

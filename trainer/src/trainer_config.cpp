@@ -110,7 +110,7 @@ void addTrainerOptions(CLI::App& app, TrainerConfig& c) {
   app.add_option("--lr", c.lr, "Peak learning rate")->check(CLI::PositiveNumber)->group(opt);
   app.add_option("--momentum", c.momentum, "SGD momentum (0 = none)")
       ->check(CLI::Range(0.0, 1.0))->group(opt);
-  app.add_flag("--nesterov,!--no-nesterov", c.nesterov, "SGD with Nesterov momentum")->group(opt);
+  app.add_flag("--nesterov,!--no-nesterov", c.nesterov, "SGD with Nesterov momentum (no effect with --momentum 0); --no-nesterov for classical momentum")->group(opt);
   app.add_option("--weight-decay", c.weightDecay,
                  "Weight decay: L2 for sgd, decoupled for adamw (negative = the optimizer's "
                  "default: 0 for sgd, 0.01 for adamw, as in PyTorch)")
@@ -170,11 +170,6 @@ void addTrainerOptions(CLI::App& app, TrainerConfig& c) {
 }
 
 Status validateTrainerConfig(const TrainerConfig& c) {
-  if (c.nesterov && c.optimizer == "sgd" && c.momentum <= 0.0) {
-    return Status::invalidArgument(
-        "--nesterov needs --momentum > 0 (got " + std::to_string(c.momentum) +
-        "): set a momentum or pass --no-nesterov");
-  }
   if (c.lrMin > c.lr) {
     return Status::invalidArgument("--lr-min " + std::to_string(c.lrMin) +
                                    " is above --lr " + std::to_string(c.lr));

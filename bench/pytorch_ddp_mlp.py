@@ -1,0 +1,417 @@
+#!/usr/bin/python3
+"""PyTorch reference for bench/trainer_vs_pytorch, and the report that compares both sides.
+
+  pytorch_ddp_mlp.py train  --world N --epochs E --out RESULT.json [--data DIR] [--seed S]
+  pytorch_ddp_mlp.py report --epochs E --ours1 END.json --ours2 END.json
+                            --torch1 RESULT.json --torch2 RESULT.json [--ours-nocomm NOCOMM.json]
+
+`train` mirrors ringside-trainer's default run (docs in bench/README.md): MLP 784-256-128-10,
+PyTorch nn.Linear init, inputs / 255 normalized with the mean and std of all training pixels,
+global batch 128 (local = 128 / world), last partial batch dropped, one permutation per epoch
+shared by all ranks with contiguous per-rank slices, SGD lr 0.1 momentum 0.9 Nesterov, cosine
+schedule per step lr0 * 0.5 * (1 + cos(pi * step / (total - 1))), DistributedDataParallel over
+gloo on loopback TCP, one thread per rank. The whole data set is preloaded into tensors; a batch
+is an index gather. Run it with Debian's /usr/bin/python3 (python3-torch 1.13).
+
+`report` prints the comparison table, the targets and the correctness checks; exit status 1 if
+a correctness check fails, 3 if the runs were correct but a target was missed, else 0.
+"""
+
+import argparse
+import ctypes
+import gzip
+import json
+import math
+import os
+import socket
+import struct
+import sys
+import time
+
+# Layer widths of the default model; FLOP counts below follow from them.
+LAYERS = (784, 256, 128, 10)
+GLOBAL_BATCH = 128
+LR = 0.1
+MOMENTUM = 0.9
+EVAL_BATCH = 1000
+# Correctness floor for any run (the benchmark's "-c"): below this the run trained wrongly.
+MIN_ACCURACY = 0.80
+
+
+def flops_per_sample(layers=LAYERS):
+    """Forward + backward GEMM FLOPs per training sample.
+
+    Forward 2*in*out per layer; backward 2*in*out for the weight gradient of every layer and
+    2*in*out for the input gradient of every layer but the first (nothing needs d/d input).
+    Bias, activation, loss and optimizer work is not counted.
+    """
+    pairs = list(zip(layers[:-1], layers[1:]))
+    forward = sum(2 * i * o for i, o in pairs)
+    weight_grads = forward
+    input_grads = sum(2 * i * o for i, o in pairs[1:])
+    return forward + weight_grads + input_grads
+
+
+# ---------------------------------------------------------------------------------------------
+# train
+
+
+def read_idx(path):
+    """Reads an IDX file (.gz or raw) into a numpy array of its stored shape."""
+    import numpy as np
+
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rb") as f:
+        data = f.read()
+    zero, dtype_code, ndim = struct.unpack(">HBB", data[:4])
+    if zero != 0 or dtype_code != 0x08:
+        raise ValueError(f"{path}: not an unsigned-byte IDX file")
+    dims = struct.unpack(">" + "I" * ndim, data[4 : 4 + 4 * ndim])
+    return np.frombuffer(data, dtype=np.uint8, offset=4 + 4 * ndim).reshape(dims)
+
+
+def find_idx(data_dir, stem):
+    for candidate in (os.path.join(data_dir, stem + ".gz"), os.path.join(data_dir, stem)):
+        if os.path.isfile(candidate):
+            return candidate
+    raise FileNotFoundError(f"{stem}(.gz) not found in {data_dir}: pass --data DIR")
+
+
+def load_data(data_dir):
+    """Returns (x_train, y_train, x_test, y_test) as torch tensors, features normalized."""
+    import numpy as np
+    import torch
+
+    def split(prefix):
+        images = read_idx(find_idx(data_dir, f"{prefix}-images-idx3-ubyte"))
+        labels = read_idx(find_idx(data_dir, f"{prefix}-labels-idx1-ubyte"))
+        return images.reshape(images.shape[0], -1), labels.astype(np.int64)
+
+    train_images, train_labels = split("train")
+    test_images, test_labels = split("t10k")
+    # Mean and std over all training pixels after scaling to [0, 1], in double (as ours).
+    scaled = train_images.astype(np.float64) / 255.0
+    mean = scaled.mean()
+    std = scaled.std()
+
+    def normalize(images):
+        return torch.from_numpy(((images.astype(np.float32) / 255.0 - mean) / std).astype(np.float32))
+
+    return (normalize(train_images), torch.from_numpy(train_labels),
+            normalize(test_images), torch.from_numpy(test_labels))
+
+
+def blas_info():
+    """Which BLAS this process really mapped, and OpenBLAS's kernel and threads if it is one."""
+    libs = set()
+    with open("/proc/self/maps") as maps:
+        for line in maps:
+            path = line.split()[-1]
+            name = os.path.basename(path)
+            if "blas" in name or "lapack" in name or "mkl" in name:
+                libs.add(path)
+    info = {"libraries": sorted(libs), "openblas": None}
+    openblas = sorted(p for p in libs if "libopenblas" in os.path.basename(p))
+    if openblas:
+        # dlopen of an already-mapped library returns that same instance.
+        lib = ctypes.CDLL(openblas[0])
+        lib.openblas_get_corename.restype = ctypes.c_char_p
+        lib.openblas_get_config.restype = ctypes.c_char_p
+        info["openblas"] = {
+            "path": openblas[0],
+            "core": lib.openblas_get_corename().decode(),
+            "config": lib.openblas_get_config().decode(),
+            "threads": lib.openblas_get_num_threads(),
+        }
+    return info
+
+
+def free_loopback_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def build_model(torch):
+    nn = torch.nn
+    layers = []
+    for i, (fan_in, fan_out) in enumerate(zip(LAYERS[:-1], LAYERS[1:])):
+        layers.append(nn.Linear(fan_in, fan_out))
+        if i + 2 < len(LAYERS):
+            layers.append(nn.ReLU())
+    return nn.Sequential(*layers)
+
+
+def evaluate(torch, model, x, y):
+    """Mean cross-entropy and accuracy of `model` on (x, y), in batches of EVAL_BATCH."""
+    import torch.nn.functional as F
+
+    model.eval()
+    loss_sum, correct = 0.0, 0
+    with torch.no_grad():
+        for begin in range(0, x.shape[0], EVAL_BATCH):
+            logits = model(x[begin : begin + EVAL_BATCH])
+            target = y[begin : begin + EVAL_BATCH]
+            loss_sum += F.cross_entropy(logits, target, reduction="sum").item()
+            correct += (logits.argmax(dim=1) == target).sum().item()
+    model.train()
+    return loss_sum / x.shape[0], correct / x.shape[0]
+
+
+def train_worker(rank, args, port):
+    import torch
+    import torch.distributed as dist
+    import torch.nn.functional as F
+    from torch.nn.parallel import DistributedDataParallel as DDP
+
+    torch.set_num_threads(1)
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank,
+                            world_size=args.world)
+    world = args.world
+    local_batch = GLOBAL_BATCH // world
+    x_train, y_train, x_test, y_test = load_data(args.data)
+    steps_per_epoch = x_train.shape[0] // GLOBAL_BATCH  # last partial batch dropped
+    total_steps = steps_per_epoch * args.epochs
+
+    torch.manual_seed(args.seed)
+    model = DDP(build_model(torch))  # DDP broadcasts rank 0's parameters
+    optimizer = torch.optim.SGD(model.parameters(), lr=LR, momentum=MOMENTUM, nesterov=True)
+    schedule = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda step: 0.5 * (1.0 + math.cos(math.pi * step / max(total_steps - 1, 1))))
+
+    def batch_indices(order, step):
+        begin = step * GLOBAL_BATCH + rank * local_batch
+        return order[begin : begin + local_batch]
+
+    def train_step(order, step):
+        idx = batch_indices(order, step)
+        loss = F.cross_entropy(model(x_train[idx]), y_train[idx])
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    epoch_seconds, epoch_log = [], []
+    loss = None
+    for epoch in range(args.epochs):
+        # One permutation per epoch, the same on every rank (DistributedSampler's scheme).
+        order = torch.randperm(x_train.shape[0], generator=torch.Generator().manual_seed(
+            args.seed + epoch))
+        loss_sum = 0.0
+        dist.barrier()
+        start = time.perf_counter()
+        for step in range(steps_per_epoch):
+            loss = train_step(order, step)
+            schedule.step()
+            loss_sum += loss.item()  # ours also returns every step's loss
+        epoch_seconds.append(time.perf_counter() - start)
+        test_loss, test_accuracy = evaluate(torch, model.module, x_test, y_test)
+        epoch_log.append({"epoch": epoch + 1, "train_seconds": epoch_seconds[-1],
+                          "train_loss": loss_sum / steps_per_epoch, "test_loss": test_loss,
+                          "test_accuracy": test_accuracy})
+        if rank == 0:
+            print(f"torch world {world} epoch {epoch + 1}/{args.epochs}: train {epoch_seconds[-1]:.3f} s"
+                  f", loss {loss_sum / steps_per_epoch:.4f}, test accuracy {test_accuracy:.4f}",
+                  file=sys.stderr, flush=True)
+
+    ddp_logging = {}
+    try:  # sampled runtime stats of DDP's reducer (ns), informative only
+        data = model._get_ddp_logging_data()
+        ddp_logging = {k: data[k] for k in ("avg_forward_compute_time", "avg_backward_compute_time",
+                                            "avg_backward_comm_time",
+                                            "avg_backward_compute_comm_overlap_time") if k in data}
+    except Exception:  # noqa: BLE001 - private API, absent in other versions
+        pass
+
+    # Exposed communication: the same training step with DDP's all-reduce and under no_sync()
+    # (no all-reduce, every rank computes alone), in alternating blocks after training. With
+    # all-reduce every step waits for the slowest rank, so the baseline is the slowest rank's
+    # no_sync time. The difference is what the all-reduce adds to a step.
+    probe = {"blocks": args.probe_blocks, "steps_per_block": args.probe_steps}
+    order = torch.randperm(x_train.shape[0], generator=torch.Generator().manual_seed(args.seed))
+    sums = {"sync": 0.0, "no_sync": 0.0}
+    for block in range(2 * args.probe_blocks):
+        mode = ("sync", "no_sync")[(block + block // 2) % 2]  # sync, no_sync, no_sync, sync, ...
+        dist.barrier()
+        start = time.perf_counter()
+        for step in range(args.probe_steps):
+            if mode == "sync":
+                train_step(order, step).item()
+            else:
+                with model.no_sync():
+                    train_step(order, step).item()
+        sums[mode] += time.perf_counter() - start
+    per_step = torch.tensor([sums["sync"], sums["no_sync"]], dtype=torch.float64)
+    per_step /= args.probe_blocks * args.probe_steps
+    dist.all_reduce(per_step, op=dist.ReduceOp.MAX)
+    probe["sync_step_ms"] = per_step[0].item() * 1e3
+    probe["no_sync_step_ms"] = per_step[1].item() * 1e3
+    probe["exposed_comm_ms"] = probe["sync_step_ms"] - probe["no_sync_step_ms"]
+
+    if rank == 0:
+        train_seconds = sum(epoch_seconds)
+        result = {
+            "side": "pytorch",
+            "world_size": world,
+            "epochs": args.epochs,
+            "steps": total_steps,
+            "global_batch": GLOBAL_BATCH,
+            "train_seconds": train_seconds,
+            "samples_per_s": total_steps * GLOBAL_BATCH / train_seconds,
+            "epoch_seconds": epoch_seconds,
+            "test_loss": epoch_log[-1]["test_loss"],
+            "test_accuracy": epoch_log[-1]["test_accuracy"],
+            "epochs_log": epoch_log,
+            "exposed_comm": probe,
+            "ddp_logging_ns": ddp_logging,
+            "torch_version": torch.__version__,
+            "torch_threads": torch.get_num_threads(),
+            "blas": blas_info(),
+            "env": {k: os.environ.get(k) for k in ("OPENBLAS_CORETYPE", "OPENBLAS_NUM_THREADS",
+                                                   "OMP_NUM_THREADS", "LD_LIBRARY_PATH")},
+        }
+        with open(args.out, "w") as f:
+            json.dump(result, f, indent=1)
+    dist.barrier()
+    dist.destroy_process_group()
+
+
+def cmd_train(args):
+    import torch.multiprocessing as mp
+
+    if GLOBAL_BATCH % args.world != 0:
+        sys.exit(f"global batch {GLOBAL_BATCH} is not divisible by world size {args.world}")
+    mp.spawn(train_worker, args=(args, free_loopback_port()), nprocs=args.world, join=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# report
+
+
+def load_json(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def cmd_report(args):
+    fps = flops_per_sample()
+    ours = {1: load_json(args.ours1), 2: load_json(args.ours2)}
+    torch_runs = {1: load_json(args.torch1), 2: load_json(args.torch2)}
+    rows = []  # (label, samples/s, epoch s, accuracy, loss, exposed ms, GFLOP/s)
+    for world in (1, 2):
+        o, t = ours[world], torch_runs[world]
+        rows.append((f"ours-{world}", o["samples_per_s"], o["train_seconds"] / args.epochs,
+                     o["test_accuracy"], o["test_loss"], o["exposed_comm_ms_mean"]))
+        rows.append((f"torch-{world}", t["samples_per_s"], sum(t["epoch_seconds"]) / args.epochs,
+                     t["test_accuracy"], t["test_loss"], t["exposed_comm"]["exposed_comm_ms"]))
+
+    print()
+    print(f"MLP {'-'.join(map(str, LAYERS))}, global batch {GLOBAL_BATCH}, {args.epochs} epoch(s); "
+          f"{fps / 1e6:.3f} MFLOP per sample (forward + backward GEMMs)")
+    header = (f"{'config':<9} {'samples/s':>10} {'epoch s':>8} {'test acc':>9} {'test loss':>9} "
+              f"{'exposed ms/step':>15} {'GFLOP/s':>8}")
+    print(header)
+    print("-" * len(header))
+    for label, sps, epoch_s, acc, loss, exposed in rows:
+        print(f"{label:<9} {sps:>10.0f} {epoch_s:>8.3f} {acc:>9.4f} {loss:>9.4f} {exposed:>15.3f} "
+              f"{sps * fps / 1e9:>8.1f}")
+    print()
+    for world in (1, 2):
+        o, t = ours[world], torch_runs[world]
+        print(f"{world} rank(s): samples/s ours/PyTorch = {o['samples_per_s'] / t['samples_per_s']:.2f}x, "
+              f"accuracy ours - PyTorch = {100 * (o['test_accuracy'] - t['test_accuracy']):+.2f} points")
+    print("exposed ms/step: ours = end record's exposed_comm_ms_mean (the trainer's own timer: wait "
+          "after backward until the all-reduce completes);")
+    print("  PyTorch = per-step time with DDP all-reduce minus per-step time under model.no_sync() "
+          "(slowest rank), measured in alternating blocks after training "
+          f"({torch_runs[2]['exposed_comm']['blocks']}x2 blocks of "
+          f"{torch_runs[2]['exposed_comm']['steps_per_block']} steps).")
+    for world in (1, 2):
+        p = torch_runs[world]["exposed_comm"]
+        print(f"  torch-{world}: {p['sync_step_ms']:.3f} ms/step with all-reduce, "
+              f"{p['no_sync_step_ms']:.3f} ms/step under no_sync()", end="")
+        d = torch_runs[world].get("ddp_logging_ns") or {}
+        if "avg_backward_comm_time" in d:
+            print(f"; DDP logger (sampled): comm {d['avg_backward_comm_time'] / 1e6:.3f} ms, "
+                  f"overlapped {d.get('avg_backward_compute_comm_overlap_time', 0) / 1e6:.3f} ms", end="")
+        print()
+    if args.ours_nocomm:
+        nocomm = load_json(args.ours_nocomm)
+        o2 = ours[2]
+        step_ms = o2["train_seconds"] / o2["step"] * 1e3
+        base_ms = max(r["train_seconds"] / r["step"] for r in nocomm["runs"]) * 1e3
+        print(f"  cross-check, ours measured like PyTorch: 2-rank step {step_ms:.3f} ms minus the "
+              f"slower of two concurrent 1-rank runs at local batch {GLOBAL_BATCH // 2} "
+              f"({base_ms:.3f} ms) = {step_ms - base_ms:.3f} ms/step "
+              f"({nocomm['runs'][0]['step']} steps each)")
+
+    failures, misses = [], []
+    print()
+    print("correctness (every run):")
+    for label, runs in (("ours", ours), ("torch", torch_runs)):
+        for world, r in runs.items():
+            acc, loss = r["test_accuracy"], r["test_loss"]
+            ok = math.isfinite(loss) and math.isfinite(acc) and acc >= MIN_ACCURACY
+            print(f"  {label}-{world}: test accuracy {acc:.4f} >= {MIN_ACCURACY}, loss {loss:.4f} "
+                  f"finite: {'PASS' if ok else 'FAIL'}")
+            if not ok:
+                failures.append(f"{label}-{world} accuracy {acc} / loss {loss}")
+
+    print("targets:")
+    ratio = ours[2]["samples_per_s"] / torch_runs[2]["samples_per_s"]
+    ok = ratio >= 2.0
+    print(f"  2 ranks: ours >= 2x PyTorch samples/s: {ratio:.2f}x {'PASS' if ok else 'FAIL'}")
+    if not ok:
+        misses.append("2-rank speed")
+    for world in (1, 2):
+        diff = 100 * (ours[world]["test_accuracy"] - torch_runs[world]["test_accuracy"])
+        ok = abs(diff) <= 0.5
+        print(f"  {world} rank(s): |accuracy ours - PyTorch| <= 0.5 points: {diff:+.2f} "
+              f"{'PASS' if ok else 'FAIL'}")
+        if not ok:
+            misses.append(f"{world}-rank accuracy gap")
+    acc2 = ours[2]["test_accuracy"]
+    if args.epochs == 3:
+        ok = acc2 >= 0.88
+        print(f"  ours 2-rank 3-epoch accuracy >= 0.88: {acc2:.4f} {'PASS' if ok else 'FAIL'}")
+        if not ok:
+            misses.append("2-rank accuracy")
+    else:
+        print(f"  ours 2-rank 3-epoch accuracy >= 0.88: not checked ({args.epochs} epoch(s) run)")
+
+    if failures:
+        print("CORRECTNESS FAILED: " + "; ".join(failures))
+        return 1
+    if misses:
+        print("TARGETS MISSED: " + "; ".join(misses))
+        return 3
+    print("all checks passed")
+    return 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    train = sub.add_parser("train", help="PyTorch DDP training, writes a result JSON (rank 0)")
+    train.add_argument("--world", type=int, default=1)
+    train.add_argument("--epochs", type=int, default=3)
+    train.add_argument("--data", default="/usr/share/datasets/fashion-mnist")
+    train.add_argument("--seed", type=int, default=42)
+    train.add_argument("--probe-blocks", type=int, default=3,
+                       help="exposed-comm probe: pairs of (all-reduce, no_sync) blocks")
+    train.add_argument("--probe-steps", type=int, default=100, help="steps per probe block")
+    train.add_argument("--out", required=True)
+    report = sub.add_parser("report", help="compare result files, print table and checks")
+    report.add_argument("--epochs", type=int, required=True)
+    for name in ("ours1", "ours2", "torch1", "torch2"):
+        report.add_argument("--" + name, required=True)
+    report.add_argument("--ours-nocomm")
+    args = parser.parse_args()
+    if args.command == "train":
+        cmd_train(args)
+        return 0
+    return cmd_report(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

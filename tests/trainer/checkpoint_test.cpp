@@ -1,0 +1,113 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "ringside/trainer/checkpoint.h"
+#include "test_util.h"
+
+namespace ringside::trainer {
+namespace {
+
+namespace fs = std::filesystem;
+
+TrainingCheckpoint sample() {
+  TrainingCheckpoint c;
+  c.layerSizes = {4, 3, 2};
+  c.optimizer = OptimizerKind::kAdamW;
+  c.step = 1234;
+  c.epoch = 2;
+  c.stepInEpoch = 17;
+  c.seed = 99;
+  c.globalBatch = 64;
+  c.trainSamples = 60000;
+  c.worldSize = 2;
+  c.params = {1.5f, -2.0f, 3.25f, 0.0f};
+  c.optimizerState.stepCount = 1234;
+  c.optimizerState.buffers = {{0.1f, 0.2f, 0.3f, 0.4f}, {1, 2, 3, 4}};
+  return c;
+}
+
+TEST(CheckpointTest, RoundTrip) {
+  TempDir dir;
+  const std::string path = checkpointFileName(dir.path(), 1234);
+  EXPECT_EQ(fs::path(path).filename(), "ckpt-00001234.rsck");
+  ASSERT_TRUE(writeCheckpoint(path, sample()).isOk());
+  auto read = readCheckpoint(path);
+  ASSERT_TRUE(read.isOk()) << read.status().toString();
+  const TrainingCheckpoint expected = sample();
+  EXPECT_EQ(read->layerSizes, expected.layerSizes);
+  EXPECT_EQ(read->optimizer, expected.optimizer);
+  EXPECT_EQ(read->step, expected.step);
+  EXPECT_EQ(read->epoch, expected.epoch);
+  EXPECT_EQ(read->stepInEpoch, expected.stepInEpoch);
+  EXPECT_EQ(read->seed, expected.seed);
+  EXPECT_EQ(read->globalBatch, expected.globalBatch);
+  EXPECT_EQ(read->trainSamples, expected.trainSamples);
+  EXPECT_EQ(read->worldSize, expected.worldSize);
+  EXPECT_EQ(read->params, expected.params);
+  EXPECT_EQ(read->optimizerState.stepCount, expected.optimizerState.stepCount);
+  EXPECT_EQ(read->optimizerState.buffers, expected.optimizerState.buffers);
+  // No temporary file is left beside it.
+  int files = 0;
+  for (const auto& entry : fs::directory_iterator(dir.path())) files += entry.is_regular_file();
+  EXPECT_EQ(files, 1);
+}
+
+TEST(CheckpointTest, EveryFlippedByteIsDetected) {
+  TempDir dir;
+  const std::string path = dir.path() + "/c.rsck";
+  ASSERT_TRUE(writeCheckpoint(path, sample()).isOk());
+  std::vector<char> bytes;
+  {
+    std::ifstream in(path, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    std::vector<char> damaged = bytes;
+    damaged[i] ^= 0x40;
+    std::ofstream(path, std::ios::binary).write(damaged.data(), std::streamsize(damaged.size()));
+    auto read = readCheckpoint(path);
+    ASSERT_FALSE(read.isOk()) << "flipped byte " << i << " was not detected";
+    EXPECT_EQ(read.status().code(), Status::Code::kCorruption);
+  }
+}
+
+TEST(CheckpointTest, TruncatedAndForeignFilesAreCorruption) {
+  TempDir dir;
+  const std::string path = dir.path() + "/c.rsck";
+  ASSERT_TRUE(writeCheckpoint(path, sample()).isOk());
+  fs::resize_file(path, fs::file_size(path) - 9);
+  auto truncated = readCheckpoint(path);
+  ASSERT_FALSE(truncated.isOk());
+  EXPECT_NE(truncated.status().message().find("older checkpoint"), std::string::npos);
+
+  std::ofstream(path) << "hello, not a checkpoint";
+  auto foreign = readCheckpoint(path);
+  ASSERT_FALSE(foreign.isOk());
+  EXPECT_NE(foreign.status().message().find("not a Ringside checkpoint"), std::string::npos);
+
+  auto missing = readCheckpoint(dir.path() + "/none.rsck");
+  EXPECT_EQ(missing.status().code(), Status::Code::kNotFound);
+}
+
+TEST(CheckpointTest, DirectoryResolvesToNewestAndPruneKeepsNewest) {
+  TempDir dir;
+  for (int64_t step : {5, 40, 300, 20}) {
+    ASSERT_TRUE(writeCheckpoint(checkpointFileName(dir.path(), step), sample()).isOk());
+  }
+  auto newest = resolveCheckpointPath(dir.path());
+  ASSERT_TRUE(newest.isOk());
+  EXPECT_EQ(*newest, checkpointFileName(dir.path(), 300));
+  pruneCheckpoints(dir.path(), 2);
+  EXPECT_FALSE(fs::exists(checkpointFileName(dir.path(), 5)));
+  EXPECT_FALSE(fs::exists(checkpointFileName(dir.path(), 20)));
+  EXPECT_TRUE(fs::exists(checkpointFileName(dir.path(), 40)));
+  EXPECT_TRUE(fs::exists(checkpointFileName(dir.path(), 300)));
+
+  TempDir empty;
+  EXPECT_EQ(resolveCheckpointPath(empty.path()).status().code(), Status::Code::kNotFound);
+}
+
+}  // namespace
+}  // namespace ringside::trainer

@@ -1,0 +1,312 @@
+// End-to-end tests of the ringside-trainer program, started alone and under mpirun on
+// Fashion-MNIST subsets: data-parallel equivalence, resume, SIGTERM, learning, and bad input.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <cmath>
+#include <dirent.h>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "ringside/trainer/backend.h"
+#include "ringside/trainer/checkpoint.h"
+#include "test_util.h"
+
+namespace ringside::trainer {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr double kTimeout = 300.0;  // seconds; generous for a loaded 2-core CI machine
+
+const std::vector<std::string> kMpiEnv = {"OMPI_ALLOW_RUN_AS_ROOT=1",
+                                          "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
+                                          "OMPI_MCA_rmaps_base_oversubscribe=1"};
+
+std::vector<std::string> trainer(int ranks, std::vector<std::string> args) {
+  std::vector<std::string> argv;
+  if (ranks > 0) {
+    argv = {RINGSIDE_MPIEXEC, "-np", std::to_string(ranks), "--bind-to", "none"};
+  }
+  argv.push_back(RINGSIDE_TRAINER_BIN);
+  // Subsets keep the tests fast; quiet keeps their logs short.
+  for (const char* a : {"--backend", "mpi", "--quiet", "--train-samples", "10000",
+                        "--test-samples", "2000"}) {
+    argv.push_back(a);
+  }
+  argv.insert(argv.end(), args.begin(), args.end());
+  return argv;
+}
+
+// ranks == 0: a single process without mpirun.
+ProcessResult runTrainer(const TempDir& dir, int ranks, std::vector<std::string> args) {
+  return runProcess(trainer(ranks, std::move(args)), dir.path(), kTimeout, kMpiEnv);
+}
+
+std::vector<nlohmann::json> records(const std::string& out, const std::string& type) {
+  std::vector<nlohmann::json> found;
+  std::istringstream lines(out);
+  std::string line;
+  while (std::getline(lines, line)) {
+    auto json = nlohmann::json::parse(line, nullptr, false);
+    if (!json.is_discarded() && json.value("type", "") == type) found.push_back(json);
+  }
+  return found;
+}
+
+std::vector<float> finalParams(const std::string& out) {
+  auto ends = records(out, "end");
+  if (ends.size() != 1) {
+    ADD_FAILURE() << "expected one end record in:\n" << out;
+    return {};
+  }
+  auto ckpt = readCheckpoint(ends[0]["checkpoint"].get<std::string>());
+  if (!ckpt.isOk()) {
+    ADD_FAILURE() << ckpt.status().toString();
+    return {};
+  }
+  return ckpt->params;
+}
+
+// ||a - b|| / ||b||.
+double relativeDifference(const std::vector<float>& a, const std::vector<float>& b) {
+  EXPECT_EQ(a.size(), b.size());
+  double diff = 0, norm = 0;
+  for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
+    diff += (double(a[i]) - b[i]) * (double(a[i]) - b[i]);
+    norm += double(b[i]) * b[i];
+  }
+  return std::sqrt(diff / norm);
+}
+
+#define EXPECT_RAN(result) \
+  ASSERT_EQ((result).exitCode, 0) << "stderr:\n" << (result).err << "\nstdout:\n" << (result).out
+
+// Finds the pids of ringside-trainer processes whose command line contains `marker`.
+std::vector<int> trainerPids(const std::string& marker) {
+  std::vector<int> pids;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "cmdline");
+    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (cmdline.rfind(RINGSIDE_TRAINER_BIN, 0) == 0 && cmdline.find(marker) != std::string::npos) {
+      pids.push_back(std::stoi(name));
+    }
+  }
+  return pids;
+}
+
+TEST(TrainerProcessTest, TwoRanksOfLocalBatch32MatchOneRankOfBatch64) {
+  TempDir dir;
+  const std::vector<std::string> common = {"--global-batch", "64", "--max-steps", "50",
+                                           "--seed", "7"};
+  auto args = [&](const char* ckptDir) {
+    auto a = common;
+    a.insert(a.end(), {"--checkpoint-dir", ckptDir});
+    return a;
+  };
+  auto one = runTrainer(dir, 0, args("one"));
+  EXPECT_RAN(one);
+  auto two = runTrainer(dir, 2, args("two"));
+  EXPECT_RAN(two);
+  const auto start = records(two.out, "start");
+  ASSERT_EQ(start.size(), 1u);
+  EXPECT_EQ(start[0]["world_size"], 2);
+  const double rel = relativeDifference(finalParams(two.out), finalParams(one.out));
+  EXPECT_LE(rel, 1e-5) << "2x32 vs 1x64 after 50 steps";
+  // Both ranks report their own timings.
+  int perRank[2] = {0, 0};
+  for (const auto& r : records(two.out, "metrics")) {
+    if (r.contains("rank")) ++perRank[r["rank"].get<int>()];
+  }
+  EXPECT_GT(perRank[0], 0);
+  EXPECT_EQ(perRank[0], perRank[1]);
+}
+
+TEST(TrainerProcessTest, ResumedRunEndsWithTheUninterruptedParameters) {
+  TempDir dir;
+  const std::vector<std::string> common = {"--global-batch", "64", "--max-steps", "50",
+                                           "--optimizer", "adamw", "--lr", "0.002",
+                                           "--warmup-steps", "5"};
+  auto with = [&](std::vector<std::string> extra) {
+    auto a = common;
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  };
+  auto full = runTrainer(dir, 2, with({"--checkpoint-dir", "full"}));
+  EXPECT_RAN(full);
+  auto periodic = runTrainer(dir, 2, with({"--checkpoint-dir", "periodic",
+                                           "--checkpoint-every", "20", "--keep-checkpoints", "0"}));
+  EXPECT_RAN(periodic);
+  const std::string at20 = checkpointFileName(dir.path() + "/periodic", 20);
+  ASSERT_TRUE(fs::exists(at20));
+  auto resumed = runTrainer(dir, 2, with({"--checkpoint-dir", "resumed", "--resume", at20}));
+  EXPECT_RAN(resumed);
+  EXPECT_EQ(records(resumed.out, "start").at(0)["first_step"], 20);
+  EXPECT_LE(relativeDifference(finalParams(resumed.out), finalParams(full.out)), 1e-5);
+
+  // The sampler does not depend on the world size, so a 2-rank checkpoint resumes on 1 rank.
+  auto single = runTrainer(dir, 0, with({"--checkpoint-dir", "single", "--resume", at20}));
+  EXPECT_RAN(single);
+  EXPECT_LE(relativeDifference(finalParams(single.out), finalParams(full.out)), 1e-5);
+}
+
+TEST(TrainerProcessTest, SigtermCheckpointsAndTheResumedRunMatches) {
+  TempDir dir;
+  // A constant learning rate makes the trajectory independent of the planned length.
+  const std::vector<std::string> common = {"--lr-schedule", "constant", "--epochs", "100",
+                                           "--log-every", "5"};
+  auto with = [&](std::vector<std::string> extra) {
+    auto a = common;
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  };
+  const std::string marker = dir.path() + "/stopped";
+  ChildProcess run(trainer(2, with({"--checkpoint-dir", marker})), dir.path(), kMpiEnv);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  std::vector<int> pids;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (records(run.outputSoFar(), "metrics").size() >= 3) {
+      pids = trainerPids(marker);
+      if (pids.size() == 2) break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_EQ(pids.size(), 2u);
+  // The ranks get the SIGTERM (as the agent sends it); mpirun itself would kill them at once.
+  for (int pid : pids) kill(pid, SIGTERM);
+  ProcessResult stopped = run.wait(60);
+  ASSERT_FALSE(stopped.timedOut) << "SIGTERM must end the run";
+  EXPECT_RAN(stopped);
+  const auto ends = records(stopped.out, "end");
+  ASSERT_EQ(ends.size(), 1u) << stopped.err;
+  EXPECT_EQ(ends[0]["status"], "stopped");
+  const int64_t step = ends[0]["step"].get<int64_t>();
+  ASSERT_TRUE(fs::exists(ends[0]["checkpoint"].get<std::string>()));
+
+  const std::string target = std::to_string(step + 15);
+  auto resumed = runTrainer(dir, 2, with({"--checkpoint-dir", "resumed", "--resume", marker,
+                                          "--max-steps", target}));
+  EXPECT_RAN(resumed);
+  auto reference = runTrainer(dir, 2, with({"--checkpoint-dir", "reference", "--max-steps",
+                                            target}));
+  EXPECT_RAN(reference);
+  EXPECT_LE(relativeDifference(finalParams(resumed.out), finalParams(reference.out)), 1e-5);
+}
+
+TEST(TrainerProcessTest, OneEpochOnTenThousandSamplesLearns) {
+  TempDir dir;
+  auto run = runProcess({RINGSIDE_MPIEXEC, "-np", "2", "--bind-to", "none", RINGSIDE_TRAINER_BIN,
+                         "--backend", "mpi", "--train-samples", "10000", "--epochs", "1",
+                         "--quiet", "--metrics-out", "metrics.jsonl"},
+                        dir.path(), kTimeout, kMpiEnv);
+  EXPECT_RAN(run);
+  const auto ends = records(run.out, "end");
+  ASSERT_EQ(ends.size(), 1u);
+  EXPECT_GE(ends[0]["test_accuracy"].get<double>(), 0.75);
+  // The file sink holds the same records as stdout.
+  std::ifstream file(dir.path() + "/metrics.jsonl");
+  std::stringstream copy;
+  copy << file.rdbuf();
+  EXPECT_EQ(copy.str(), run.out);
+  const auto tests = records(run.out, "metrics");
+  bool sawTestAccuracy = false;
+  for (const auto& r : tests) sawTestAccuracy |= r["metrics"].contains("test/accuracy");
+  EXPECT_TRUE(sawTestAccuracy);
+}
+
+// ---- Bad input: exit code and message.
+
+TEST(TrainerBadInputTest, MissingDataset) {
+  TempDir dir;
+  auto run = runTrainer(dir, 2, {"--data", dir.path() + "/nowhere"});
+  EXPECT_EQ(run.exitCode, 1);
+  EXPECT_NE(run.err.find("nowhere does not exist"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("--data"), std::string::npos) << run.err;
+}
+
+TEST(TrainerBadInputTest, CorruptDataset) {
+  TempDir dir;
+  const std::string data = dir.path() + "/data";
+  fs::create_directories(data);
+  for (const char* name : {"train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz",
+                           "t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"}) {
+    fs::copy_file(std::string(RINGSIDE_DATA_DIR) + "/" + name, data + "/" + name);
+  }
+  fs::resize_file(data + "/train-images-idx3-ubyte.gz", 100000);
+  auto run = runTrainer(dir, 0, {"--data", data});
+  EXPECT_EQ(run.exitCode, 1);
+  EXPECT_NE(run.err.find("train-images-idx3-ubyte.gz"), std::string::npos) << run.err;
+}
+
+TEST(TrainerBadInputTest, BadOptionValue) {
+  TempDir dir;
+  auto run = runTrainer(dir, 0, {"--epochs", "0"});
+  EXPECT_EQ(run.exitCode, 2);
+  EXPECT_NE(run.err.find("--epochs"), std::string::npos) << run.err;
+  auto config = runTrainer(dir, 0, {"--config", dir.path() + "/absent.json"});
+  EXPECT_EQ(config.exitCode, 2);
+  EXPECT_NE(config.err.find("absent.json"), std::string::npos) << config.err;
+}
+
+TEST(TrainerBadInputTest, GlobalBatchNotDivisibleByWorldSize) {
+  TempDir dir;
+  auto run = runTrainer(dir, 2, {"--global-batch", "63"});
+  EXPECT_NE(run.exitCode, 0);
+  EXPECT_NE(run.err.find("--global-batch 63 is not divisible by the world size 2"),
+            std::string::npos)
+      << run.err;
+}
+
+TEST(TrainerBadInputTest, UnreadableAndMismatchedCheckpoints) {
+  TempDir dir;
+  std::ofstream(dir.path() + "/junk.rsck") << "not a checkpoint";
+  auto junk = runTrainer(dir, 2, {"--resume", "junk.rsck"});
+  EXPECT_EQ(junk.exitCode, 1);
+  EXPECT_NE(junk.err.find("not a Ringside checkpoint"), std::string::npos) << junk.err;
+
+  auto made = runTrainer(dir, 0, {"--max-steps", "3", "--checkpoint-dir", "c"});
+  EXPECT_RAN(made);
+  auto mismatch = runTrainer(dir, 0, {"--resume", "c", "--hidden", "64"});
+  EXPECT_EQ(mismatch.exitCode, 2);
+  EXPECT_NE(mismatch.err.find("resume with the same --hidden"), std::string::npos)
+      << mismatch.err;
+}
+
+TEST(TrainerBadInputTest, NcclBackendWithoutGpuSaysSo) {
+  if (visibleGpuCount() > 0) GTEST_SKIP() << "a GPU is visible here";
+  TempDir dir;
+  auto run = runProcess({RINGSIDE_TRAINER_BIN, "--backend", "nccl", "--max-steps", "1"},
+                        dir.path(), kTimeout);
+  EXPECT_EQ(run.exitCode, 2);
+  EXPECT_NE(run.err.find("--backend mpi"), std::string::npos) << run.err;
+}
+
+TEST(TrainerBadInputTest, KilledRankEndsTheWholeRunWithoutHanging) {
+  TempDir dir;
+  const std::string marker = dir.path() + "/killed";
+  ChildProcess run(trainer(2, {"--epochs", "100", "--checkpoint-dir", marker}), dir.path(),
+                   kMpiEnv);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  std::vector<int> pids;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (!records(run.outputSoFar(), "metrics").empty()) {
+      pids = trainerPids(marker);
+      if (pids.size() == 2) break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_EQ(pids.size(), 2u);
+  kill(pids[1], SIGKILL);
+  ProcessResult result = run.wait(60);
+  EXPECT_FALSE(result.timedOut) << "the surviving rank must not hang";
+  EXPECT_NE(result.exitCode, 0);
+}
+
+}  // namespace
+}  // namespace ringside::trainer
