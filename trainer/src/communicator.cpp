@@ -43,6 +43,12 @@ class MpiCommunicator final : public Communicator {
                  "MPI_Allreduce(MPI_SUM, double)", __FILE__, __LINE__);
   }
 
+  Status allreduceSum(float* data, size_t count) override {
+    return check(MPI_Allreduce(MPI_IN_PLACE, data, static_cast<int>(count), MPI_FLOAT, MPI_SUM,
+                               MPI_COMM_WORLD),
+                 "MPI_Allreduce(MPI_SUM, float)", __FILE__, __LINE__);
+  }
+
   Status allreduceMax(int64_t* data, size_t count) override {
     return check(MPI_Allreduce(MPI_IN_PLACE, data, static_cast<int>(count), MPI_INT64_T, MPI_MAX,
                                MPI_COMM_WORLD),
@@ -126,6 +132,7 @@ class SelfCommunicator final : public Communicator {
   int localRank() const override { return 0; }
   Status allreduceSum(double*, size_t) override { return Status::ok(); }
   Status allreduceMax(int64_t*, size_t) override { return Status::ok(); }
+  Status allreduceSum(float*, size_t) override { return Status::ok(); }
   Status broadcast(void*, size_t, int) override { return Status::ok(); }
   Status gather(const double* send, size_t count, double* recv, int) override {
     if (recv != nullptr && recv != send) std::memcpy(recv, send, count * sizeof(double));

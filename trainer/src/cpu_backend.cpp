@@ -61,6 +61,9 @@ class CpuBackend final : public Backend {
     auto onLayerReady = [&](int layer) {
       if (!distributed || !commStatus.isOk()) return;
       while (nextBucket < buckets_.size() && buckets_[nextBucket].firstLayer == layer) {
+        // The bucket holding layer 0 completes backward: nothing is left to overlap, so it is
+        // all-reduced after backward with the blocking (tuned) algorithm instead.
+        if (layer == 0) break;
         const GradientBucket& bucket = buckets_[nextBucket];
         if (nextBucket == 0) firstStart = Clock::now();
         commStatus = comm_.startAllreduceSum(grads_.data() + bucket.offset, bucket.count,
@@ -83,6 +86,13 @@ class CpuBackend final : public Backend {
 
     const Clock::time_point backwardDone = Clock::now();
     if (distributed) {
+      if (nextBucket < buckets_.size()) {
+        const GradientBucket& last = buckets_.back();
+        if (nextBucket == 0) firstStart = backwardDone;
+        RINGSIDE_RETURN_IF_ERROR(comm_.allreduceSum(grads_.data() + last.offset, last.count)
+                                     .withContext("gradient all-reduce"));
+        lastDone = Clock::now();
+      }
       for (CommRequest& request : pending_) {
         if (request == 0) continue;
         RINGSIDE_RETURN_IF_ERROR(comm_.waitRequest(request).withContext("gradient all-reduce"));

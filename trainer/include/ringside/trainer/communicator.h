@@ -32,6 +32,9 @@ class Communicator {
   // In-place sums / maxima over all ranks (blocking).
   virtual Status allreduceSum(double* data, size_t count) = 0;
   virtual Status allreduceMax(int64_t* data, size_t count) = 0;
+  // In-place float sum over all ranks (blocking): for a gradient bucket with no compute left to
+  // overlap, where MPI's tuned blocking algorithms beat the non-blocking ones.
+  virtual Status allreduceSum(float* data, size_t count) = 0;
   // Copies `bytes` bytes from rank `root`'s buffer into every other rank's (blocking).
   virtual Status broadcast(void* data, size_t bytes, int root) = 0;
   // Gathers `count` doubles from every rank into recv[worldSize, count] on rank `root` (recv may
