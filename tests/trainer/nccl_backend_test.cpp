@@ -122,6 +122,9 @@ struct OptimizerCase {
   double lr;
 };
 
+// Shown by gtest instead of the parameter's raw bytes.
+void PrintTo(const OptimizerCase& param, std::ostream* os) { *os << param.name; }
+
 class NcclMatchesCpuTest : public NcclBackendTest,
                            public ::testing::WithParamInterface<OptimizerCase> {};
 

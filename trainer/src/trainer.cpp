@@ -232,6 +232,7 @@ Result<TrainingOutcome> Trainer::run() {
 
   int64_t step = firstStep;
   bool stopped = false;
+  bool evaluated = false;
   while (step < totalSteps) {
     const int64_t epoch = step / stepsPerEpoch;
     const int64_t inEpoch = step % stepsPerEpoch;
@@ -314,7 +315,10 @@ Result<TrainingOutcome> Trainer::run() {
       std::fill(std::begin(interval), std::end(interval), 0.0);
       intervalSteps = 0;
     }
-    if (epochEnd) RINGSIDE_RETURN_IF_ERROR(evaluate(step, epoch, &outcome));
+    if (epochEnd) {
+      RINGSIDE_RETURN_IF_ERROR(evaluate(step, epoch, &outcome));
+      evaluated = true;
+    }
     // Evaluation and checkpoints are not training throughput: the next interval starts here.
     if (intervalSteps == 0) intervalStart = Clock::now();
 
@@ -331,9 +335,10 @@ Result<TrainingOutcome> Trainer::run() {
       outcome.checkpointPath = *path;
     }
   }
-  if (!stopped && step % stepsPerEpoch != 0) {
-    // A run cut short by --max-steps still reports where it ended.
-    RINGSIDE_RETURN_IF_ERROR(evaluate(step, (step - 1) / stepsPerEpoch, &outcome));
+  if (!stopped && (step % stepsPerEpoch != 0 || !evaluated)) {
+    // A run cut short by --max-steps (or resumed at its end) still reports where it ended.
+    RINGSIDE_RETURN_IF_ERROR(
+        evaluate(step, std::max<int64_t>(step - 1, 0) / stepsPerEpoch, &outcome));
   }
   auto path = checkpoint(step, stepsPerEpoch);
   if (!path.isOk()) return path.status();

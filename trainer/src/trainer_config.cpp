@@ -110,7 +110,7 @@ void addTrainerOptions(CLI::App& app, TrainerConfig& c) {
   app.add_option("--lr", c.lr, "Peak learning rate")->check(CLI::PositiveNumber)->group(opt);
   app.add_option("--momentum", c.momentum, "SGD momentum (0 = none)")
       ->check(CLI::Range(0.0, 1.0))->group(opt);
-  app.add_flag("--nesterov,!--no-nesterov", c.nesterov, "SGD with Nesterov momentum (no effect with --momentum 0); --no-nesterov for classical momentum")->group(opt);
+  app.add_flag("--nesterov,!--no-nesterov", c.nesterov, "SGD with Nesterov momentum, on by default (no effect with --momentum 0); --no-nesterov for classical momentum")->group(opt);
   app.add_option("--weight-decay", c.weightDecay,
                  "Weight decay: L2 for sgd, decoupled for adamw (negative = the optimizer's "
                  "default: 0 for sgd, 0.01 for adamw, as in PyTorch)")
