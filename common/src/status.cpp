@@ -5,13 +5,20 @@ namespace ringside {
 namespace {
 const char* codeName(Status::Code code) {
   switch (code) {
-    case Status::Code::kOk: return "OK";
-    case Status::Code::kInvalidArgument: return "InvalidArgument";
-    case Status::Code::kNotFound: return "NotFound";
-    case Status::Code::kCorruption: return "Corruption";
-    case Status::Code::kIOError: return "IOError";
-    case Status::Code::kInternal: return "Internal";
-    case Status::Code::kAborted: return "Aborted";
+    case Status::Code::kOk:
+      return "OK";
+    case Status::Code::kInvalidArgument:
+      return "InvalidArgument";
+    case Status::Code::kNotFound:
+      return "NotFound";
+    case Status::Code::kCorruption:
+      return "Corruption";
+    case Status::Code::kIOError:
+      return "IOError";
+    case Status::Code::kInternal:
+      return "Internal";
+    case Status::Code::kAborted:
+      return "Aborted";
   }
   return "Unknown";
 }

@@ -102,8 +102,8 @@ TEST(GradientTest, SoftmaxCrossEntropyIsStableForLargeLogits) {
   const std::vector<double> logits = {1000.0, 0.0, -1000.0};
   const std::vector<int32_t> label = {0};
   int64_t correct = 0;
-  const double loss = softmaxCrossEntropy<double>(logits.data(), label.data(), 1, 3, nullptr,
-                                                  &correct);
+  const double loss =
+      softmaxCrossEntropy<double>(logits.data(), label.data(), 1, 3, nullptr, &correct);
   EXPECT_TRUE(std::isfinite(loss));
   EXPECT_NEAR(loss, 0.0, 1e-12);
   EXPECT_EQ(correct, 1);
@@ -118,7 +118,9 @@ TEST(GradientTest, WholeMlpParameters) {
   const auto x = randomVector(size_t(batch) * 6, rng);
   const std::vector<int32_t> labels = {2, 0, 1, 2};
   MlpWorkspace<double> workspace(*layout, batch);
-  auto loss = [&]() { return workspace.forward(params.data(), x.data(), labels.data(), batch, nullptr); };
+  auto loss = [&]() {
+    return workspace.forward(params.data(), x.data(), labels.data(), batch, nullptr);
+  };
   loss();
   std::vector<double> grads(params.size());
   std::vector<int> order;

@@ -70,8 +70,9 @@ TEST_F(IdxReaderTest, TruncatedDataIsCorruptionWithSizes) {
   auto read = readIdxFile(path);
   ASSERT_FALSE(read.isOk());
   EXPECT_EQ(read.status().code(), Status::Code::kCorruption);
-  EXPECT_NE(read.status().message().find("truncated: header promises 18 bytes of data, file has 13"),
-            std::string::npos)
+  EXPECT_NE(
+      read.status().message().find("truncated: header promises 18 bytes of data, file has 13"),
+      std::string::npos)
       << read.status().message();
 }
 

@@ -41,8 +41,8 @@ std::string readFile(const std::string& path) {
 ChildProcess::ChildProcess(const std::vector<std::string>& argv, const std::string& workDir,
                            const std::vector<std::string>& env) {
   static int counter = 0;
-  const std::string stem = workDir + "/proc" + std::to_string(getpid()) + "-" +
-                           std::to_string(counter++);
+  const std::string stem =
+      workDir + "/proc" + std::to_string(getpid()) + "-" + std::to_string(counter++);
   outPath_ = stem + ".out";
   errPath_ = stem + ".err";
   pid_ = fork();
@@ -77,8 +77,8 @@ void ChildProcess::signalGroup(int signal) const { kill(-pid_, signal); }
 
 ProcessResult ChildProcess::wait(double timeoutSeconds) {
   ProcessResult result;
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::duration<double>(timeoutSeconds);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(timeoutSeconds);
   int status = 0;
   while (true) {
     const pid_t done = waitpid(pid_, &status, WNOHANG);

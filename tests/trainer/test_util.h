@@ -20,10 +20,10 @@ class TempDir {
 };
 
 struct ProcessResult {
-  int exitCode = -1;     // exit status, or 128 + signal when killed
+  int exitCode = -1;  // exit status, or 128 + signal when killed
   bool timedOut = false;
-  std::string out;       // stdout
-  std::string err;       // stderr
+  std::string out;  // stdout
+  std::string err;  // stderr
 };
 
 // A child process with stdout and stderr captured to files in `workDir`.

@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <dirent.h>
 #include <chrono>
 #include <cmath>
-#include <dirent.h>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -34,8 +34,8 @@ std::vector<std::string> trainer(int ranks, std::vector<std::string> args) {
   }
   argv.push_back(RINGSIDE_TRAINER_BIN);
   // Subsets keep the tests fast; quiet keeps their logs short.
-  for (const char* a : {"--backend", "mpi", "--quiet", "--train-samples", "10000",
-                        "--test-samples", "2000"}) {
+  for (const char* a :
+       {"--backend", "mpi", "--quiet", "--train-samples", "10000", "--test-samples", "2000"}) {
     argv.push_back(a);
   }
   argv.insert(argv.end(), args.begin(), args.end());
@@ -104,7 +104,7 @@ std::vector<int> trainerPids(const std::string& marker) {
 TEST(TrainerProcessTest, TwoRanksOfLocalBatch32MatchOneRankOfBatch64) {
   TempDir dir;
   const std::vector<std::string> common = {"--global-batch", "64", "--max-steps", "50",
-                                           "--seed", "7"};
+                                           "--seed",         "7"};
   auto args = [&](const char* ckptDir) {
     auto a = common;
     a.insert(a.end(), {"--checkpoint-dir", ckptDir});
@@ -130,8 +130,8 @@ TEST(TrainerProcessTest, TwoRanksOfLocalBatch32MatchOneRankOfBatch64) {
 
 TEST(TrainerProcessTest, ResumedRunEndsWithTheUninterruptedParameters) {
   TempDir dir;
-  const std::vector<std::string> common = {"--global-batch", "64", "--max-steps", "50",
-                                           "--optimizer", "adamw", "--lr", "0.002",
+  const std::vector<std::string> common = {"--global-batch", "64",    "--max-steps", "50",
+                                           "--optimizer",    "adamw", "--lr",        "0.002",
                                            "--warmup-steps", "5"};
   auto with = [&](std::vector<std::string> extra) {
     auto a = common;
@@ -140,8 +140,9 @@ TEST(TrainerProcessTest, ResumedRunEndsWithTheUninterruptedParameters) {
   };
   auto full = runTrainer(dir, 2, with({"--checkpoint-dir", "full"}));
   EXPECT_RAN(full);
-  auto periodic = runTrainer(dir, 2, with({"--checkpoint-dir", "periodic",
-                                           "--checkpoint-every", "20", "--keep-checkpoints", "0"}));
+  auto periodic = runTrainer(dir, 2,
+                             with({"--checkpoint-dir", "periodic", "--checkpoint-every", "20",
+                                   "--keep-checkpoints", "0"}));
   EXPECT_RAN(periodic);
   const std::string at20 = checkpointFileName(dir.path() + "/periodic", 20);
   ASSERT_TRUE(fs::exists(at20));
@@ -159,8 +160,8 @@ TEST(TrainerProcessTest, ResumedRunEndsWithTheUninterruptedParameters) {
 TEST(TrainerProcessTest, SigtermCheckpointsAndTheResumedRunMatches) {
   TempDir dir;
   // A constant learning rate makes the trajectory independent of the planned length.
-  const std::vector<std::string> common = {"--lr-schedule", "constant", "--epochs", "100",
-                                           "--log-every", "5"};
+  const std::vector<std::string> common = {"--lr-schedule", "constant",    "--epochs",
+                                           "100",           "--log-every", "5"};
   auto with = [&](std::vector<std::string> extra) {
     auto a = common;
     a.insert(a.end(), extra.begin(), extra.end());
@@ -190,21 +191,21 @@ TEST(TrainerProcessTest, SigtermCheckpointsAndTheResumedRunMatches) {
   ASSERT_TRUE(fs::exists(ends[0]["checkpoint"].get<std::string>()));
 
   const std::string target = std::to_string(step + 15);
-  auto resumed = runTrainer(dir, 2, with({"--checkpoint-dir", "resumed", "--resume", marker,
-                                          "--max-steps", target}));
+  auto resumed = runTrainer(
+      dir, 2, with({"--checkpoint-dir", "resumed", "--resume", marker, "--max-steps", target}));
   EXPECT_RAN(resumed);
-  auto reference = runTrainer(dir, 2, with({"--checkpoint-dir", "reference", "--max-steps",
-                                            target}));
+  auto reference =
+      runTrainer(dir, 2, with({"--checkpoint-dir", "reference", "--max-steps", target}));
   EXPECT_RAN(reference);
   EXPECT_LE(relativeDifference(finalParams(resumed.out), finalParams(reference.out)), 1e-5);
 }
 
 TEST(TrainerProcessTest, OneEpochOnTenThousandSamplesLearns) {
   TempDir dir;
-  auto run = runProcess({RINGSIDE_MPIEXEC, "-np", "2", "--bind-to", "none", RINGSIDE_TRAINER_BIN,
-                         "--backend", "mpi", "--train-samples", "10000", "--epochs", "1",
-                         "--quiet", "--metrics-out", "metrics.jsonl"},
-                        dir.path(), kTimeout, kMpiEnv);
+  auto run = runProcess(
+      {RINGSIDE_MPIEXEC, "-np", "2", "--bind-to", "none", RINGSIDE_TRAINER_BIN, "--backend", "mpi",
+       "--train-samples", "10000", "--epochs", "1", "--quiet", "--metrics-out", "metrics.jsonl"},
+      dir.path(), kTimeout, kMpiEnv);
   EXPECT_RAN(run);
   const auto ends = records(run.out, "end");
   ASSERT_EQ(ends.size(), 1u);
@@ -274,15 +275,14 @@ TEST(TrainerBadInputTest, UnreadableAndMismatchedCheckpoints) {
   EXPECT_RAN(made);
   auto mismatch = runTrainer(dir, 0, {"--resume", "c", "--hidden", "64"});
   EXPECT_EQ(mismatch.exitCode, 2);
-  EXPECT_NE(mismatch.err.find("resume with the same --hidden"), std::string::npos)
-      << mismatch.err;
+  EXPECT_NE(mismatch.err.find("resume with the same --hidden"), std::string::npos) << mismatch.err;
 }
 
 TEST(TrainerBadInputTest, NcclBackendWithoutGpuSaysSo) {
   if (visibleGpuCount() > 0) GTEST_SKIP() << "a GPU is visible here";
   TempDir dir;
-  auto run = runProcess({RINGSIDE_TRAINER_BIN, "--backend", "nccl", "--max-steps", "1"},
-                        dir.path(), kTimeout);
+  auto run = runProcess({RINGSIDE_TRAINER_BIN, "--backend", "nccl", "--max-steps", "1"}, dir.path(),
+                        kTimeout);
   EXPECT_EQ(run.exitCode, 2);
   EXPECT_NE(run.err.find("--backend mpi"), std::string::npos) << run.err;
 }

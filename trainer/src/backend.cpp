@@ -4,9 +4,12 @@ namespace ringside::trainer {
 
 const char* backendName(BackendKind kind) {
   switch (kind) {
-    case BackendKind::kAuto: return "auto";
-    case BackendKind::kMpi: return "mpi";
-    case BackendKind::kNccl: return "nccl";
+    case BackendKind::kAuto:
+      return "auto";
+    case BackendKind::kMpi:
+      return "mpi";
+    case BackendKind::kNccl:
+      return "nccl";
   }
   return "auto";
 }

@@ -160,8 +160,7 @@ Result<TrainingCheckpoint> readCheckpoint(const std::string& path) {
   std::memcpy(&version, data.data() + sizeof kMagic, sizeof version);
   if (version != kCheckpointVersion) {
     return Status::corruption(path + " has checkpoint format version " + std::to_string(version) +
-                              "; this trainer reads version " +
-                              std::to_string(kCheckpointVersion));
+                              "; this trainer reads version " + std::to_string(kCheckpointVersion));
   }
   const size_t payloadEnd = data.size() - sizeof(uint32_t);
   uint32_t storedCrc = 0;

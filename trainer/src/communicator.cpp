@@ -93,8 +93,7 @@ class MpiCommunicator final : public Communicator {
   Status waitRequest(CommRequest request) override {
     auto it = requests_.find(request);
     if (it == requests_.end()) return Status::ok();
-    Status status =
-        check(MPI_Wait(&it->second, MPI_STATUS_IGNORE), "MPI_Wait", __FILE__, __LINE__);
+    Status status = check(MPI_Wait(&it->second, MPI_STATUS_IGNORE), "MPI_Wait", __FILE__, __LINE__);
     requests_.erase(it);
     return status;
   }
@@ -161,7 +160,8 @@ bool launchedByMpirun() {
 Result<std::unique_ptr<Communicator>> makeMpiCommunicator(int* argc, char*** argv) {
   int provided = 0;
   if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
-    return Status::internal(localHostname() + ": MPI_Init_thread failed: is Open MPI installed "
+    return Status::internal(localHostname() +
+                            ": MPI_Init_thread failed: is Open MPI installed "
                             "(apt-get install openmpi-bin) and the job started with mpirun?");
   }
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);

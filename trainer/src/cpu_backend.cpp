@@ -144,10 +144,9 @@ class CpuBackend final : public Backend {
     }
     const int buffers = optimizerBufferCount(options_.optimizer);
     if (optimizer.buffers.size() != static_cast<size_t>(buffers)) {
-      return Status::invalidArgument("checkpoint has " + std::to_string(optimizer.buffers.size()) +
-                                     " optimizer buffers, " +
-                                     optimizerName(options_.optimizer.kind) + " needs " +
-                                     std::to_string(buffers));
+      return Status::invalidArgument(
+          "checkpoint has " + std::to_string(optimizer.buffers.size()) + " optimizer buffers, " +
+          optimizerName(options_.optimizer.kind) + " needs " + std::to_string(buffers));
     }
     for (const auto& buffer : optimizer.buffers) {
       if (buffer.size() != params_.size()) {

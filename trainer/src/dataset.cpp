@@ -84,10 +84,9 @@ Result<DatasetSplits> loadMnistFormat(const std::string& dir, int64_t trainLimit
   splits.train = std::move(train).value();
   splits.test = std::move(test).value();
   if (splits.train.featureDim != splits.test.featureDim) {
-    return Status::corruption(dir + ": train images have " +
-                              std::to_string(splits.train.featureDim) +
-                              " pixels but test images have " +
-                              std::to_string(splits.test.featureDim));
+    return Status::corruption(
+        dir + ": train images have " + std::to_string(splits.train.featureDim) +
+        " pixels but test images have " + std::to_string(splits.test.featureDim));
   }
   const int classes = std::max(splits.train.numClasses, splits.test.numClasses);
   splits.train.numClasses = splits.test.numClasses = classes;

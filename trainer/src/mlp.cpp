@@ -175,12 +175,12 @@ void MlpWorkspace<T>::backward(const T* params, const T* x, T* grads,
   }
 }
 
-#define RINGSIDE_INSTANTIATE(T)                                                              \
-  template void linearForward<T>(const T*, const T*, const T*, int, int, int, T*);            \
-  template void linearBackward<T>(const T*, const T*, const T*, int, int, int, T*, T*, T*);   \
-  template void reluForward<T>(T*, size_t);                                                  \
-  template void reluBackward<T>(const T*, T*, size_t);                                       \
-  template T softmaxCrossEntropy<T>(const T*, const int32_t*, int, int, T*, int64_t*);        \
+#define RINGSIDE_INSTANTIATE(T)                                                             \
+  template void linearForward<T>(const T*, const T*, const T*, int, int, int, T*);          \
+  template void linearBackward<T>(const T*, const T*, const T*, int, int, int, T*, T*, T*); \
+  template void reluForward<T>(T*, size_t);                                                 \
+  template void reluBackward<T>(const T*, T*, size_t);                                      \
+  template T softmaxCrossEntropy<T>(const T*, const int32_t*, int, int, T*, int64_t*);      \
   template class MlpWorkspace<T>;
 RINGSIDE_INSTANTIATE(float)
 RINGSIDE_INSTANTIATE(double)

@@ -64,9 +64,12 @@ void optimizerStep(const OptimizerConfig& config, double lr, float* params, cons
 
 const char* lrScheduleName(LrScheduleKind kind) {
   switch (kind) {
-    case LrScheduleKind::kConstant: return "constant";
-    case LrScheduleKind::kStep: return "step";
-    case LrScheduleKind::kCosine: return "cosine";
+    case LrScheduleKind::kConstant:
+      return "constant";
+    case LrScheduleKind::kStep:
+      return "step";
+    case LrScheduleKind::kCosine:
+      return "cosine";
   }
   return "constant";
 }

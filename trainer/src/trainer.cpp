@@ -16,8 +16,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double unixTime() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 // Per-rank values gathered at each log step, in this order.
@@ -28,7 +27,11 @@ enum RankField { kLoss, kStepMs, kComputeMs, kAllreduceMs, kExposedMs, kRankFiel
 Trainer::Trainer(const TrainerConfig& config, Communicator& comm, Backend& backend,
                  const DatasetSplits& data, MetricSink* sink,
                  const std::atomic<bool>& stopRequested)
-    : config_(config), comm_(comm), backend_(backend), data_(data), sink_(sink),
+    : config_(config),
+      comm_(comm),
+      backend_(backend),
+      data_(data),
+      sink_(sink),
       stopRequested_(stopRequested) {
   std::vector<int> sizes = {data.train.featureDim};
   sizes.insert(sizes.end(), config.hidden.begin(), config.hidden.end());
@@ -100,9 +103,9 @@ Result<Trainer::Resumed> Trainer::initializeOrResume(int64_t stepsPerEpoch) {
   }
   const size_t numParams = numParams_;
   std::vector<float> params = comm_.rank() == 0 ? ckpt.params : std::vector<float>(numParams);
-  OptimizerState state = comm_.rank() == 0 ? ckpt.optimizerState
-                                           : makeOptimizerState(optimizerConfigOf(config_),
-                                                                numParams);
+  OptimizerState state = comm_.rank() == 0
+                             ? ckpt.optimizerState
+                             : makeOptimizerState(optimizerConfigOf(config_), numParams);
   state.stepCount = header[2];
   RINGSIDE_RETURN_IF_ERROR(comm_.broadcast(params.data(), params.size() * sizeof(float), 0));
   for (auto& buffer : state.buffers) {
@@ -139,9 +142,12 @@ Status Trainer::evaluate(int64_t step, int64_t epoch, TrainingOutcome* outcome) 
   outcome->testLoss = totals[0] / totals[2];
   outcome->testAccuracy = totals[1] / totals[2];
   if (comm_.rank() == 0 && sink_ != nullptr) {
-    sink_->writeMetrics(MetricRecord{step, epoch, unixTime(), std::nullopt,
-                                     {{metric::kTestLoss, outcome->testLoss},
-                                      {metric::kTestAccuracy, outcome->testAccuracy}}});
+    sink_->writeMetrics(MetricRecord{
+        step,
+        epoch,
+        unixTime(),
+        std::nullopt,
+        {{metric::kTestLoss, outcome->testLoss}, {metric::kTestAccuracy, outcome->testAccuracy}}});
   }
   char line[160];
   std::snprintf(line, sizeof line, "epoch %lld  step %lld  test loss %.4f  test accuracy %.2f%%",
@@ -215,8 +221,8 @@ Result<TrainingOutcome> Trainer::run() {
            backend_.description());
   progress("  " + std::to_string(data_.train.count) + " training samples, " +
            std::to_string(stepsPerEpoch) + " steps per epoch of global batch " +
-           std::to_string(config_.globalBatch) + " (local " + std::to_string(localBatch) +
-           "), " + std::to_string(totalSteps) + " steps in all");
+           std::to_string(config_.globalBatch) + " (local " + std::to_string(localBatch) + "), " +
+           std::to_string(totalSteps) + " steps in all");
 
   std::vector<float> x(size_t(localBatch) * data_.train.featureDim);
   std::vector<int32_t> labels(localBatch);
@@ -275,22 +281,27 @@ Result<TrainingOutcome> Trainer::run() {
         const double busbw = algbw * 2.0 * (world - 1) / world;
         const double wall = unixTime();
         if (sink_ != nullptr) {
-          sink_->writeMetrics(MetricRecord{
-              step, epoch, wall, std::nullopt,
-              {{metric::kTrainLoss, mean[kLoss]},
-               {metric::kTrainLr, lr},
-               {metric::kTrainSamplesPerS, samplesPerS},
-               {metric::kStepMs, mean[kStepMs]},
-               {metric::kComputeMs, mean[kComputeMs]},
-               {metric::kAllreduceMs, mean[kAllreduceMs]},
-               {metric::kExposedCommMs, mean[kExposedMs]},
-               {metric::kCommBytes, static_cast<double>(commBytes)},
-               {metric::kCommAlgbw, algbw},
-               {metric::kCommBusbw, busbw}}});
+          sink_->writeMetrics(MetricRecord{step,
+                                           epoch,
+                                           wall,
+                                           std::nullopt,
+                                           {{metric::kTrainLoss, mean[kLoss]},
+                                            {metric::kTrainLr, lr},
+                                            {metric::kTrainSamplesPerS, samplesPerS},
+                                            {metric::kStepMs, mean[kStepMs]},
+                                            {metric::kComputeMs, mean[kComputeMs]},
+                                            {metric::kAllreduceMs, mean[kAllreduceMs]},
+                                            {metric::kExposedCommMs, mean[kExposedMs]},
+                                            {metric::kCommBytes, static_cast<double>(commBytes)},
+                                            {metric::kCommAlgbw, algbw},
+                                            {metric::kCommBusbw, busbw}}});
           if (world > 1) {
             for (int r = 0; r < world; ++r) {
               const double* v = &gathered[r * kRankFields];
-              sink_->writeMetrics(MetricRecord{step, epoch, wall, r,
+              sink_->writeMetrics(MetricRecord{step,
+                                               epoch,
+                                               wall,
+                                               r,
                                                {{metric::kTrainLoss, v[kLoss]},
                                                 {metric::kStepMs, v[kStepMs]},
                                                 {metric::kComputeMs, v[kComputeMs]},
@@ -306,9 +317,8 @@ Result<TrainingOutcome> Trainer::run() {
                       "epoch %lld/%d  step %lld/%lld  loss %.4f  lr %.4g  %.0f samples/s  "
                       "step %.2f ms (allreduce %.2f, exposed %.2f)  eta %.0fs",
                       static_cast<long long>(epoch + 1), config_.epochs,
-                      static_cast<long long>(step), static_cast<long long>(totalSteps),
-                      mean[kLoss], lr, samplesPerS, mean[kStepMs], mean[kAllreduceMs],
-                      mean[kExposedMs], eta);
+                      static_cast<long long>(step), static_cast<long long>(totalSteps), mean[kLoss],
+                      lr, samplesPerS, mean[kStepMs], mean[kAllreduceMs], mean[kExposedMs], eta);
         progress(line);
       }
       trainSeconds += std::chrono::duration<double>(now - intervalStart).count();
@@ -346,20 +356,18 @@ Result<TrainingOutcome> Trainer::run() {
   outcome.steps = step;
   outcome.stopped = stopped;
   if (comm_.rank() == 0 && sink_ != nullptr) {
-    sink_->writeEvent({{"type", "end"},
-                       {"time", unixTime()},
-                       {"status", stopped ? "stopped" : "completed"},
-                       {"step", step},
-                       {"train_seconds", trainSeconds},
-                       {"samples_per_s", trainSeconds > 0.0 ? (step - firstStep) *
-                                                                  config_.globalBatch /
-                                                                  trainSeconds
-                                                            : 0.0},
-                       {"exposed_comm_ms_mean",
-                        step > firstStep ? exposedMsSum / (step - firstStep) : 0.0},
-                       {"test_loss", outcome.testLoss},
-                       {"test_accuracy", outcome.testAccuracy},
-                       {"checkpoint", outcome.checkpointPath}});
+    sink_->writeEvent(
+        {{"type", "end"},
+         {"time", unixTime()},
+         {"status", stopped ? "stopped" : "completed"},
+         {"step", step},
+         {"train_seconds", trainSeconds},
+         {"samples_per_s",
+          trainSeconds > 0.0 ? (step - firstStep) * config_.globalBatch / trainSeconds : 0.0},
+         {"exposed_comm_ms_mean", step > firstStep ? exposedMsSum / (step - firstStep) : 0.0},
+         {"test_loss", outcome.testLoss},
+         {"test_accuracy", outcome.testAccuracy},
+         {"checkpoint", outcome.checkpointPath}});
     sink_->flush();
   }
   progress(std::string(stopped ? "stopped on request" : "done") + " at step " +

@@ -84,71 +84,96 @@ void addTrainerOptions(CLI::App& app, TrainerConfig& c) {
       ->group(data);
   app.add_option("--train-samples", c.trainSamples,
                  "Use only the first N training samples (0 = all)")
-      ->check(CLI::NonNegativeNumber)->group(data);
+      ->check(CLI::NonNegativeNumber)
+      ->group(data);
   app.add_option("--test-samples", c.testSamples, "Use only the first N test samples (0 = all)")
-      ->check(CLI::NonNegativeNumber)->group(data);
+      ->check(CLI::NonNegativeNumber)
+      ->group(data);
 
   auto* model = "Model";
   app.add_option("--hidden", c.hidden,
                  "Hidden layer widths, e.g. --hidden 512,256 (input and output sizes come from "
                  "the dataset)")
-      ->delimiter(',')->check(CLI::PositiveNumber)->group(model);
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber)
+      ->group(model);
 
   auto* schedule = "Schedule";
   app.add_option("--epochs", c.epochs, "Passes over the training set")
-      ->check(CLI::Range(1, 1000000))->group(schedule);
+      ->check(CLI::Range(1, 1000000))
+      ->group(schedule);
   app.add_option("--global-batch", c.globalBatch,
                  "Samples per step over all ranks; local batch = global batch / world size; the "
                  "last partial batch of an epoch is dropped")
-      ->check(CLI::PositiveNumber)->group(schedule);
+      ->check(CLI::PositiveNumber)
+      ->group(schedule);
   app.add_option("--max-steps", c.maxSteps, "Stop after N global steps (0 = run all epochs)")
-      ->check(CLI::NonNegativeNumber)->group(schedule);
+      ->check(CLI::NonNegativeNumber)
+      ->group(schedule);
 
   auto* opt = "Optimizer";
   app.add_option("--optimizer", c.optimizer, "sgd or adamw")
-      ->check(CLI::IsMember({"sgd", "adamw"}))->group(opt);
+      ->check(CLI::IsMember({"sgd", "adamw"}))
+      ->group(opt);
   app.add_option("--lr", c.lr, "Peak learning rate")->check(CLI::PositiveNumber)->group(opt);
   app.add_option("--momentum", c.momentum, "SGD momentum (0 = none)")
-      ->check(CLI::Range(0.0, 1.0))->group(opt);
-  app.add_flag("--nesterov,!--no-nesterov", c.nesterov, "SGD with Nesterov momentum, on by default (no effect with --momentum 0); --no-nesterov for classical momentum")->group(opt);
+      ->check(CLI::Range(0.0, 1.0))
+      ->group(opt);
+  app.add_flag("--nesterov,!--no-nesterov", c.nesterov,
+               "SGD with Nesterov momentum, on by default (no effect with --momentum 0); "
+               "--no-nesterov for classical momentum")
+      ->group(opt);
   app.add_option("--weight-decay", c.weightDecay,
                  "Weight decay: L2 for sgd, decoupled for adamw (negative = the optimizer's "
                  "default: 0 for sgd, 0.01 for adamw, as in PyTorch)")
       ->group(opt);
   app.add_option("--beta1", c.beta1, "AdamW first-moment decay")
-      ->check(CLI::Range(0.0, 1.0))->group(opt);
+      ->check(CLI::Range(0.0, 1.0))
+      ->group(opt);
   app.add_option("--beta2", c.beta2, "AdamW second-moment decay")
-      ->check(CLI::Range(0.0, 1.0))->group(opt);
+      ->check(CLI::Range(0.0, 1.0))
+      ->group(opt);
   app.add_option("--eps", c.epsilon, "AdamW denominator epsilon")
-      ->check(CLI::PositiveNumber)->group(opt);
+      ->check(CLI::PositiveNumber)
+      ->group(opt);
   app.add_option("--lr-schedule", c.lrSchedule, "constant, step or cosine")
-      ->check(CLI::IsMember({"constant", "step", "cosine"}))->group(opt);
+      ->check(CLI::IsMember({"constant", "step", "cosine"}))
+      ->group(opt);
   app.add_option("--warmup-steps", c.warmupSteps, "Linear warm-up steps before the schedule")
-      ->check(CLI::NonNegativeNumber)->group(opt);
+      ->check(CLI::NonNegativeNumber)
+      ->group(opt);
   app.add_option("--lr-step-epochs", c.lrStepEpochs, "step schedule: decay every N epochs")
-      ->check(CLI::PositiveNumber)->group(opt);
+      ->check(CLI::PositiveNumber)
+      ->group(opt);
   app.add_option("--lr-gamma", c.lrGamma, "step schedule: decay factor")
-      ->check(CLI::Range(0.0, 1.0))->group(opt);
+      ->check(CLI::Range(0.0, 1.0))
+      ->group(opt);
   app.add_option("--lr-min", c.lrMin, "cosine schedule: final learning rate")
-      ->check(CLI::NonNegativeNumber)->group(opt);
+      ->check(CLI::NonNegativeNumber)
+      ->group(opt);
 
   auto* exec = "Execution";
   app.add_option("--backend", c.backend,
                  "auto (nccl where a GPU is visible, else mpi), mpi (CPU) or nccl (GPU)")
-      ->check(CLI::IsMember({"auto", "mpi", "nccl"}))->group(exec);
+      ->check(CLI::IsMember({"auto", "mpi", "nccl"}))
+      ->group(exec);
   app.add_option("--bucket-mb", c.bucketMb,
                  "Gradient bucket cap in MiB (PyTorch DDP's bucket_cap_mb)")
-      ->check(CLI::PositiveNumber)->group(exec);
+      ->check(CLI::PositiveNumber)
+      ->group(exec);
   app.add_option("--threads", c.threads, "mpi backend: BLAS threads per rank")
-      ->check(CLI::Range(1, 1024))->group(exec);
+      ->check(CLI::Range(1, 1024))
+      ->group(exec);
   app.add_option("--seed", c.seed, "Seed for the initial parameters and the data order")
       ->group(exec);
   app.add_option("--eval-batch", c.evalBatch, "Samples per evaluation batch")
-      ->check(CLI::PositiveNumber)->group(exec);
+      ->check(CLI::PositiveNumber)
+      ->group(exec);
 
   auto* out = "Output";
   app.add_option("--log-every", c.logEvery, "Write metrics every N steps")
-      ->check(CLI::PositiveNumber)->group(out);
+      ->check(CLI::PositiveNumber)
+      ->group(out);
   app.add_option("--metrics-out", c.metricsOut, "Also write the JSON Lines metrics to FILE")
       ->group(out);
   app.add_flag("--quiet", c.quiet, "No human-readable progress on stderr")->group(out);
@@ -160,10 +185,12 @@ void addTrainerOptions(CLI::App& app, TrainerConfig& c) {
       ->group(ckpt);
   app.add_option("--checkpoint-every", c.checkpointEvery,
                  "Checkpoint every N steps (0 = only at the end and on SIGTERM)")
-      ->check(CLI::NonNegativeNumber)->group(ckpt);
+      ->check(CLI::NonNegativeNumber)
+      ->group(ckpt);
   app.add_option("--keep-checkpoints", c.keepCheckpoints,
                  "Keep the N newest checkpoints (0 = keep all)")
-      ->check(CLI::NonNegativeNumber)->group(ckpt);
+      ->check(CLI::NonNegativeNumber)
+      ->group(ckpt);
   app.add_option("--resume", c.resume,
                  "Continue from a checkpoint file, or the newest one in a directory")
       ->group(ckpt);
@@ -171,17 +198,19 @@ void addTrainerOptions(CLI::App& app, TrainerConfig& c) {
 
 Status validateTrainerConfig(const TrainerConfig& c) {
   if (c.lrMin > c.lr) {
-    return Status::invalidArgument("--lr-min " + std::to_string(c.lrMin) +
-                                   " is above --lr " + std::to_string(c.lr));
+    return Status::invalidArgument("--lr-min " + std::to_string(c.lrMin) + " is above --lr " +
+                                   std::to_string(c.lr));
   }
   if (c.optimizer == "adamw" && (c.beta1 >= 1.0 || c.beta2 >= 1.0)) {
     return Status::invalidArgument("AdamW needs --beta1 and --beta2 below 1");
   }
   if (c.hidden.empty()) {
-    return Status::invalidArgument("--hidden needs at least one layer width, e.g. --hidden 256,128");
+    return Status::invalidArgument(
+        "--hidden needs at least one layer width, e.g. --hidden 256,128");
   }
-  for (auto kind : {parseOptimizerKind(c.optimizer).status(),
-                    parseLrScheduleKind(c.lrSchedule).status(), parseBackendKind(c.backend).status()}) {
+  for (auto kind :
+       {parseOptimizerKind(c.optimizer).status(), parseLrScheduleKind(c.lrSchedule).status(),
+        parseBackendKind(c.backend).status()}) {
     RINGSIDE_RETURN_IF_ERROR(kind);
   }
   return Status::ok();
@@ -214,19 +243,36 @@ LrScheduleConfig lrScheduleOf(const TrainerConfig& c) {
 }
 
 nlohmann::json toJson(const TrainerConfig& c) {
-  return {
-      {"data", c.dataDir}, {"train_samples", c.trainSamples}, {"test_samples", c.testSamples},
-      {"hidden", c.hidden}, {"epochs", c.epochs}, {"global_batch", c.globalBatch},
-      {"max_steps", c.maxSteps}, {"optimizer", c.optimizer}, {"lr", c.lr},
-      {"momentum", c.momentum}, {"nesterov", c.nesterov},
-      {"weight_decay", optimizerConfigOf(c).weightDecay}, {"beta1", c.beta1},
-      {"beta2", c.beta2}, {"eps", c.epsilon}, {"lr_schedule", c.lrSchedule},
-      {"warmup_steps", c.warmupSteps}, {"lr_step_epochs", c.lrStepEpochs},
-      {"lr_gamma", c.lrGamma}, {"lr_min", c.lrMin}, {"backend", c.backend},
-      {"bucket_mb", c.bucketMb}, {"threads", c.threads}, {"seed", c.seed},
-      {"eval_batch", c.evalBatch}, {"log_every", c.logEvery},
-      {"checkpoint_dir", c.checkpointDir}, {"checkpoint_every", c.checkpointEvery},
-      {"keep_checkpoints", c.keepCheckpoints}, {"resume", c.resume}};
+  return {{"data", c.dataDir},
+          {"train_samples", c.trainSamples},
+          {"test_samples", c.testSamples},
+          {"hidden", c.hidden},
+          {"epochs", c.epochs},
+          {"global_batch", c.globalBatch},
+          {"max_steps", c.maxSteps},
+          {"optimizer", c.optimizer},
+          {"lr", c.lr},
+          {"momentum", c.momentum},
+          {"nesterov", c.nesterov},
+          {"weight_decay", optimizerConfigOf(c).weightDecay},
+          {"beta1", c.beta1},
+          {"beta2", c.beta2},
+          {"eps", c.epsilon},
+          {"lr_schedule", c.lrSchedule},
+          {"warmup_steps", c.warmupSteps},
+          {"lr_step_epochs", c.lrStepEpochs},
+          {"lr_gamma", c.lrGamma},
+          {"lr_min", c.lrMin},
+          {"backend", c.backend},
+          {"bucket_mb", c.bucketMb},
+          {"threads", c.threads},
+          {"seed", c.seed},
+          {"eval_batch", c.evalBatch},
+          {"log_every", c.logEvery},
+          {"checkpoint_dir", c.checkpointDir},
+          {"checkpoint_every", c.checkpointEvery},
+          {"keep_checkpoints", c.keepCheckpoints},
+          {"resume", c.resume}};
 }
 
 }  // namespace ringside::trainer

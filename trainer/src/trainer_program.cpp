@@ -50,12 +50,12 @@ int agreeOnFailure(Communicator& comm, const Status& status) {
   }
   if (flags[1] == 0) return 0;
   if (!status.isOk() && (comm.rank() == 0 || flags[0] == 0)) {
-    std::fprintf(stderr, "ringside-trainer: error%s: %s\n",
-                 comm.worldSize() > 1
-                     ? (" on rank " + std::to_string(comm.rank()) + " (" + comm.hostname() + ")")
-                           .c_str()
-                     : "",
-                 status.message().c_str());
+    std::fprintf(
+        stderr, "ringside-trainer: error%s: %s\n",
+        comm.worldSize() > 1
+            ? (" on rank " + std::to_string(comm.rank()) + " (" + comm.hostname() + ")").c_str()
+            : "",
+        status.message().c_str());
   }
   return static_cast<int>(code);
 }
@@ -81,7 +81,8 @@ int runTrainerProgram(int argc, char** argv) {
     return kExitUsage;
   }
   if (Status valid = validateTrainerConfig(config); !valid.isOk()) {
-    if (launcherRank() == 0) std::fprintf(stderr, "ringside-trainer: %s\n", valid.message().c_str());
+    if (launcherRank() == 0)
+      std::fprintf(stderr, "ringside-trainer: %s\n", valid.message().c_str());
     return kExitUsage;
   }
 
@@ -110,11 +111,11 @@ int runTrainerProgram(int argc, char** argv) {
     auto layout = MlpLayout::create(sizes);
     if (!layout.isOk()) setup = layout.status();
     if (setup.isOk() && config.globalBatch % comm->worldSize() != 0) {
-      setup = Status::invalidArgument(
-          "--global-batch " + std::to_string(config.globalBatch) +
-          " is not divisible by the world size " + std::to_string(comm->worldSize()) +
-          ": use a multiple of " + std::to_string(comm->worldSize()) +
-          " (local batch = global batch / world size)");
+      setup = Status::invalidArgument("--global-batch " + std::to_string(config.globalBatch) +
+                                      " is not divisible by the world size " +
+                                      std::to_string(comm->worldSize()) + ": use a multiple of " +
+                                      std::to_string(comm->worldSize()) +
+                                      " (local batch = global batch / world size)");
     }
     if (setup.isOk()) {
       BackendOptions options;

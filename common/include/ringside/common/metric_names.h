@@ -6,18 +6,18 @@
 
 namespace ringside::metric {
 
-inline constexpr const char* kTrainLoss = "train/loss";                 // mean cross-entropy, nats
-inline constexpr const char* kTrainLr = "train/lr";                     // learning rate
-inline constexpr const char* kTrainSamplesPerS = "train/samples_per_s"; // global samples/s
-inline constexpr const char* kTestLoss = "test/loss";                   // mean cross-entropy, nats
-inline constexpr const char* kTestAccuracy = "test/accuracy";           // fraction in [0, 1]
-inline constexpr const char* kStepMs = "time/step_ms";                  // ms per step
-inline constexpr const char* kComputeMs = "time/compute_ms";            // ms per step
-inline constexpr const char* kAllreduceMs = "time/allreduce_ms";        // ms per step
-inline constexpr const char* kExposedCommMs = "time/exposed_comm_ms";   // ms per step
-inline constexpr const char* kCommBytes = "comm/bytes";                 // bytes all-reduced per step
-inline constexpr const char* kCommAlgbw = "comm/algbw_GBps";            // GB/s (1e9 bytes/s)
-inline constexpr const char* kCommBusbw = "comm/busbw_GBps";            // GB/s (1e9 bytes/s)
+inline constexpr const char* kTrainLoss = "train/loss";                  // mean cross-entropy, nats
+inline constexpr const char* kTrainLr = "train/lr";                      // learning rate
+inline constexpr const char* kTrainSamplesPerS = "train/samples_per_s";  // global samples/s
+inline constexpr const char* kTestLoss = "test/loss";                    // mean cross-entropy, nats
+inline constexpr const char* kTestAccuracy = "test/accuracy";            // fraction in [0, 1]
+inline constexpr const char* kStepMs = "time/step_ms";                   // ms per step
+inline constexpr const char* kComputeMs = "time/compute_ms";             // ms per step
+inline constexpr const char* kAllreduceMs = "time/allreduce_ms";         // ms per step
+inline constexpr const char* kExposedCommMs = "time/exposed_comm_ms";    // ms per step
+inline constexpr const char* kCommBytes = "comm/bytes";       // bytes all-reduced per step
+inline constexpr const char* kCommAlgbw = "comm/algbw_GBps";  // GB/s (1e9 bytes/s)
+inline constexpr const char* kCommBusbw = "comm/busbw_GBps";  // GB/s (1e9 bytes/s)
 inline constexpr const char* kNodeCpuPct = "node/cpu_pct";
 inline constexpr const char* kNodeMemUsedMiB = "node/mem_used_MiB";
 inline constexpr const char* kNodeNetRxMBps = "node/net_rx_MBps";

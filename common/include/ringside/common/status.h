@@ -25,7 +25,9 @@ class Status {
 
   Status() = default;
   static Status ok() { return Status(); }
-  static Status invalidArgument(std::string msg) { return {Code::kInvalidArgument, std::move(msg)}; }
+  static Status invalidArgument(std::string msg) {
+    return {Code::kInvalidArgument, std::move(msg)};
+  }
   static Status notFound(std::string msg) { return {Code::kNotFound, std::move(msg)}; }
   static Status corruption(std::string msg) { return {Code::kCorruption, std::move(msg)}; }
   static Status ioError(std::string msg) { return {Code::kIOError, std::move(msg)}; }
@@ -50,7 +52,7 @@ class Status {
 template <typename T>
 class Result {
  public:
-  Result(T value) : value_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  Result(T value) : value_(std::move(value)) {}         // NOLINT(google-explicit-constructor)
   Result(Status status) : status_(std::move(status)) {  // NOLINT(google-explicit-constructor)
     assert(!status_.isOk() && "Result needs a value or an error");
   }
@@ -71,8 +73,8 @@ class Result {
 }  // namespace ringside
 
 // Returns the Status of `expr` from the enclosing function when it is not OK.
-#define RINGSIDE_RETURN_IF_ERROR(expr)            \
-  do {                                            \
-    ::ringside::Status ringside_status_ = (expr); \
+#define RINGSIDE_RETURN_IF_ERROR(expr)                     \
+  do {                                                     \
+    ::ringside::Status ringside_status_ = (expr);          \
     if (!ringside_status_.isOk()) return ringside_status_; \
   } while (0)

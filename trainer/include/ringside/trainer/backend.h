@@ -43,10 +43,10 @@ struct EvalSums {
 struct BackendOptions {
   MlpLayout layout;
   OptimizerConfig optimizer;
-  uint64_t seed = 0;          // parameter initialisation seed (used on rank 0)
-  int maxBatch = 0;           // largest batch passed to trainStep or evaluate
+  uint64_t seed = 0;               // parameter initialisation seed (used on rank 0)
+  int maxBatch = 0;                // largest batch passed to trainStep or evaluate
   size_t bucketBytes = 25u << 20;  // gradient bucket cap (DDP's bucket_cap_mb = 25)
-  int threads = 1;            // mpi backend: BLAS threads per rank
+  int threads = 1;                 // mpi backend: BLAS threads per rank
 };
 
 class Backend {
@@ -84,8 +84,9 @@ std::unique_ptr<Backend> makeCpuBackend(Communicator& comm, BackendOptions optio
 bool ncclBackendBuilt();
 // The number of CUDA devices this process can see (0 without a GPU, a driver, or the nccl build).
 int visibleGpuCount();
-// The NCCL backend over `comm`, on GPU comm.localRank() % visibleGpuCount(). Errors: InvalidArgument
-// when the build has no nccl backend or no GPU is visible; Internal for CUDA/NCCL failures.
+// The NCCL backend over `comm`, on GPU comm.localRank() % visibleGpuCount(). Errors:
+// InvalidArgument when the build has no nccl backend or no GPU is visible; Internal for CUDA/NCCL
+// failures.
 Result<std::unique_ptr<Backend>> makeNcclBackend(Communicator& comm, BackendOptions options);
 
 // kAuto picks nccl where a GPU is visible, else mpi. Errors as makeNcclBackend.

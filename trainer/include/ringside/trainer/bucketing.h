@@ -1,7 +1,8 @@
-// Gradient buckets, as PyTorch DistributedDataParallel forms them (torch/nn/parallel/distributed.py,
-// bucket_cap_mb): parameters are taken in reverse layer order, the order backward produces their
-// gradients, and a bucket is closed once it holds at least the cap. A layer is never split. Because
-// the flat buffer is in forward layer order, each bucket is one contiguous range of it.
+// Gradient buckets, as PyTorch DistributedDataParallel forms them
+// (torch/nn/parallel/distributed.py, bucket_cap_mb): parameters are taken in reverse layer order,
+// the order backward produces their gradients, and a bucket is closed once it holds at least the
+// cap. A layer is never split. Because the flat buffer is in forward layer order, each bucket is
+// one contiguous range of it.
 #pragma once
 
 #include <cstddef>

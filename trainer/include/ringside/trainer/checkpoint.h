@@ -15,18 +15,18 @@ inline constexpr uint32_t kCheckpointVersion = 1;
 inline constexpr const char* kCheckpointExtension = ".rsck";
 
 struct TrainingCheckpoint {
-  std::vector<int> layerSizes;     // {inputDim, hidden..., numClasses}
+  std::vector<int> layerSizes;  // {inputDim, hidden..., numClasses}
   OptimizerKind optimizer = OptimizerKind::kSgd;
-  int64_t step = 0;                // global optimizer steps completed
-  int64_t epoch = 0;               // epoch of the next step
-  int64_t stepInEpoch = 0;         // position of the next step in its epoch (sampler state)
-  uint64_t seed = 0;               // the run seed: the shuffle of every epoch derives from it
-                                   // (sampler.h), so it is the whole RNG state of a run
-  int64_t globalBatch = 0;         // the sampler's global batch when written
-  int64_t trainSamples = 0;        // training-set size when written
-  int32_t worldSize = 0;           // informational: a run may resume at another world size
-  std::vector<float> params;       // [numParams], flat layout of mlp.h
-  OptimizerState optimizerState;   // buffers in the same layout
+  int64_t step = 0;               // global optimizer steps completed
+  int64_t epoch = 0;              // epoch of the next step
+  int64_t stepInEpoch = 0;        // position of the next step in its epoch (sampler state)
+  uint64_t seed = 0;              // the run seed: the shuffle of every epoch derives from it
+                                  // (sampler.h), so it is the whole RNG state of a run
+  int64_t globalBatch = 0;        // the sampler's global batch when written
+  int64_t trainSamples = 0;       // training-set size when written
+  int32_t worldSize = 0;          // informational: a run may resume at another world size
+  std::vector<float> params;      // [numParams], flat layout of mlp.h
+  OptimizerState optimizerState;  // buffers in the same layout
 };
 
 // Writes `checkpoint` to `path` atomically: a temporary file in the same directory, fsync, then

@@ -16,11 +16,11 @@ inline constexpr const char* kDefaultDataDir = "/usr/share/datasets/fashion-mnis
 // One split (train or test) of an image dataset. Pixels stay uint8 in memory (a quarter of the
 // float size); gatherBatch() scales them to [0, 1] and normalizes on the fly.
 struct ImageDataset {
-  int64_t count = 0;     // number of samples
-  int featureDim = 0;    // pixels per sample (rows * cols, 784 for MNIST)
-  int numClasses = 0;    // 1 + the largest label
-  std::vector<uint8_t> pixels;   // [count, featureDim], row-major
-  std::vector<int32_t> labels;   // [count]
+  int64_t count = 0;            // number of samples
+  int featureDim = 0;           // pixels per sample (rows * cols, 784 for MNIST)
+  int numClasses = 0;           // 1 + the largest label
+  std::vector<uint8_t> pixels;  // [count, featureDim], row-major
+  std::vector<int32_t> labels;  // [count]
 };
 
 // Normalization applied to pixel p (uint8): x = (p / 255 - mean) / std.

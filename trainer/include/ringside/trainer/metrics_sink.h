@@ -19,10 +19,10 @@ namespace ringside::trainer {
 
 // One metrics sample: values of several metric names at one step.
 struct MetricRecord {
-  int64_t step = 0;          // global optimizer steps completed (the first step logs 1)
-  int64_t epoch = 0;         // 0-based epoch the step belongs to
-  double wallTime = 0.0;     // Unix time, seconds
-  std::optional<int> rank;   // set for one rank's own values; absent for global values
+  int64_t step = 0;         // global optimizer steps completed (the first step logs 1)
+  int64_t epoch = 0;        // 0-based epoch the step belongs to
+  double wallTime = 0.0;    // Unix time, seconds
+  std::optional<int> rank;  // set for one rank's own values; absent for global values
   std::vector<std::pair<std::string, double>> values;  // metric name (metric_names.h) -> value
 };
 

@@ -17,8 +17,8 @@
 namespace ringside::trainer {
 
 struct LinearLayerShape {
-  int in = 0;    // input features
-  int out = 0;   // output features
+  int in = 0;               // input features
+  int out = 0;              // output features
   size_t weightOffset = 0;  // into the flat parameter buffer, elements
   size_t biasOffset = 0;    // = weightOffset + in * out
   size_t paramCount() const { return size_t(in) * out + out; }

@@ -15,12 +15,12 @@ enum class OptimizerKind { kSgd, kAdamW };
 
 struct OptimizerConfig {
   OptimizerKind kind = OptimizerKind::kSgd;
-  double momentum = 0.9;      // SGD momentum (0 disables the buffer)
-  bool nesterov = false;      // SGD Nesterov momentum (needs momentum > 0)
-  double weightDecay = 0.0;   // SGD: L2 added to the gradient; AdamW: decoupled decay
-  double beta1 = 0.9;         // AdamW first-moment decay
-  double beta2 = 0.999;       // AdamW second-moment decay
-  double epsilon = 1e-8;      // AdamW denominator term
+  double momentum = 0.9;     // SGD momentum (0 disables the buffer)
+  bool nesterov = false;     // SGD Nesterov momentum (needs momentum > 0)
+  double weightDecay = 0.0;  // SGD: L2 added to the gradient; AdamW: decoupled decay
+  double beta1 = 0.9;        // AdamW first-moment decay
+  double beta2 = 0.999;      // AdamW second-moment decay
+  double epsilon = 1e-8;     // AdamW denominator term
 };
 
 // Everything an optimizer carries between steps; the checkpoint stores it.
@@ -55,10 +55,10 @@ enum class LrScheduleKind { kConstant, kStep, kCosine };
 struct LrScheduleConfig {
   LrScheduleKind kind = LrScheduleKind::kConstant;
   double baseLr = 0.1;
-  int64_t warmupSteps = 0;     // linear warm-up from baseLr / warmupSteps up to baseLr
-  double stepEpochs = 1.0;     // kStep: multiply by gamma every stepEpochs epochs
-  double gamma = 0.1;          // kStep: decay factor
-  double minLr = 0.0;          // kCosine: the rate at the last step
+  int64_t warmupSteps = 0;  // linear warm-up from baseLr / warmupSteps up to baseLr
+  double stepEpochs = 1.0;  // kStep: multiply by gamma every stepEpochs epochs
+  double gamma = 0.1;       // kStep: decay factor
+  double minLr = 0.0;       // kCosine: the rate at the last step
 };
 
 const char* lrScheduleName(LrScheduleKind kind);

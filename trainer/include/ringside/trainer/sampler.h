@@ -40,7 +40,10 @@ class DistributedSampler {
  private:
   DistributedSampler(int64_t datasetSize, int64_t globalBatch, int worldSize, int rank,
                      uint64_t seed)
-      : datasetSize_(datasetSize), globalBatch_(globalBatch), worldSize_(worldSize), rank_(rank),
+      : datasetSize_(datasetSize),
+        globalBatch_(globalBatch),
+        worldSize_(worldSize),
+        rank_(rank),
         seed_(seed) {}
 
   int64_t datasetSize_;

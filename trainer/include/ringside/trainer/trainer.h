@@ -18,11 +18,11 @@
 namespace ringside::trainer {
 
 struct TrainingOutcome {
-  bool stopped = false;          // true when a stop request (SIGTERM) ended the run early
-  int64_t steps = 0;             // global steps completed
-  double testLoss = 0.0;         // of the last evaluation
-  double testAccuracy = 0.0;     // of the last evaluation, in [0, 1]
-  std::string checkpointPath;    // the last checkpoint written ("" when none)
+  bool stopped = false;        // true when a stop request (SIGTERM) ended the run early
+  int64_t steps = 0;           // global steps completed
+  double testLoss = 0.0;       // of the last evaluation
+  double testAccuracy = 0.0;   // of the last evaluation, in [0, 1]
+  std::string checkpointPath;  // the last checkpoint written ("" when none)
 };
 
 class Trainer {

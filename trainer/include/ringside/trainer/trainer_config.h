@@ -28,7 +28,7 @@ struct TrainerConfig {
   // Schedule
   int epochs = 3;
   int64_t globalBatch = 128;
-  int64_t maxSteps = 0;      // 0 = epochs decide; else stop after this many global steps
+  int64_t maxSteps = 0;  // 0 = epochs decide; else stop after this many global steps
   // Optimizer
   std::string optimizer = "sgd";
   double lr = 0.1;
