@@ -2,7 +2,7 @@
 """PyTorch reference for bench/trainer_vs_pytorch, and the report that compares both sides.
 
   pytorch_ddp_mlp.py train  --world N --epochs E --out RESULT.json [--data DIR] [--seed S]
-  pytorch_ddp_mlp.py report --epochs E --ours1 END.json --ours2 END.json
+  pytorch_ddp_mlp.py report --epochs E --ours1 OURS1.jsonl --ours2 OURS2.jsonl
                             --torch1 RESULT.json --torch2 RESULT.json [--ours-nocomm NOCOMM.json]
 
 `train` mirrors ringside-trainer's default run (docs in bench/README.md): MLP 784-256-128-10,
@@ -192,7 +192,6 @@ def train_worker(rank, args, port):
         return loss
 
     epoch_seconds, epoch_log = [], []
-    loss = None
     for epoch in range(args.epochs):
         # One permutation per epoch, the same on every rank (DistributedSampler's scheme).
         order = torch.randperm(x_train.shape[0], generator=torch.Generator().manual_seed(
@@ -293,11 +292,41 @@ def load_json(path):
         return json.load(f)
 
 
+# The trainer's configuration this reference mirrors; checked against ours' "start" record.
+EXPECTED_CONFIG = {"hidden": list(LAYERS[1:-1]), "global_batch": GLOBAL_BATCH, "optimizer": "sgd",
+                   "lr": LR, "momentum": MOMENTUM, "nesterov": True, "weight_decay": 0.0,
+                   "lr_schedule": "cosine", "warmup_steps": 0, "lr_min": 0.0, "threads": 1,
+                   "train_samples": 0, "max_steps": 0}
+
+
+def load_ours(path):
+    """The trainer's JSON Lines output: returns its end record with the start record under "start"."""
+    start, end = None, None
+    with open(path) as f:
+        for line in f:
+            record = json.loads(line)
+            if record.get("type") == "start":
+                start = record
+            elif record.get("type") == "end":
+                end = record
+    if end is None:
+        raise SystemExit(f"{path}: no end record")
+    end["start"] = start
+    return end
+
+
+def number(value):
+    """A metric as float; NaN where the producer wrote null (nlohmann::json writes NaN as null)."""
+    return float(value) if isinstance(value, (int, float)) else float("nan")
+
+
 def cmd_report(args):
     fps = flops_per_sample()
-    ours = {1: load_json(args.ours1), 2: load_json(args.ours2)}
+    ours = {1: load_ours(args.ours1), 2: load_ours(args.ours2)}
     torch_runs = {1: load_json(args.torch1), 2: load_json(args.torch2)}
     rows = []  # (label, samples/s, epoch s, accuracy, loss, exposed ms, GFLOP/s)
+    for r in list(ours.values()) + list(torch_runs.values()):
+        r["test_accuracy"], r["test_loss"] = number(r.get("test_accuracy")), number(r.get("test_loss"))
     for world in (1, 2):
         o, t = ours[world], torch_runs[world]
         rows.append((f"ours-{world}", o["samples_per_s"], o["train_seconds"] / args.epochs,
@@ -335,6 +364,10 @@ def cmd_report(args):
             print(f"; DDP logger (sampled): comm {d['avg_backward_comm_time'] / 1e6:.3f} ms, "
                   f"overlapped {d.get('avg_backward_compute_comm_overlap_time', 0) / 1e6:.3f} ms", end="")
         print()
+    plain = GLOBAL_BATCH / (torch_runs[1]["exposed_comm"]["no_sync_step_ms"] * 1e-3)
+    print(f"  torch-1 is DDP at world size 1, which still runs a gloo all-reduce every step (ours "
+          f"skips it); its no_sync() step approximates a plain model without DDP: {plain:.0f} "
+          f"samples/s, ours-1/that = {ours[1]['samples_per_s'] / plain:.2f}x")
     if args.ours_nocomm:
         nocomm = load_json(args.ours_nocomm)
         o2 = ours[2]
@@ -356,6 +389,19 @@ def cmd_report(args):
                   f"finite: {'PASS' if ok else 'FAIL'}")
             if not ok:
                 failures.append(f"{label}-{world} accuracy {acc} / loss {loss}")
+
+    for world, r in ours.items():
+        start = r["start"] or {}
+        config = start.get("config", {})
+        wrong = {k: config.get(k) for k, v in EXPECTED_CONFIG.items() if config.get(k) != v}
+        if start.get("world_size") != world:
+            wrong["world_size"] = start.get("world_size")
+        if r.get("step") != torch_runs[world]["steps"]:
+            wrong["steps run"] = r.get("step")
+        print(f"  ours-{world}: configuration and steps as the reference's "
+              f"({torch_runs[world]['steps']} steps): {'FAIL ' + str(wrong) if wrong else 'PASS'}")
+        if wrong:
+            failures.append(f"ours-{world} differs from the reference: {wrong}")
 
     print("targets:")
     ratio = ours[2]["samples_per_s"] / torch_runs[2]["samples_per_s"]
