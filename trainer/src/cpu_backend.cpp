@@ -101,13 +101,10 @@ class CpuBackend final : public Backend {
       }
     }
     const Clock::time_point commDone = Clock::now();
-    if (distributed) {
-      // Sum -> mean over the world size (DDP divides the gradients the same way).
-      const float scale = 1.0f / static_cast<float>(comm_.worldSize());
-      for (float& g : grads_) g *= scale;
-    }
+    // Sum -> mean over the world size (DDP divides the gradients the same way), folded into the
+    // update.
     optimizerStep(options_.optimizer, lr, params_.data(), grads_.data(), grads_.size(),
-                  &optimizerState_);
+                  &optimizerState_, 1.0f / static_cast<float>(comm_.worldSize()));
     const Clock::time_point end = Clock::now();
 
     timings->stepMs = msBetween(start, end);

@@ -26,38 +26,73 @@ OptimizerState makeOptimizerState(const OptimizerConfig& config, size_t numParam
   return state;
 }
 
+namespace {
+
+// The per-element loops, one per update rule, free of branches and aliasing so that the compiler
+// vectorises them; target_clones adds AVX2 and AVX-512 versions picked at load time (the build
+// targets plain x86-64).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
+    !defined(__SANITIZE_ADDRESS__)
+#define RINGSIDE_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define RINGSIDE_VECTOR_CLONES
+#endif
+
+RINGSIDE_VECTOR_CLONES
+void sgdPlain(float* __restrict params, const float* __restrict grads, size_t count, float scale,
+              float rate, float decay) {
+  for (size_t i = 0; i < count; ++i) params[i] -= rate * (grads[i] * scale + decay * params[i]);
+}
+
+RINGSIDE_VECTOR_CLONES
+void sgdMomentum(float* __restrict params, const float* __restrict grads, float* __restrict buf,
+                 size_t count, float scale, float rate, float decay, float momentum,
+                 float keep, float nesterov) {
+  // keep = 0 on the first step (buf = g), else 1 (buf = momentum * buf + g);
+  // nesterov = 1 adds the look-ahead term g + momentum * buf, 0 uses buf alone.
+  for (size_t i = 0; i < count; ++i) {
+    const float g = grads[i] * scale + decay * params[i];
+    const float b = keep * momentum * buf[i] + g;
+    buf[i] = b;
+    params[i] -= rate * (nesterov * g + (nesterov * momentum + (1.0f - nesterov)) * b);
+  }
+}
+
+RINGSIDE_VECTOR_CLONES
+void adamW(float* __restrict params, const float* __restrict grads, float* __restrict m,
+           float* __restrict v, size_t count, float scale, float rate, float decay, float b1,
+           float b2, float stepSize, float sqrtCorrection2, float eps) {
+  for (size_t i = 0; i < count; ++i) {
+    const float g = grads[i] * scale;
+    float p = params[i] * (1.0f - rate * decay);
+    m[i] = b1 * m[i] + (1.0f - b1) * g;
+    v[i] = b2 * v[i] + (1.0f - b2) * g * g;
+    p -= stepSize * m[i] / (std::sqrt(v[i]) / sqrtCorrection2 + eps);
+    params[i] = p;
+  }
+}
+
+}  // namespace
+
 void optimizerStep(const OptimizerConfig& config, double lr, float* params, const float* grads,
-                   size_t count, OptimizerState* state) {
+                   size_t count, OptimizerState* state, float gradScale) {
   const float rate = static_cast<float>(lr);
   const float decay = static_cast<float>(config.weightDecay);
   if (config.kind == OptimizerKind::kSgd) {
-    const float momentum = static_cast<float>(config.momentum);
-    float* buf = state->buffers.empty() ? nullptr : state->buffers[0].data();
-    const bool first = state->stepCount == 0;
-    for (size_t i = 0; i < count; ++i) {
-      float g = grads[i] + decay * params[i];
-      if (buf != nullptr) {
-        buf[i] = first ? g : momentum * buf[i] + g;
-        g = config.nesterov ? g + momentum * buf[i] : buf[i];
-      }
-      params[i] -= rate * g;
+    if (state->buffers.empty()) {
+      sgdPlain(params, grads, count, gradScale, rate, decay);
+    } else {
+      sgdMomentum(params, grads, state->buffers[0].data(), count, gradScale, rate, decay,
+                  static_cast<float>(config.momentum), state->stepCount == 0 ? 0.0f : 1.0f,
+                  config.nesterov ? 1.0f : 0.0f);
     }
   } else {
     const double t = static_cast<double>(state->stepCount + 1);
-    const float b1 = static_cast<float>(config.beta1);
-    const float b2 = static_cast<float>(config.beta2);
     const float correction1 = static_cast<float>(1.0 - std::pow(config.beta1, t));
-    const float sqrtCorrection2 = static_cast<float>(std::sqrt(1.0 - std::pow(config.beta2, t)));
-    const float eps = static_cast<float>(config.epsilon);
-    const float stepSize = rate / correction1;
-    float* m = state->buffers[0].data();
-    float* v = state->buffers[1].data();
-    for (size_t i = 0; i < count; ++i) {
-      params[i] *= 1.0f - rate * decay;
-      m[i] = b1 * m[i] + (1.0f - b1) * grads[i];
-      v[i] = b2 * v[i] + (1.0f - b2) * grads[i] * grads[i];
-      params[i] -= stepSize * m[i] / (std::sqrt(v[i]) / sqrtCorrection2 + eps);
-    }
+    adamW(params, grads, state->buffers[0].data(), state->buffers[1].data(), count, gradScale,
+          rate, decay, static_cast<float>(config.beta1), static_cast<float>(config.beta2),
+          rate / correction1, static_cast<float>(std::sqrt(1.0 - std::pow(config.beta2, t))),
+          static_cast<float>(config.epsilon));
   }
   ++state->stepCount;
 }

@@ -41,14 +41,15 @@ int optimizerBufferCount(const OptimizerConfig& config);
 // Zeroed state for `numParams` parameters.
 OptimizerState makeOptimizerState(const OptimizerConfig& config, size_t numParams);
 
-// One update of params[count] with grads[count] at learning rate lr; advances state.stepCount.
+// One update of params[count] with grads[count] * gradScale at learning rate lr (gradScale folds
+// the data-parallel averaging 1 / worldSize into the update); advances state.stepCount.
 // SGD:   g += wd * p; buf = step == 0 ? g : momentum * buf + g; g = nesterov ? g + momentum * buf
 //        : buf; p -= lr * g.
 // AdamW: p *= 1 - lr * wd; m = b1 m + (1 - b1) g; v = b2 v + (1 - b2) g^2;
 //        p -= lr * (m / (1 - b1^t)) / (sqrt(v / (1 - b2^t)) + eps), t = step + 1.
 // Not thread-safe for the same state.
 void optimizerStep(const OptimizerConfig& config, double lr, float* params, const float* grads,
-                   size_t count, OptimizerState* state);
+                   size_t count, OptimizerState* state, float gradScale = 1.0f);
 
 enum class LrScheduleKind { kConstant, kStep, kCosine };
 
