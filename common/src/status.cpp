@@ -19,6 +19,10 @@ const char* codeName(Status::Code code) {
       return "Internal";
     case Status::Code::kAborted:
       return "Aborted";
+    case Status::Code::kResourceExhausted:
+      return "ResourceExhausted";
+    case Status::Code::kFailedPrecondition:
+      return "FailedPrecondition";
   }
   return "Unknown";
 }

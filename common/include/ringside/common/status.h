@@ -21,6 +21,8 @@ class Status {
     kIOError,          // the OS refused a read or write
     kInternal,         // a failed library call (MPI, CUDA, NCCL, BLAS)
     kAborted,          // stopped on request or because another rank failed
+    kResourceExhausted,  // not enough of something (free slots, queue space)
+    kFailedPrecondition, // the system is not in a state that allows the call (node draining)
   };
 
   Status() = default;
@@ -33,6 +35,12 @@ class Status {
   static Status ioError(std::string msg) { return {Code::kIOError, std::move(msg)}; }
   static Status internal(std::string msg) { return {Code::kInternal, std::move(msg)}; }
   static Status aborted(std::string msg) { return {Code::kAborted, std::move(msg)}; }
+  static Status resourceExhausted(std::string msg) {
+    return {Code::kResourceExhausted, std::move(msg)};
+  }
+  static Status failedPrecondition(std::string msg) {
+    return {Code::kFailedPrecondition, std::move(msg)};
+  }
 
   bool isOk() const { return code_ == Code::kOk; }
   Code code() const { return code_; }

@@ -1,0 +1,68 @@
+// NvmlProbe: the NVIDIA GPU backend. NVML (libnvidia-ml, shipped with the driver) is loaded at run
+// time with dlopen and called through the agent's own minimal declarations (nvtop's approach), so
+// the agent builds and runs on machines without the NVIDIA driver: there init() returns NotFound
+// and the node reports no GPUs (DESIGN.md decision 10).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ringside/agent/gpu_probe.h"
+#include "ringside/common/status.h"
+
+namespace ringside::agent {
+
+// The NVML library's soname, as the driver installs it (the unversioned libnvidia-ml.so is only
+// in the development package).
+inline constexpr const char* kNvmlLibraryName = "libnvidia-ml.so.1";
+
+// NVML reports the CUDA driver version as 1000 * major + 10 * minor (NVML API reference,
+// nvmlSystemGetCudaDriverVersion, and its macros NVML_CUDA_DRIVER_VERSION_MAJOR/MINOR):
+// 12040 -> "12.4", 13000 -> "13.0". Returns "" for a non-positive value.
+std::string formatCudaDriverVersion(int version);
+
+class NvmlProbe final : public GpuProbe {
+ public:
+  // `libraryPath` is passed to dlopen as is: a soname searched on the library path, or a file
+  // path (tests point it at a missing file or at a fake NVML). Loads nothing until init().
+  explicit NvmlProbe(std::string libraryPath = kNvmlLibraryName);
+  // Calls nvmlShutdown when init() succeeded and unloads the library.
+  ~NvmlProbe() override;
+  NvmlProbe(const NvmlProbe&) = delete;
+  NvmlProbe& operator=(const NvmlProbe&) = delete;
+
+  std::string backendName() const override { return "nvml"; }
+
+  // dlopen()s the library, resolves symbols (versioned names such as nvmlInit_v2 first, then the
+  // unversioned ones), calls nvmlInit and reads the static info of every device.
+  // Errors: NotFound when the library cannot be loaded or lacks a required symbol (nvmlInit,
+  // nvmlShutdown, nvmlDeviceGetCount, nvmlDeviceGetHandleByIndex); Internal when nvmlInit or
+  // nvmlDeviceGetCount fail (message has nvmlErrorString's text and the NVML code). After an
+  // error the library is unloaded and the probe reports no GPUs. A missing optional symbol
+  // (name, UUID, memory, utilization, power, temperature, versions) only makes that value absent.
+  // A device whose handle cannot be obtained (e.g. NVML_ERROR_NO_PERMISSION) is left out.
+  Status init() override;
+
+  std::vector<GpuStaticInfo> devices() const override { return devices_; }
+
+  // Reads utilization (nvmlDeviceGetUtilizationRates, .gpu), used memory
+  // (nvmlDeviceGetMemoryInfo, bytes -> MiB), power (nvmlDeviceGetPowerUsage, mW -> W) and
+  // temperature (nvmlDeviceGetTemperature, NVML_TEMPERATURE_GPU, degrees C). Any call that
+  // returns an error (NVML_ERROR_NOT_SUPPORTED, NVML_ERROR_GPU_IS_LOST, ...) leaves that value
+  // absent. Cost: a few NVML calls per device, well under a millisecond on a healthy driver.
+  std::vector<GpuSample> sample() override;
+
+ private:
+  struct Api;  // resolved NVML entry points, declared in nvml_probe.cpp
+  void unload();
+
+  std::string library_path_;
+  void* library_ = nullptr;  // dlopen handle
+  std::unique_ptr<Api> api_;
+  bool initialized_ = false;    // nvmlInit succeeded, nvmlShutdown is owed
+  std::vector<void*> handles_;  // nvmlDevice_t per entry of devices_
+  std::vector<GpuStaticInfo> devices_;
+};
+
+}  // namespace ringside::agent

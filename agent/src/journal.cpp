@@ -1,0 +1,644 @@
+#include "ringside/agent/journal.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <mutex>
+#include <unordered_map>
+#include <utility>
+
+#include "journal_schema.h"
+#include "journal_sqlite.h"
+
+namespace ringside::agent {
+
+using sqlite::Connection;
+using sqlite::Statement;
+
+bool isEndedState(v1::RunState state) {
+  return state == v1::COMPLETED || state == v1::FAILED || state == v1::STOPPED;
+}
+
+namespace {
+
+constexpr const char* kEndedStates = "(4, 5, 6)";  // COMPLETED, FAILED, STOPPED
+
+// A run as the write path sees it.
+struct RunKey {
+  int64_t key = 0;
+  uint64_t lastSeq = 0;
+};
+
+Status prepareAll(sqlite3* db, std::initializer_list<std::pair<Statement*, const char*>> list) {
+  for (const auto& [statement, sql] : list) {
+    auto prepared = Statement::prepare(db, sql);
+    if (!prepared.isOk()) return prepared.status();
+    *statement = std::move(prepared).value();
+  }
+  return Status::ok();
+}
+
+Result<StoredRun> readRunRow(const Statement& row, int firstColumn) {
+  // Columns from firstColumn: info, last_seq, pid, pgid.
+  StoredRun run;
+  const std::string_view blob = row.columnBlob(firstColumn);
+  if (!run.info.ParseFromArray(blob.data(), static_cast<int>(blob.size()))) {
+    return Status::corruption("journal holds a run record whose RunInfo does not parse");
+  }
+  run.info.set_last_seq(static_cast<uint64_t>(row.columnInt(firstColumn + 1)));
+  if (!row.columnIsNull(firstColumn + 2)) run.process.pid = row.columnInt(firstColumn + 2);
+  if (!row.columnIsNull(firstColumn + 3)) run.process.pgid = row.columnInt(firstColumn + 3);
+  return run;
+}
+
+}  // namespace
+
+struct Journal::Impl {
+  JournalOptions options;
+
+  // Write path: one connection, serialized by writeMutex (recursive so that the appends made in
+  // inTransaction's body re-enter it on the same thread).
+  std::recursive_mutex writeMutex;
+  Connection writer;   // guarded by writeMutex
+  int groupDepth = 0;  // guarded by writeMutex; > 0 inside inTransaction
+  std::unordered_map<std::string, int64_t> keyIds;  // guarded by writeMutex; metric name -> key_id
+  Statement findRun, insertRun, upsertRunFull, upsertRunInfo, updateLastSeq, findKey, insertKey,
+      insertSample, insertLog, insertState, findRankBatch, countDuplicate, upsertRankBatch,
+      deleteRun;
+
+  // Read path: a second connection (query_only), serialized by readMutex.
+  std::mutex readMutex;
+  Connection reader;  // guarded by readMutex
+  Statement readRun, readRuns, readActiveRuns, readSamples, readLogs, readStates, readDeliveries;
+
+  Status prepareStatements();
+  Result<RunKey> lookupRun(const std::string& runId);
+  Result<int64_t> keyId(const std::string& name);
+  Status insertSampleRow(int64_t runKey, uint64_t seq, const v1::MetricSample& sample,
+                         int64_t keyId);
+  Status setLastSeq(const RunKey& run);
+  Status upsertRunRow(const v1::RunInfo& info, const ProcessIds* process);
+
+  // Runs `op` as one unit: a savepoint inside a group, otherwise its own IMMEDIATE transaction
+  // committed before returning. On failure everything `op` wrote is undone and the caches are
+  // dropped.
+  template <typename Op>
+  auto write(Op&& op) -> decltype(op());
+};
+
+Status Journal::Impl::prepareStatements() {
+  RINGSIDE_RETURN_IF_ERROR(prepareAll(
+      writer.get(),
+      {
+          {&findRun, "SELECT run_key, last_seq FROM runs WHERE run_id = ?1"},
+          {&upsertRunFull,
+           "INSERT INTO runs (run_id, info, state, created_time, end_time, run_dir, pid, pgid) "
+           "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT (run_id) DO UPDATE SET "
+           "info = excluded.info, state = excluded.state, created_time = excluded.created_time, "
+           "end_time = excluded.end_time, run_dir = excluded.run_dir, pid = excluded.pid, "
+           "pgid = excluded.pgid"},
+          {&upsertRunInfo,
+           "INSERT INTO runs (run_id, info, state, created_time, end_time, run_dir) "
+           "VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (run_id) DO UPDATE SET "
+           "info = excluded.info, state = excluded.state, created_time = excluded.created_time, "
+           "end_time = excluded.end_time, run_dir = excluded.run_dir"},
+          {&updateLastSeq, "UPDATE runs SET last_seq = ?2 WHERE run_key = ?1"},
+          {&findKey, "SELECT key_id FROM metric_keys WHERE name = ?1"},
+          {&insertKey, "INSERT INTO metric_keys (name) VALUES (?1)"},
+          {&insertSample,
+           "INSERT INTO metric_samples (run_key, seq, step, epoch, wall_time, rank, key_id, "
+           "value) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"},
+          {&insertLog,
+           "INSERT INTO log_lines (run_key, seq, wall_time, stream, text) "
+           "VALUES (?1, ?2, ?3, ?4, ?5)"},
+          {&insertState, "INSERT INTO state_events (run_key, seq, info) VALUES (?1, ?2, ?3)"},
+          {&findRankBatch,
+           "SELECT last_batch_seq FROM rank_batches WHERE run_key = ?1 AND rank = ?2"},
+          {&countDuplicate,
+           "UPDATE rank_batches SET duplicates = duplicates + 1 WHERE run_key = ?1 AND rank = ?2"},
+          {&upsertRankBatch,
+           "INSERT INTO rank_batches (run_key, rank, last_batch_seq, batches, points, missing, "
+           "dropped_total) VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6) ON CONFLICT (run_key, rank) DO "
+           "UPDATE SET last_batch_seq = excluded.last_batch_seq, batches = batches + 1, "
+           "points = points + excluded.points, missing = missing + excluded.missing, "
+           "dropped_total = excluded.dropped_total"},
+          {&deleteRun, "DELETE FROM runs WHERE run_key = ?1"},
+      }));
+  return prepareAll(
+      reader.get(),
+      {
+          {&readRun, "SELECT run_key, info, last_seq, pid, pgid FROM runs WHERE run_id = ?1"},
+          {&readRuns, "SELECT run_key, info, last_seq, pid, pgid FROM runs ORDER BY run_key"},
+          {&readActiveRuns,
+           "SELECT run_key, info, last_seq, pid, pgid FROM runs WHERE state NOT IN (4, 5, 6) "
+           "ORDER BY run_key"},
+          {&readSamples,
+           "SELECT s.seq, s.step, s.epoch, s.wall_time, s.rank, k.name, s.value "
+           "FROM metric_samples s JOIN metric_keys k ON k.key_id = s.key_id "
+           "WHERE s.run_key = ?1 AND s.seq > ?2 AND s.seq <= ?3 ORDER BY s.seq"},
+          {&readLogs,
+           "SELECT seq, wall_time, stream, text FROM log_lines "
+           "WHERE run_key = ?1 AND seq > ?2 AND seq <= ?3 ORDER BY seq"},
+          {&readStates,
+           "SELECT seq, info FROM state_events WHERE run_key = ?1 AND seq > ?2 AND seq <= ?3 "
+           "ORDER BY seq"},
+          {&readDeliveries,
+           "SELECT rank, last_batch_seq, batches, points, duplicates, missing, dropped_total "
+           "FROM rank_batches WHERE run_key = ?1 ORDER BY rank"},
+      });
+}
+
+template <typename Op>
+auto Journal::Impl::write(Op&& op) -> decltype(op()) {
+  std::lock_guard lock(writeMutex);
+  const bool nested = groupDepth > 0;
+  // On its own: an IMMEDIATE transaction (the write lock is taken up front, waiting up to
+  // busy_timeout, so the read-then-write inside never fails to upgrade). Inside a group: a
+  // savepoint, so a failing append undoes only itself.
+  RINGSIDE_RETURN_IF_ERROR(writer.exec(nested ? "SAVEPOINT journal_write" : "BEGIN IMMEDIATE"));
+  auto result = op();
+  if (result.isOk()) {
+    Status done = writer.exec(nested ? "RELEASE journal_write" : "COMMIT");
+    if (done.isOk()) return result;
+    // A failed COMMIT leaves the transaction open: undo it so the next write starts clean.
+    writer.exec(nested ? "ROLLBACK TO journal_write" : "ROLLBACK");
+    if (nested) writer.exec("RELEASE journal_write");
+    keyIds.clear();
+    return done;
+  }
+  writer.exec(nested ? "ROLLBACK TO journal_write" : "ROLLBACK");
+  if (nested) writer.exec("RELEASE journal_write");
+  keyIds.clear();
+  return result;
+}
+
+Result<RunKey> Journal::Impl::lookupRun(const std::string& runId) {
+  findRun.bindText(1, runId);
+  auto row = findRun.step();
+  RunKey run;
+  if (row.isOk() && row.value()) {
+    run.key = findRun.columnInt(0);
+    run.lastSeq = static_cast<uint64_t>(findRun.columnInt(1));
+  }
+  findRun.reset();
+  if (!row.isOk()) return row.status();
+  if (!row.value()) {
+    return Status::notFound("run " + runId + " is not in the journal (launched by another agent?)");
+  }
+  return run;
+}
+
+Result<int64_t> Journal::Impl::keyId(const std::string& name) {
+  if (auto it = keyIds.find(name); it != keyIds.end()) return it->second;
+  findKey.bindText(1, name);
+  auto row = findKey.step();
+  const bool found = row.isOk() && row.value();
+  int64_t id = found ? findKey.columnInt(0) : 0;
+  findKey.reset();
+  if (!row.isOk()) return row.status();
+  if (!found) {
+    insertKey.bindText(1, name);
+    RINGSIDE_RETURN_IF_ERROR(insertKey.run());
+    id = sqlite3_last_insert_rowid(writer.get());
+  }
+  keyIds.emplace(name, id);
+  return id;
+}
+
+Status Journal::Impl::insertSampleRow(int64_t runKey, uint64_t seq, const v1::MetricSample& sample,
+                                      int64_t keyId) {
+  insertSample.bindInt(1, runKey);
+  insertSample.bindInt(2, static_cast<int64_t>(seq));
+  insertSample.bindInt(3, sample.step());
+  insertSample.bindInt(4, sample.epoch());
+  insertSample.bindDouble(5, sample.wall_time());
+  insertSample.bindInt(6, sample.rank());
+  insertSample.bindInt(7, keyId);
+  // SQLite stores NaN as NULL; the read path turns NULL back into NaN.
+  insertSample.bindDouble(8, sample.value());
+  return insertSample.run();
+}
+
+Status Journal::Impl::setLastSeq(const RunKey& run) {
+  updateLastSeq.bindInt(1, run.key);
+  updateLastSeq.bindInt(2, static_cast<int64_t>(run.lastSeq));
+  return updateLastSeq.run();
+}
+
+Status Journal::Impl::upsertRunRow(const v1::RunInfo& info, const ProcessIds* process) {
+  if (info.run_id().empty()) return Status::invalidArgument("RunInfo has an empty run_id");
+  v1::RunInfo stored = info;
+  stored.set_last_seq(0);  // the last_seq column is the truth
+  const std::string blob = stored.SerializeAsString();
+  Statement& statement = process != nullptr ? upsertRunFull : upsertRunInfo;
+  statement.bindText(1, info.run_id());
+  statement.bindBlob(2, blob);
+  statement.bindInt(3, info.state());
+  statement.bindDouble(4, info.created_time());
+  statement.bindDouble(5, info.end_time());
+  statement.bindText(6, info.run_dir());
+  if (process != nullptr) {
+    process->pid ? statement.bindInt(7, *process->pid) : statement.bindNull(7);
+    process->pgid ? statement.bindInt(8, *process->pgid) : statement.bindNull(8);
+  }
+  return statement.run();
+}
+
+Journal::Journal(std::string path, std::unique_ptr<Impl> impl)
+    : path_(std::move(path)), impl_(std::move(impl)) {}
+
+Journal::~Journal() = default;
+
+Result<std::unique_ptr<Journal>> Journal::open(const std::string& path,
+                                               const JournalOptions& options) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  auto writer = Connection::open(path, /*create=*/true);
+  if (!writer.isOk()) return writer.status();
+  impl->writer = std::move(writer).value();
+  Connection& db = impl->writer;
+  sqlite3_busy_timeout(db.get(), options.busyTimeoutMs);
+  // journal_mode=WAL is persistent in the file; the other pragmas are per connection.
+  auto mode = Statement::prepare(db.get(), "PRAGMA journal_mode = WAL");
+  if (!mode.isOk()) return mode.status().withContext(path);
+  auto modeRow = mode->step();
+  if (!modeRow.isOk()) return modeRow.status().withContext(path);
+  if (!modeRow.value() || mode->columnText(0) != "wal") {
+    return Status::ioError("journal " + path +
+                           " cannot use WAL mode (a network file system?): put the agent's state "
+                           "directory on a local disk");
+  }
+  mode = Statement();
+  const std::string pragmas = std::string("PRAGMA synchronous = ") +
+                              (options.syncEveryCommit ? "FULL" : "NORMAL") +
+                              "; PRAGMA foreign_keys = ON";
+  RINGSIDE_RETURN_IF_ERROR(db.exec(pragmas.c_str()));
+  RINGSIDE_RETURN_IF_ERROR(migrateJournal(db, path));
+  // last_seq is written in the same transaction as the entries; re-derive it from the entries
+  // anyway so the next seq always continues after MAX(seq) stored.
+  RINGSIDE_RETURN_IF_ERROR(db.exec(
+      "UPDATE runs SET last_seq = max(last_seq,"
+      " coalesce((SELECT max(seq) FROM metric_samples m WHERE m.run_key = runs.run_key), 0),"
+      " coalesce((SELECT max(seq) FROM log_lines l WHERE l.run_key = runs.run_key), 0),"
+      " coalesce((SELECT max(seq) FROM state_events e WHERE e.run_key = runs.run_key), 0))"));
+
+  auto reader = Connection::open(path, /*create=*/false);
+  if (!reader.isOk()) return reader.status();
+  impl->reader = std::move(reader).value();
+  sqlite3_busy_timeout(impl->reader.get(), options.busyTimeoutMs);
+  RINGSIDE_RETURN_IF_ERROR(impl->reader.exec("PRAGMA query_only = ON"));
+  RINGSIDE_RETURN_IF_ERROR(impl->prepareStatements().withContext(path));
+  return std::unique_ptr<Journal>(new Journal(path, std::move(impl)));
+}
+
+Status Journal::upsertRun(const v1::RunInfo& info, const ProcessIds& process) {
+  return impl_->write([&] { return impl_->upsertRunRow(info, &process); });
+}
+
+Result<RankAppendResult> Journal::appendRankMetrics(const v1::RankMetrics& batch) {
+  if (batch.batch_seq() == 0) {
+    return Status::invalidArgument("rank " + std::to_string(batch.rank()) + " of run " +
+                                   batch.run_id() + " sent batch_seq 0 (they start at 1)");
+  }
+  if (batch.rank() < 0) {
+    return Status::invalidArgument("run " + batch.run_id() + " sent a batch for rank " +
+                                   std::to_string(batch.rank()));
+  }
+  return impl_->write([&]() -> Result<RankAppendResult> {
+    Impl& impl = *impl_;
+    auto run = impl.lookupRun(batch.run_id());
+    if (!run.isOk()) return run.status();
+    impl.findRankBatch.bindInt(1, run->key);
+    impl.findRankBatch.bindInt(2, batch.rank());
+    auto row = impl.findRankBatch.step();
+    const bool seen = row.isOk() && row.value();
+    const uint64_t lastBatchSeq = seen ? impl.findRankBatch.columnInt(0) : 0;
+    impl.findRankBatch.reset();
+    if (!row.isOk()) return row.status();
+
+    RankAppendResult result;
+    if (batch.batch_seq() <= lastBatchSeq) {
+      impl.countDuplicate.bindInt(1, run->key);
+      impl.countDuplicate.bindInt(2, batch.rank());
+      RINGSIDE_RETURN_IF_ERROR(impl.countDuplicate.run());
+      result.duplicate = true;
+      return result;
+    }
+    result.missingBatches = batch.batch_seq() - lastBatchSeq - 1;
+    result.samples.reserve(batch.points_size());
+    for (const v1::RankMetricPoint& point : batch.points()) {
+      auto key = impl.keyId(point.name());
+      if (!key.isOk()) return key.status();
+      v1::MetricSample& sample = result.samples.emplace_back();
+      sample.set_seq(++run->lastSeq);
+      sample.set_step(point.step());
+      sample.set_epoch(point.epoch());
+      sample.set_wall_time(point.wall_time());
+      sample.set_rank(point.global() ? -1 : batch.rank());
+      sample.set_name(point.name());
+      sample.set_value(point.value());
+      RINGSIDE_RETURN_IF_ERROR(impl.insertSampleRow(run->key, sample.seq(), sample, key.value()));
+    }
+    Statement& upsert = impl.upsertRankBatch;
+    upsert.bindInt(1, run->key);
+    upsert.bindInt(2, batch.rank());
+    upsert.bindInt(3, static_cast<int64_t>(batch.batch_seq()));
+    upsert.bindInt(4, batch.points_size());
+    upsert.bindInt(5, static_cast<int64_t>(result.missingBatches));
+    upsert.bindInt(6, static_cast<int64_t>(batch.dropped_total()));
+    RINGSIDE_RETURN_IF_ERROR(upsert.run());
+    RINGSIDE_RETURN_IF_ERROR(impl.setLastSeq(run.value()));
+    return result;
+  });
+}
+
+Result<std::vector<v1::MetricSample>> Journal::appendMetricSamples(
+    const std::string& runId, const std::vector<v1::MetricSample>& samples) {
+  return impl_->write([&]() -> Result<std::vector<v1::MetricSample>> {
+    Impl& impl = *impl_;
+    auto run = impl.lookupRun(runId);
+    if (!run.isOk()) return run.status();
+    std::vector<v1::MetricSample> stored = samples;
+    for (v1::MetricSample& sample : stored) {
+      auto key = impl.keyId(sample.name());
+      if (!key.isOk()) return key.status();
+      sample.set_seq(++run->lastSeq);
+      RINGSIDE_RETURN_IF_ERROR(impl.insertSampleRow(run->key, sample.seq(), sample, key.value()));
+    }
+    RINGSIDE_RETURN_IF_ERROR(impl.setLastSeq(run.value()));
+    return stored;
+  });
+}
+
+Result<std::vector<v1::LogLine>> Journal::appendLogLines(const std::string& runId,
+                                                         const std::vector<v1::LogLine>& lines) {
+  return impl_->write([&]() -> Result<std::vector<v1::LogLine>> {
+    Impl& impl = *impl_;
+    auto run = impl.lookupRun(runId);
+    if (!run.isOk()) return run.status();
+    std::vector<v1::LogLine> stored = lines;
+    for (v1::LogLine& line : stored) {
+      line.set_seq(++run->lastSeq);
+      impl.insertLog.bindInt(1, run->key);
+      impl.insertLog.bindInt(2, static_cast<int64_t>(line.seq()));
+      impl.insertLog.bindDouble(3, line.wall_time());
+      impl.insertLog.bindText(4, line.stream());
+      impl.insertLog.bindText(5, line.text());
+      RINGSIDE_RETURN_IF_ERROR(impl.insertLog.run());
+    }
+    RINGSIDE_RETURN_IF_ERROR(impl.setLastSeq(run.value()));
+    return stored;
+  });
+}
+
+Result<v1::RunStateEvent> Journal::appendStateEvent(const v1::RunInfo& info) {
+  return impl_->write([&]() -> Result<v1::RunStateEvent> {
+    Impl& impl = *impl_;
+    RINGSIDE_RETURN_IF_ERROR(impl.upsertRunRow(info, nullptr));
+    auto run = impl.lookupRun(info.run_id());
+    if (!run.isOk()) return run.status();
+    v1::RunStateEvent event;
+    event.set_seq(++run->lastSeq);
+    *event.mutable_run() = info;
+    event.mutable_run()->set_last_seq(event.seq());
+    const std::string blob = event.run().SerializeAsString();
+    impl.insertState.bindInt(1, run->key);
+    impl.insertState.bindInt(2, static_cast<int64_t>(event.seq()));
+    impl.insertState.bindBlob(3, blob);
+    RINGSIDE_RETURN_IF_ERROR(impl.insertState.run());
+    RINGSIDE_RETURN_IF_ERROR(impl.setLastSeq(run.value()));
+    return event;
+  });
+}
+
+Result<std::vector<StoredRun>> Journal::loadRuns(bool activeOnly) {
+  std::lock_guard lock(impl_->readMutex);
+  Statement& query = activeOnly ? impl_->readActiveRuns : impl_->readRuns;
+  std::vector<StoredRun> runs;
+  Status status;
+  while (true) {
+    auto row = query.step();
+    if (!row.isOk()) {
+      status = row.status();
+      break;
+    }
+    if (!row.value()) break;
+    auto run = readRunRow(query, 1);
+    if (!run.isOk()) {
+      status = run.status();
+      break;
+    }
+    runs.push_back(std::move(run).value());
+  }
+  query.reset();
+  if (!status.isOk()) return status.withContext("loading runs from journal " + path_);
+  return runs;
+}
+
+Result<StoredRun> Journal::findRun(const std::string& runId) {
+  std::lock_guard lock(impl_->readMutex);
+  Statement& query = impl_->readRun;
+  query.bindText(1, runId);
+  auto row = query.step();
+  Result<StoredRun> run = Status::notFound("run " + runId + " is not in the journal");
+  if (!row.isOk()) {
+    run = row.status();
+  } else if (row.value()) {
+    run = readRunRow(query, 1);
+  }
+  query.reset();
+  return run;
+}
+
+Result<v1::FetchRunDataReply> Journal::fetchSince(const std::string& runId, uint64_t afterSeq,
+                                                  uint32_t maxEntries) {
+  Impl& impl = *impl_;
+  const uint32_t pageSize = std::min(maxEntries == 0 ? impl.options.defaultPageSize : maxEntries,
+                                     impl.options.maxPageSize);
+  std::lock_guard lock(impl.readMutex);
+  // One read transaction: the run's last_seq and the entries come from the same snapshot.
+  RINGSIDE_RETURN_IF_ERROR(impl.reader.exec("BEGIN"));
+  auto body = [&]() -> Result<v1::FetchRunDataReply> {
+    v1::FetchRunDataReply reply;
+    reply.set_run_id(runId);
+    Statement& runQuery = impl.readRun;
+    runQuery.bindText(1, runId);
+    auto row = runQuery.step();
+    Result<StoredRun> run = Status::notFound("run " + runId + " is not in the journal");
+    int64_t runKey = 0;
+    if (!row.isOk()) {
+      run = row.status();
+    } else if (row.value()) {
+      runKey = runQuery.columnInt(0);
+      run = readRunRow(runQuery, 1);
+    }
+    runQuery.reset();
+    if (!run.isOk()) return run.status();
+    const uint64_t lastSeq = run->info.last_seq();
+    *reply.mutable_run() = std::move(run->info);
+    const uint64_t upper = afterSeq >= lastSeq ? afterSeq : std::min(lastSeq, afterSeq + pageSize);
+    reply.set_last_seq(upper);
+    reply.set_more(upper < lastSeq);
+    if (upper == afterSeq) return reply;
+
+    auto scan = [&](Statement& query, auto&& takeRow) -> Status {
+      query.bindInt(1, runKey);
+      query.bindInt(2, static_cast<int64_t>(afterSeq));
+      query.bindInt(3, static_cast<int64_t>(upper));
+      Status status;
+      while (true) {
+        auto next = query.step();
+        if (!next.isOk()) {
+          status = next.status();
+          break;
+        }
+        if (!next.value()) break;
+        status = takeRow(query);
+        if (!status.isOk()) break;
+      }
+      query.reset();
+      return status;
+    };
+    RINGSIDE_RETURN_IF_ERROR(scan(impl.readSamples, [&](const Statement& q) {
+      v1::MetricSample* sample = reply.add_samples();
+      sample->set_seq(q.columnInt(0));
+      sample->set_step(q.columnInt(1));
+      sample->set_epoch(q.columnInt(2));
+      sample->set_wall_time(q.columnDouble(3));
+      sample->set_rank(static_cast<int32_t>(q.columnInt(4)));
+      sample->set_name(std::string(q.columnText(5)));
+      sample->set_value(q.columnIsNull(6) ? std::numeric_limits<double>::quiet_NaN()
+                                          : q.columnDouble(6));
+      return Status::ok();
+    }));
+    RINGSIDE_RETURN_IF_ERROR(scan(impl.readLogs, [&](const Statement& q) {
+      v1::LogLine* line = reply.add_log_lines();
+      line->set_seq(q.columnInt(0));
+      line->set_wall_time(q.columnDouble(1));
+      line->set_stream(std::string(q.columnText(2)));
+      line->set_text(std::string(q.columnText(3)));
+      return Status::ok();
+    }));
+    RINGSIDE_RETURN_IF_ERROR(scan(impl.readStates, [&](const Statement& q) {
+      v1::RunStateEvent* event = reply.add_states();
+      event->set_seq(q.columnInt(0));
+      const std::string_view blob = q.columnBlob(1);
+      if (!event->mutable_run()->ParseFromArray(blob.data(), static_cast<int>(blob.size()))) {
+        return Status::corruption("state event " + std::to_string(event->seq()) + " of run " +
+                                  runId + " does not parse");
+      }
+      return Status::ok();
+    }));
+    return reply;
+  };
+  auto reply = body();
+  impl.reader.exec("COMMIT");
+  if (!reply.isOk()) return reply.status().withContext("fetching run data from " + path_);
+  return reply;
+}
+
+Result<std::vector<RankDelivery>> Journal::rankDeliveries(const std::string& runId) {
+  Impl& impl = *impl_;
+  std::lock_guard lock(impl.readMutex);
+  RINGSIDE_RETURN_IF_ERROR(impl.reader.exec("BEGIN"));
+  auto body = [&]() -> Result<std::vector<RankDelivery>> {
+    impl.readRun.bindText(1, runId);
+    auto row = impl.readRun.step();
+    const bool found = row.isOk() && row.value();
+    const int64_t runKey = found ? impl.readRun.columnInt(0) : 0;
+    impl.readRun.reset();
+    if (!row.isOk()) return row.status();
+    if (!found) return Status::notFound("run " + runId + " is not in the journal");
+    std::vector<RankDelivery> deliveries;
+    Statement& query = impl.readDeliveries;
+    query.bindInt(1, runKey);
+    Status status;
+    while (true) {
+      auto next = query.step();
+      if (!next.isOk()) {
+        status = next.status();
+        break;
+      }
+      if (!next.value()) break;
+      RankDelivery& delivery = deliveries.emplace_back();
+      delivery.rank = static_cast<int32_t>(query.columnInt(0));
+      delivery.lastBatchSeq = query.columnInt(1);
+      delivery.batches = query.columnInt(2);
+      delivery.points = query.columnInt(3);
+      delivery.duplicates = query.columnInt(4);
+      delivery.missingBatches = query.columnInt(5);
+      delivery.droppedTotal = query.columnInt(6);
+    }
+    query.reset();
+    if (!status.isOk()) return status;
+    return deliveries;
+  };
+  auto deliveries = body();
+  impl.reader.exec("COMMIT");
+  return deliveries;
+}
+
+Result<RetentionReport> Journal::applyRetention(const RetentionPolicy& policy, double now) {
+  if (!policy.maxAgeDays && !policy.maxEndedRuns) return RetentionReport{};
+  return impl_->write([&]() -> Result<RetentionReport> {
+    Impl& impl = *impl_;
+    // Selected ended runs: too old, or beyond the newest maxEndedRuns by end time.
+    std::string sql = std::string("SELECT run_key, last_seq FROM runs WHERE state IN ") +
+                      kEndedStates + " AND (0";
+    if (policy.maxAgeDays) sql += " OR end_time < ?1";
+    if (policy.maxEndedRuns) {
+      sql += std::string(" OR run_key NOT IN (SELECT run_key FROM runs WHERE state IN ") +
+             kEndedStates + " ORDER BY end_time DESC, run_key DESC LIMIT ?2)";
+    }
+    sql += ")";
+    auto select = Statement::prepare(impl.writer.get(), sql.c_str());
+    if (!select.isOk()) return select.status();
+    if (policy.maxAgeDays) select->bindDouble(1, now - *policy.maxAgeDays * 86400.0);
+    if (policy.maxEndedRuns) select->bindInt(2, *policy.maxEndedRuns);
+    std::vector<RunKey> doomed;
+    while (true) {
+      auto row = select->step();
+      if (!row.isOk()) return row.status();
+      if (!row.value()) break;
+      doomed.push_back({select->columnInt(0), static_cast<uint64_t>(select->columnInt(1))});
+    }
+    select = Statement();
+    RetentionReport report;
+    for (const RunKey& run : doomed) {
+      impl.deleteRun.bindInt(1, run.key);
+      RINGSIDE_RETURN_IF_ERROR(impl.deleteRun.run());  // entries go by ON DELETE CASCADE
+      ++report.runsDeleted;
+      report.entriesDeleted += run.lastSeq;  // seqs are gap-free: last_seq entries
+    }
+    return report;
+  });
+}
+
+Status Journal::inTransaction(const std::function<void()>& body) {
+  std::lock_guard lock(impl_->writeMutex);
+  Connection& db = impl_->writer;
+  if (impl_->groupDepth > 0) {  // nested: already inside the caller's transaction
+    body();
+    return Status::ok();
+  }
+  RINGSIDE_RETURN_IF_ERROR(db.exec("BEGIN IMMEDIATE"));
+  ++impl_->groupDepth;
+  try {
+    body();
+  } catch (...) {
+    // Leave no transaction open behind an escaping exception (e.g. std::bad_alloc).
+    --impl_->groupDepth;
+    db.exec("ROLLBACK");
+    impl_->keyIds.clear();
+    throw;
+  }
+  --impl_->groupDepth;
+  Status committed = db.exec("COMMIT");
+  if (!committed.isOk()) {
+    db.exec("ROLLBACK");
+    impl_->keyIds.clear();
+  }
+  return committed;
+}
+
+}  // namespace ringside::agent

@@ -1,0 +1,259 @@
+#include "ringside/agent/nvml_probe.h"
+
+#include <dlfcn.h>
+
+#include <cstring>
+#include <initializer_list>
+#include <utility>
+
+namespace ringside::agent {
+namespace {
+
+// The agent's own minimal NVML declarations, ABI-compatible with the driver's nvml.h (NVML API
+// Reference Guide, docs.nvidia.com/deploy/nvml-api). Names keep NVML's spelling so they can be
+// looked up there. Only what the probe calls is declared.
+using nvmlReturn_t = int;  // enum nvmlReturn_enum (an int in the C ABI)
+constexpr nvmlReturn_t NVML_SUCCESS = 0;
+struct nvmlDevice_st;  // opaque
+using nvmlDevice_t = nvmlDevice_st*;
+struct nvmlMemory_t {  // nvmlMemory_t (v1), bytes
+  unsigned long long total;
+  unsigned long long free;
+  unsigned long long used;
+};
+struct nvmlUtilization_t {  // percent of the last sample period
+  unsigned int gpu;
+  unsigned int memory;
+};
+using nvmlTemperatureSensors_t = int;  // enum nvmlTemperatureSensors_enum
+constexpr nvmlTemperatureSensors_t NVML_TEMPERATURE_GPU = 0;
+// Buffer sizes from nvml.h: NVML_DEVICE_NAME_V2_BUFFER_SIZE, NVML_DEVICE_UUID_V2_BUFFER_SIZE,
+// NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE.
+constexpr unsigned int kNameBufferSize = 96;
+constexpr unsigned int kUuidBufferSize = 96;
+constexpr unsigned int kDriverVersionBufferSize = 80;
+
+using InitFn = nvmlReturn_t (*)();
+using ShutdownFn = nvmlReturn_t (*)();
+using ErrorStringFn = const char* (*)(nvmlReturn_t);
+using GetCountFn = nvmlReturn_t (*)(unsigned int*);
+using GetHandleByIndexFn = nvmlReturn_t (*)(unsigned int, nvmlDevice_t*);
+using GetStringFn = nvmlReturn_t (*)(char*, unsigned int);
+using GetIntFn = nvmlReturn_t (*)(int*);
+using DeviceGetStringFn = nvmlReturn_t (*)(nvmlDevice_t, char*, unsigned int);
+using DeviceGetMemoryInfoFn = nvmlReturn_t (*)(nvmlDevice_t, nvmlMemory_t*);
+using DeviceGetUtilizationRatesFn = nvmlReturn_t (*)(nvmlDevice_t, nvmlUtilization_t*);
+using DeviceGetPowerUsageFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int*);
+using DeviceGetTemperatureFn = nvmlReturn_t (*)(nvmlDevice_t, nvmlTemperatureSensors_t,
+                                                unsigned int*);
+
+constexpr double kBytesPerMiB = 1024.0 * 1024.0;
+
+// The first of `names` that the library exports, or null. Versioned names come first: they are
+// what nvml.h maps the plain names to (`#define nvmlInit nvmlInit_v2` unless
+// NVML_NO_UNVERSIONED_FUNC_DEFS); the unversioned exports are the old ABI, kept for old binaries
+// and the only ones a very old driver has.
+template <typename Fn>
+Fn resolve(void* library, std::initializer_list<const char*> names) {
+  for (const char* name : names) {
+    if (void* symbol = dlsym(library, name)) return reinterpret_cast<Fn>(symbol);
+  }
+  return nullptr;
+}
+
+// Copies a NUL-terminated string NVML wrote into `buffer` of `size` bytes, never past its end.
+std::string fromBuffer(const char* buffer, size_t size) {
+  return std::string(buffer, strnlen(buffer, size));
+}
+
+}  // namespace
+
+struct NvmlProbe::Api {
+  // Required.
+  InitFn init = nullptr;
+  ShutdownFn shutdown = nullptr;
+  GetCountFn deviceGetCount = nullptr;
+  GetHandleByIndexFn deviceGetHandleByIndex = nullptr;
+  // Optional: a missing one makes its value absent.
+  ErrorStringFn errorString = nullptr;
+  GetStringFn systemGetDriverVersion = nullptr;
+  GetIntFn systemGetCudaDriverVersion = nullptr;
+  DeviceGetStringFn deviceGetName = nullptr;
+  DeviceGetStringFn deviceGetUuid = nullptr;
+  DeviceGetMemoryInfoFn deviceGetMemoryInfo = nullptr;
+  DeviceGetUtilizationRatesFn deviceGetUtilizationRates = nullptr;
+  DeviceGetPowerUsageFn deviceGetPowerUsage = nullptr;
+  DeviceGetTemperatureFn deviceGetTemperature = nullptr;
+
+  // "NVML error 9 (Driver Not Loaded)".
+  std::string describe(nvmlReturn_t code) const {
+    std::string text = "NVML error " + std::to_string(code);
+    if (errorString != nullptr) {
+      if (const char* message = errorString(code)) text += std::string(" (") + message + ")";
+    }
+    return text;
+  }
+};
+
+std::string formatCudaDriverVersion(int version) {
+  if (version <= 0) return "";
+  return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
+}
+
+NvmlProbe::NvmlProbe(std::string libraryPath) : library_path_(std::move(libraryPath)) {}
+
+NvmlProbe::~NvmlProbe() { unload(); }
+
+void NvmlProbe::unload() {
+  if (initialized_ && api_ && api_->shutdown != nullptr) api_->shutdown();
+  initialized_ = false;
+  api_.reset();
+  handles_.clear();
+  devices_.clear();
+  if (library_ != nullptr) dlclose(library_);
+  library_ = nullptr;
+}
+
+Status NvmlProbe::init() {
+  if (initialized_) return Status::ok();
+
+  library_ = dlopen(library_path_.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (library_ == nullptr) {
+    const char* error = dlerror();
+    return Status::notFound("cannot load NVML from " + library_path_ + ": " +
+                            (error != nullptr ? error : "dlopen failed") +
+                            "; this node reports no GPUs (install the NVIDIA driver to see them)");
+  }
+
+  auto api = std::make_unique<Api>();
+  api->init = resolve<InitFn>(library_, {"nvmlInit_v2", "nvmlInit"});
+  api->shutdown = resolve<ShutdownFn>(library_, {"nvmlShutdown"});
+  api->deviceGetCount =
+      resolve<GetCountFn>(library_, {"nvmlDeviceGetCount_v2", "nvmlDeviceGetCount"});
+  api->deviceGetHandleByIndex = resolve<GetHandleByIndexFn>(
+      library_, {"nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetHandleByIndex"});
+  api->errorString = resolve<ErrorStringFn>(library_, {"nvmlErrorString"});
+  api->systemGetDriverVersion = resolve<GetStringFn>(library_, {"nvmlSystemGetDriverVersion"});
+  api->systemGetCudaDriverVersion = resolve<GetIntFn>(
+      library_, {"nvmlSystemGetCudaDriverVersion_v2", "nvmlSystemGetCudaDriverVersion"});
+  api->deviceGetName = resolve<DeviceGetStringFn>(library_, {"nvmlDeviceGetName"});
+  api->deviceGetUuid = resolve<DeviceGetStringFn>(library_, {"nvmlDeviceGetUUID"});
+  api->deviceGetMemoryInfo = resolve<DeviceGetMemoryInfoFn>(library_, {"nvmlDeviceGetMemoryInfo"});
+  api->deviceGetUtilizationRates =
+      resolve<DeviceGetUtilizationRatesFn>(library_, {"nvmlDeviceGetUtilizationRates"});
+  api->deviceGetPowerUsage = resolve<DeviceGetPowerUsageFn>(library_, {"nvmlDeviceGetPowerUsage"});
+  api->deviceGetTemperature =
+      resolve<DeviceGetTemperatureFn>(library_, {"nvmlDeviceGetTemperature"});
+
+  std::string missing;
+  if (api->init == nullptr) missing += " nvmlInit";
+  if (api->shutdown == nullptr) missing += " nvmlShutdown";
+  if (api->deviceGetCount == nullptr) missing += " nvmlDeviceGetCount";
+  if (api->deviceGetHandleByIndex == nullptr) missing += " nvmlDeviceGetHandleByIndex";
+  if (!missing.empty()) {
+    unload();
+    return Status::notFound(library_path_ + " lacks required NVML symbols:" + missing +
+                            "; this node reports no GPUs (is it really libnvidia-ml?)");
+  }
+  api_ = std::move(api);
+
+  if (nvmlReturn_t rc = api_->init(); rc != NVML_SUCCESS) {
+    Status status = Status::internal("nvmlInit failed: " + api_->describe(rc) +
+                                     "; this node reports no GPUs (check the NVIDIA driver with "
+                                     "nvidia-smi)");
+    unload();
+    return status;
+  }
+  initialized_ = true;
+
+  unsigned int count = 0;
+  if (nvmlReturn_t rc = api_->deviceGetCount(&count); rc != NVML_SUCCESS) {
+    Status status = Status::internal("nvmlDeviceGetCount failed: " + api_->describe(rc));
+    unload();
+    return status;
+  }
+
+  std::string driverVersion;
+  if (api_->systemGetDriverVersion != nullptr) {
+    char buffer[kDriverVersionBufferSize] = {};
+    if (api_->systemGetDriverVersion(buffer, sizeof buffer) == NVML_SUCCESS) {
+      driverVersion = fromBuffer(buffer, sizeof buffer);
+    }
+  }
+  std::string cudaVersion;
+  if (api_->systemGetCudaDriverVersion != nullptr) {
+    int version = 0;
+    if (api_->systemGetCudaDriverVersion(&version) == NVML_SUCCESS) {
+      cudaVersion = formatCudaDriverVersion(version);
+    }
+  }
+
+  for (unsigned int index = 0; index < count; ++index) {
+    nvmlDevice_t device = nullptr;
+    if (api_->deviceGetHandleByIndex(index, &device) != NVML_SUCCESS) continue;
+    GpuStaticInfo info;
+    info.index = index;
+    info.driverVersion = driverVersion;
+    info.cudaVersion = cudaVersion;
+    if (api_->deviceGetName != nullptr) {
+      char buffer[kNameBufferSize] = {};
+      if (api_->deviceGetName(device, buffer, sizeof buffer) == NVML_SUCCESS) {
+        info.name = fromBuffer(buffer, sizeof buffer);
+      }
+    }
+    if (api_->deviceGetUuid != nullptr) {
+      char buffer[kUuidBufferSize] = {};
+      if (api_->deviceGetUuid(device, buffer, sizeof buffer) == NVML_SUCCESS) {
+        info.uuid = fromBuffer(buffer, sizeof buffer);
+      }
+    }
+    if (api_->deviceGetMemoryInfo != nullptr) {
+      nvmlMemory_t memory{};
+      if (api_->deviceGetMemoryInfo(device, &memory) == NVML_SUCCESS) {
+        info.memoryTotalMiB = memory.total / (1024ULL * 1024ULL);
+      }
+    }
+    handles_.push_back(device);
+    devices_.push_back(std::move(info));
+  }
+  return Status::ok();
+}
+
+std::vector<GpuSample> NvmlProbe::sample() {
+  std::vector<GpuSample> samples;
+  if (!initialized_) return samples;
+  samples.reserve(devices_.size());
+  for (size_t i = 0; i < devices_.size(); ++i) {
+    auto device = static_cast<nvmlDevice_t>(handles_[i]);
+    GpuSample sample;
+    sample.index = devices_[i].index;
+    if (api_->deviceGetUtilizationRates != nullptr) {
+      nvmlUtilization_t utilization{};
+      if (api_->deviceGetUtilizationRates(device, &utilization) == NVML_SUCCESS) {
+        sample.utilPct = utilization.gpu;
+      }
+    }
+    if (api_->deviceGetMemoryInfo != nullptr) {
+      nvmlMemory_t memory{};
+      if (api_->deviceGetMemoryInfo(device, &memory) == NVML_SUCCESS) {
+        sample.memUsedMiB = static_cast<double>(memory.used) / kBytesPerMiB;
+      }
+    }
+    if (api_->deviceGetPowerUsage != nullptr) {
+      unsigned int milliwatts = 0;
+      if (api_->deviceGetPowerUsage(device, &milliwatts) == NVML_SUCCESS) {
+        sample.powerW = milliwatts / 1000.0;
+      }
+    }
+    if (api_->deviceGetTemperature != nullptr) {
+      unsigned int celsius = 0;
+      if (api_->deviceGetTemperature(device, NVML_TEMPERATURE_GPU, &celsius) == NVML_SUCCESS) {
+        sample.tempC = celsius;
+      }
+    }
+    samples.push_back(sample);
+  }
+  return samples;
+}
+
+}  // namespace ringside::agent

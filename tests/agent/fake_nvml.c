@@ -1,0 +1,137 @@
+/* A fake libnvidia-ml for nvml_probe_test: exports the NVML entry points NvmlProbe resolves, with
+ * fixed answers, so the dlopen path is tested on machines without a GPU. Two builds:
+ *   full     versioned symbols (nvmlInit_v2, ...) and every optional one; two GPUs, the second
+ *            without power readings (NVML_ERROR_NOT_SUPPORTED). The unversioned nvmlInit fails,
+ *            so a probe that calls it instead of nvmlInit_v2 is caught.
+ *   minimal  (FAKE_NVML_MINIMAL) only unversioned required symbols and nvmlDeviceGetName; one GPU.
+ * FAKE_NVML_INIT_ERROR=<code> in the environment makes init return that NVML error code.
+ * fake_nvml_shutdown_calls counts nvmlShutdown calls. Signatures follow nvml.h. */
+#include <stdlib.h>
+#include <string.h>
+
+typedef int nvmlReturn_t;
+#define NVML_SUCCESS 0
+#define NVML_ERROR_INVALID_ARGUMENT 2
+#define NVML_ERROR_NOT_SUPPORTED 3
+#define NVML_ERROR_UNKNOWN 999
+
+typedef struct nvmlDevice_st {
+  const char* name;
+  const char* uuid;
+} * nvmlDevice_t;
+typedef struct {
+  unsigned long long total, free, used;
+} nvmlMemory_t;
+typedef struct {
+  unsigned int gpu, memory;
+} nvmlUtilization_t;
+
+static struct nvmlDevice_st devices[2] = {
+    {"Fake GPU 0", "GPU-00000000-fake-0000-0000-000000000000"},
+    {"Fake GPU 1", "GPU-11111111-fake-1111-1111-111111111111"},
+};
+#ifdef FAKE_NVML_MINIMAL
+static const unsigned int device_count = 1;
+#else
+static const unsigned int device_count = 2;
+#endif
+
+int fake_nvml_shutdown_calls = 0;
+
+static int initialized = 0;
+
+static nvmlReturn_t doInit(void) {
+  const char* error = getenv("FAKE_NVML_INIT_ERROR");
+  if (error != NULL && *error != '\0') return atoi(error);
+  initialized = 1;
+  return NVML_SUCCESS;
+}
+
+static nvmlReturn_t copyString(const char* value, char* buffer, unsigned int length) {
+  if (buffer == NULL || strlen(value) + 1 > length) return NVML_ERROR_INVALID_ARGUMENT;
+  memcpy(buffer, value, strlen(value) + 1);
+  return NVML_SUCCESS;
+}
+
+static nvmlReturn_t getCount(unsigned int* count) {
+  if (!initialized) return NVML_ERROR_UNKNOWN;
+  *count = device_count;
+  return NVML_SUCCESS;
+}
+
+static nvmlReturn_t getHandle(unsigned int index, nvmlDevice_t* device) {
+  if (!initialized || index >= device_count) return NVML_ERROR_INVALID_ARGUMENT;
+  *device = &devices[index];
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlShutdown(void) {
+  ++fake_nvml_shutdown_calls;
+  initialized = 0;
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char* name, unsigned int length) {
+  return copyString(device->name, name, length);
+}
+
+#ifdef FAKE_NVML_MINIMAL
+
+nvmlReturn_t nvmlInit(void) { return doInit(); }
+nvmlReturn_t nvmlDeviceGetCount(unsigned int* count) { return getCount(count); }
+nvmlReturn_t nvmlDeviceGetHandleByIndex(unsigned int index, nvmlDevice_t* device) {
+  return getHandle(index, device);
+}
+
+#else
+
+nvmlReturn_t nvmlInit(void) { return NVML_ERROR_UNKNOWN; } /* must not be chosen over _v2 */
+nvmlReturn_t nvmlInit_v2(void) { return doInit(); }
+nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int* count) { return getCount(count); }
+nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t* device) {
+  return getHandle(index, device);
+}
+
+const char* nvmlErrorString(nvmlReturn_t result) {
+  return result == 9 ? "Driver Not Loaded" : "Fake Error";
+}
+
+nvmlReturn_t nvmlSystemGetDriverVersion(char* version, unsigned int length) {
+  return copyString("580.65.06", version, length);
+}
+
+nvmlReturn_t nvmlSystemGetCudaDriverVersion(int* version) {
+  *version = 13000;
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char* uuid, unsigned int length) {
+  return copyString(device->uuid, uuid, length);
+}
+
+nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t* memory) {
+  memory->total = 81559ULL * 1024 * 1024;
+  memory->used = (device == &devices[0] ? 1024ULL : 512ULL) * 1024 * 1024;
+  memory->free = memory->total - memory->used;
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_t* utilization) {
+  utilization->gpu = device == &devices[0] ? 87 : 3;
+  utilization->memory = 40;
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int* milliwatts) {
+  if (device != &devices[0]) return NVML_ERROR_NOT_SUPPORTED;
+  *milliwatts = 312500;
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, int sensor, unsigned int* celsius) {
+  if (sensor != 0) return NVML_ERROR_INVALID_ARGUMENT; /* NVML_TEMPERATURE_GPU */
+  *celsius = device == &devices[0] ? 71 : 35;
+  return NVML_SUCCESS;
+}
+
+#endif

@@ -1,0 +1,15 @@
+# Fake NVML libraries for nvml_probe_test (see fake_nvml.c): they let the test drive NvmlProbe's
+# dlopen path on machines without the NVIDIA driver. Include this file from
+# tests/agent/CMakeLists.txt after the loop that creates the agent_*_test targets.
+if(TARGET agent_nvml_probe_test)
+  foreach(variant full minimal)
+    add_library(ringside_fake_nvml_${variant} SHARED ${CMAKE_CURRENT_LIST_DIR}/fake_nvml.c)
+    set_target_properties(ringside_fake_nvml_${variant} PROPERTIES
+                          OUTPUT_NAME fake_nvml_${variant} C_VISIBILITY_PRESET default)
+    add_dependencies(agent_nvml_probe_test ringside_fake_nvml_${variant})
+  endforeach()
+  target_compile_definitions(ringside_fake_nvml_minimal PRIVATE FAKE_NVML_MINIMAL)
+  target_compile_definitions(agent_nvml_probe_test PRIVATE
+    RINGSIDE_FAKE_NVML_FULL="$<TARGET_FILE:ringside_fake_nvml_full>"
+    RINGSIDE_FAKE_NVML_MINIMAL="$<TARGET_FILE:ringside_fake_nvml_minimal>")
+endif()

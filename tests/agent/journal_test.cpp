@@ -1,0 +1,622 @@
+// Tests of the agent's journal (agent/include/ringside/agent/journal.h, docs/journal.md).
+#include "ringside/agent/journal.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "ringside/agent/journal_writer.h"
+
+namespace ringside::agent {
+namespace {
+
+namespace fs = std::filesystem;
+
+class JournalTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() /
+           ("ringside_journal_" + std::string(info->name()) + "_" + std::to_string(getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    path_ = (dir_ / "journal.sqlite").string();
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::unique_ptr<Journal> open(const JournalOptions& options = {}) {
+    auto journal = Journal::open(path_, options);
+    EXPECT_TRUE(journal.isOk()) << journal.status().toString();
+    return journal.isOk() ? std::move(journal).value() : nullptr;
+  }
+
+  static v1::RunInfo runInfo(const std::string& runId, v1::RunState state = v1::RUNNING,
+                             double endTime = 0) {
+    v1::RunInfo info;
+    info.set_run_id(runId);
+    info.set_state(state);
+    info.set_created_time(1000);
+    info.set_end_time(endTime);
+    info.set_run_dir("/runs/" + runId);
+    info.mutable_spec()->set_name("spec of " + runId);
+    return info;
+  }
+
+  static v1::RankMetrics rankBatch(const std::string& runId, int rank, uint64_t batchSeq,
+                                   int points, int64_t firstStep = 0) {
+    v1::RankMetrics batch;
+    batch.set_run_id(runId);
+    batch.set_rank(rank);
+    batch.set_batch_seq(batchSeq);
+    for (int i = 0; i < points; ++i) {
+      v1::RankMetricPoint* point = batch.add_points();
+      point->set_step(firstStep + i);
+      point->set_epoch(1);
+      point->set_wall_time(1e9 + i);
+      point->set_name(i % 2 == 0 ? "train/loss" : "time/step_ms");
+      point->set_value(0.5 * i);
+      point->set_global(i % 10 == 9);
+    }
+    return batch;
+  }
+
+  // Every seq of the run fetched page by page; checks order within kinds and paging fields.
+  static std::vector<uint64_t> fetchAllSeqs(Journal& journal, const std::string& runId,
+                                            uint32_t pageSize) {
+    std::vector<uint64_t> seqs;
+    uint64_t after = 0;
+    while (true) {
+      auto page = journal.fetchSince(runId, after, pageSize);
+      EXPECT_TRUE(page.isOk()) << page.status().toString();
+      if (!page.isOk()) break;
+      std::vector<uint64_t> pageSeqs;
+      for (const auto& sample : page->samples()) pageSeqs.push_back(sample.seq());
+      for (const auto& line : page->log_lines()) pageSeqs.push_back(line.seq());
+      for (const auto& state : page->states()) pageSeqs.push_back(state.seq());
+      EXPECT_LE(pageSeqs.size(), pageSize);
+      std::sort(pageSeqs.begin(), pageSeqs.end());
+      if (!pageSeqs.empty()) {
+        EXPECT_EQ(pageSeqs.front(), after + 1);
+        EXPECT_EQ(pageSeqs.back(), page->last_seq());
+      }
+      seqs.insert(seqs.end(), pageSeqs.begin(), pageSeqs.end());
+      if (!page->more()) break;
+      EXPECT_GT(page->last_seq(), after);
+      after = page->last_seq();
+    }
+    return seqs;
+  }
+
+  static void expectGapFree(const std::vector<uint64_t>& seqs, uint64_t count) {
+    ASSERT_EQ(seqs.size(), count);
+    for (uint64_t i = 0; i < count; ++i) ASSERT_EQ(seqs[i], i + 1) << "at index " << i;
+  }
+
+  fs::path dir_;
+  std::string path_;
+};
+
+int64_t pragma(const std::string& path, const char* sql) {
+  sqlite3* db = nullptr;
+  sqlite3_open(path.c_str(), &db);
+  sqlite3_stmt* stmt = nullptr;
+  sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr);
+  int64_t value = -1;
+  if (sqlite3_step(stmt) == SQLITE_ROW) value = sqlite3_column_int64(stmt, 0);
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
+  return value;
+}
+
+std::string integrityCheck(const std::string& path) {
+  sqlite3* db = nullptr;
+  sqlite3_open(path.c_str(), &db);
+  sqlite3_stmt* stmt = nullptr;
+  sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &stmt, nullptr);
+  std::string result;
+  while (sqlite3_step(stmt) == SQLITE_ROW) {
+    result += reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
+  }
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
+  return result;
+}
+
+TEST_F(JournalTest, MigratesEmptyFileToCurrentVersionInWalMode) {
+  auto journal = open();
+  ASSERT_NE(journal, nullptr);
+  journal.reset();
+  EXPECT_EQ(pragma(path_, "PRAGMA user_version"), 1);
+  EXPECT_EQ(pragma(path_, "PRAGMA application_id"), 0x52534a4c);
+  EXPECT_EQ(pragma(path_,
+                   "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN "
+                   "('runs', 'metric_keys', 'metric_samples', 'log_lines', 'state_events', "
+                   "'rank_batches')"),
+            6);
+  // Reopening an up-to-date journal migrates nothing and keeps the data.
+  journal = open();
+  ASSERT_NE(journal, nullptr);
+  ASSERT_TRUE(journal->upsertRun(runInfo("r1")).isOk());
+  journal.reset();
+  journal = open();
+  ASSERT_NE(journal, nullptr);
+  EXPECT_EQ(journal->loadRuns(false)->size(), 1u);
+}
+
+TEST_F(JournalTest, RefusesJournalWithNewerSchemaVersion) {
+  ASSERT_NE(open(), nullptr);
+  sqlite3* db = nullptr;
+  sqlite3_open(path_.c_str(), &db);
+  sqlite3_exec(db, "PRAGMA user_version = 7", nullptr, nullptr, nullptr);
+  sqlite3_close(db);
+  auto journal = Journal::open(path_);
+  ASSERT_FALSE(journal.isOk());
+  EXPECT_EQ(journal.status().code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(journal.status().message().find("schema version 7"), std::string::npos)
+      << journal.status().message();
+  EXPECT_NE(journal.status().message().find("newer ringside-agent"), std::string::npos);
+}
+
+TEST_F(JournalTest, RefusesADatabaseThatIsNotAJournal) {
+  sqlite3* db = nullptr;
+  sqlite3_open(path_.c_str(), &db);
+  sqlite3_exec(db, "CREATE TABLE other (x)", nullptr, nullptr, nullptr);
+  sqlite3_close(db);
+  auto journal = Journal::open(path_);
+  ASSERT_FALSE(journal.isOk());
+  EXPECT_EQ(journal.status().code(), Status::Code::kCorruption);
+}
+
+TEST_F(JournalTest, RunRecordsRoundTripWithProcessIds) {
+  auto journal = open();
+  ASSERT_TRUE(journal->upsertRun(runInfo("active"), ProcessIds{1234, 1234}).isOk());
+  ASSERT_TRUE(journal->upsertRun(runInfo("queued", v1::QUEUED)).isOk());
+  ASSERT_TRUE(journal->upsertRun(runInfo("done", v1::COMPLETED, 2000)).isOk());
+  auto active = journal->loadRuns(/*activeOnly=*/true);
+  ASSERT_TRUE(active.isOk());
+  ASSERT_EQ(active->size(), 2u);
+  EXPECT_EQ((*active)[0].info.run_id(), "active");
+  EXPECT_EQ((*active)[0].info.spec().name(), "spec of active");
+  EXPECT_EQ((*active)[0].process.pid, 1234);
+  EXPECT_EQ((*active)[0].process.pgid, 1234);
+  EXPECT_FALSE((*active)[1].process.pid.has_value());
+  EXPECT_EQ(journal->loadRuns(false)->size(), 3u);
+  EXPECT_EQ(journal->findRun("missing").status().code(), Status::Code::kNotFound);
+
+  // A state event keeps the processes; upsertRun replaces them.
+  ASSERT_TRUE(journal->appendStateEvent(runInfo("active", v1::COMPLETED, 3000)).isOk());
+  auto run = journal->findRun("active");
+  ASSERT_TRUE(run.isOk());
+  EXPECT_EQ(run->info.state(), v1::COMPLETED);
+  EXPECT_EQ(run->info.last_seq(), 1u);
+  EXPECT_EQ(run->process.pid, 1234);
+  ASSERT_TRUE(journal->upsertRun(run->info, ProcessIds{}).isOk());
+  EXPECT_FALSE(journal->findRun("active")->process.pid.has_value());
+  EXPECT_EQ(journal->findRun("active")->info.last_seq(), 1u);  // kept by the journal
+}
+
+TEST_F(JournalTest, SeqsAreGapFreeAcrossKindsAndContinueAfterReopen) {
+  auto journal = open();
+  ASSERT_TRUE(journal->upsertRun(runInfo("r1")).isOk());
+  ASSERT_TRUE(journal->upsertRun(runInfo("r2")).isOk());
+  auto state = journal->appendStateEvent(runInfo("r1", v1::RUNNING));
+  ASSERT_TRUE(state.isOk());
+  EXPECT_EQ(state->seq(), 1u);
+  EXPECT_EQ(state->run().last_seq(), 1u);
+  auto rank = journal->appendRankMetrics(rankBatch("r1", 0, 1, 5));
+  ASSERT_TRUE(rank.isOk()) << rank.status().toString();
+  ASSERT_EQ(rank->samples.size(), 5u);
+  EXPECT_EQ(rank->samples.front().seq(), 2u);
+  EXPECT_EQ(rank->samples.back().seq(), 6u);
+  EXPECT_EQ(rank->samples[9 % 5].rank(), 0);
+  v1::LogLine line;
+  line.set_stream("stdout");
+  line.set_text("epoch 1");
+  auto logs = journal->appendLogLines("r1", {line, line});
+  ASSERT_TRUE(logs.isOk());
+  EXPECT_EQ((*logs)[1].seq(), 8u);
+  // Another run has its own numbering.
+  auto other = journal->appendLogLines("r2", {line});
+  ASSERT_TRUE(other.isOk());
+  EXPECT_EQ((*other)[0].seq(), 1u);
+
+  journal.reset();
+  journal = open();
+  v1::MetricSample sample;
+  sample.set_name("test/accuracy");
+  sample.set_rank(-1);
+  sample.set_value(0.9);
+  sample.set_seq(12345);  // ignored
+  auto samples = journal->appendMetricSamples("r1", {sample});
+  ASSERT_TRUE(samples.isOk());
+  EXPECT_EQ((*samples)[0].seq(), 9u);
+  expectGapFree(fetchAllSeqs(*journal, "r1", 3), 9);
+  EXPECT_EQ(journal->findRun("r1")->info.last_seq(), 9u);
+}
+
+TEST_F(JournalTest, AppendsToAnUnknownRunFailWithNotFound) {
+  auto journal = open();
+  EXPECT_EQ(journal->appendRankMetrics(rankBatch("nope", 0, 1, 2)).status().code(),
+            Status::Code::kNotFound);
+  EXPECT_EQ(journal->appendLogLines("nope", {v1::LogLine()}).status().code(),
+            Status::Code::kNotFound);
+  EXPECT_EQ(journal->appendRankMetrics(rankBatch("nope", 0, 0, 2)).status().code(),
+            Status::Code::kInvalidArgument);
+  EXPECT_EQ(journal->fetchSince("nope", 0).status().code(), Status::Code::kNotFound);
+}
+
+TEST_F(JournalTest, ResentRankBatchIsSkippedAndCounted) {
+  auto journal = open();
+  ASSERT_TRUE(journal->upsertRun(runInfo("r1")).isOk());
+  ASSERT_FALSE(journal->appendRankMetrics(rankBatch("r1", 0, 1, 10))->duplicate);
+  ASSERT_FALSE(journal->appendRankMetrics(rankBatch("r1", 1, 1, 10))->duplicate);
+  ASSERT_FALSE(journal->appendRankMetrics(rankBatch("r1", 0, 2, 10))->duplicate);
+  // Rank 0 resends batches 1 and 2 after a reconnect: skipped; rank 1's batch 1 is not.
+  auto resent = journal->appendRankMetrics(rankBatch("r1", 0, 2, 10));
+  ASSERT_TRUE(resent.isOk());
+  EXPECT_TRUE(resent->duplicate);
+  EXPECT_TRUE(resent->samples.empty());
+  EXPECT_TRUE(journal->appendRankMetrics(rankBatch("r1", 0, 1, 10))->duplicate);
+  // Batch 5 after 2: batches 3 and 4 never arrived.
+  auto v1Batch = rankBatch("r1", 0, 5, 10);
+  v1Batch.set_dropped_total(42);
+  auto gap = journal->appendRankMetrics(v1Batch);
+  ASSERT_TRUE(gap.isOk());
+  EXPECT_FALSE(gap->duplicate);
+  EXPECT_EQ(gap->missingBatches, 2u);
+
+  expectGapFree(fetchAllSeqs(*journal, "r1", 1000), 40);
+  auto deliveries = journal->rankDeliveries("r1");
+  ASSERT_TRUE(deliveries.isOk());
+  ASSERT_EQ(deliveries->size(), 2u);
+  const RankDelivery& rank0 = (*deliveries)[0];
+  EXPECT_EQ(rank0.rank, 0);
+  EXPECT_EQ(rank0.lastBatchSeq, 5u);
+  EXPECT_EQ(rank0.batches, 3u);
+  EXPECT_EQ(rank0.points, 30u);
+  EXPECT_EQ(rank0.duplicates, 2u);
+  EXPECT_EQ(rank0.missingBatches, 2u);
+  EXPECT_EQ(rank0.droppedTotal, 42u);
+  EXPECT_EQ((*deliveries)[1].points, 10u);
+
+  // The dedupe state survives a restart.
+  journal.reset();
+  journal = open();
+  EXPECT_TRUE(journal->appendRankMetrics(rankBatch("r1", 0, 5, 10))->duplicate);
+}
+
+TEST_F(JournalTest, FetchSinceReturnsEverythingOnceInSeqOrderAcrossKinds) {
+  auto journal = open();
+  ASSERT_TRUE(journal->upsertRun(runInfo("r1")).isOk());
+  std::map<uint64_t, std::string> expected;  // seq -> kind and content
+  for (int round = 0; round < 20; ++round) {
+    auto batch = journal->appendRankMetrics(rankBatch("r1", round % 2, round / 2 + 1, 7, round));
+    ASSERT_TRUE(batch.isOk());
+    for (const auto& s : batch->samples) {
+      expected[s.seq()] = "m" + s.name() + std::to_string(s.step()) + "/" +
+                          std::to_string(s.rank()) + "/" + std::to_string(s.value());
+    }
+    v1::LogLine line;
+    line.set_stream(round % 2 ? "stderr" : "stdout");
+    line.set_text("line " + std::to_string(round));
+    line.set_wall_time(round);
+    auto lines = journal->appendLogLines("r1", {line});
+    ASSERT_TRUE(lines.isOk());
+    for (const auto& l : lines.value()) {
+      expected[l.seq()] = "l" + l.stream() + l.text();
+    }
+    if (round % 5 == 0) {
+      auto event = journal->appendStateEvent(runInfo("r1", v1::RUNNING));
+      ASSERT_TRUE(event.isOk());
+      expected[event->seq()] = "s" + std::to_string(event->seq());
+    }
+  }
+  v1::MetricSample nanSample;
+  nanSample.set_name("train/loss");
+  nanSample.set_value(std::nan(""));
+  const uint64_t nanSeq = journal->appendMetricSamples("r1", {nanSample})->front().seq();
+  expected[nanSeq] = "nan";
+
+  for (uint32_t pageSize : {1u, 7u, 64u, 100000u}) {
+    std::map<uint64_t, std::string> got;
+    uint64_t after = 0;
+    int pages = 0;
+    while (true) {
+      auto page = journal->fetchSince("r1", after, pageSize);
+      ASSERT_TRUE(page.isOk());
+      ++pages;
+      EXPECT_EQ(page->run().run_id(), "r1");
+      EXPECT_EQ(page->run().last_seq(), expected.size());
+      uint64_t previous = 0;
+      for (const auto& s : page->samples()) {
+        ASSERT_GT(s.seq(), previous);
+        previous = s.seq();
+        const std::string content =
+            std::isnan(s.value()) ? "nan"
+                                  : "m" + s.name() + std::to_string(s.step()) + "/" +
+                                        std::to_string(s.rank()) + "/" + std::to_string(s.value());
+        ASSERT_TRUE(got.emplace(s.seq(), content).second) << "seq twice: " << s.seq();
+      }
+      previous = 0;
+      for (const auto& l : page->log_lines()) {
+        ASSERT_GT(l.seq(), previous);
+        previous = l.seq();
+        ASSERT_TRUE(got.emplace(l.seq(), "l" + l.stream() + l.text()).second);
+      }
+      for (const auto& s : page->states()) {
+        EXPECT_EQ(s.run().last_seq(), s.seq());
+        ASSERT_TRUE(got.emplace(s.seq(), "s" + std::to_string(s.seq())).second);
+      }
+      if (!page->more()) break;
+      after = page->last_seq();
+    }
+    EXPECT_EQ(got, expected) << "page size " << pageSize;
+    if (pageSize == 1) {
+      EXPECT_EQ(pages, static_cast<int>(expected.size()));
+    }
+  }
+  // Past the end: an empty page that echoes after_seq.
+  auto end = journal->fetchSince("r1", expected.size() + 5, 10);
+  ASSERT_TRUE(end.isOk());
+  EXPECT_EQ(end->last_seq(), expected.size() + 5);
+  EXPECT_FALSE(end->more());
+  EXPECT_EQ(end->samples_size() + end->log_lines_size() + end->states_size(), 0);
+}
+
+TEST_F(JournalTest, ConcurrentFetchWhileWritingSeesAConsistentPrefix) {
+  auto journal = open();
+  ASSERT_TRUE(journal->upsertRun(runInfo("r1")).isOk());
+  constexpr int kBatches = 200;
+  std::atomic<bool> done{false};
+  std::thread writer([&] {
+    for (int b = 1; b <= kBatches; ++b) {
+      ASSERT_TRUE(journal->appendRankMetrics(rankBatch("r1", 0, b, 50)).isOk());
+      if (b % 10 == 0) {
+        v1::LogLine line;
+        line.set_text("b" + std::to_string(b));
+        ASSERT_TRUE(journal->appendLogLines("r1", {line}).isOk());
+      }
+    }
+    done = true;
+  });
+  // Follow the run like a GUI does: always fetch after the last seq received.
+  uint64_t after = 0;
+  uint64_t received = 0;
+  while (true) {
+    const bool finished = done.load();
+    auto page = journal->fetchSince("r1", after, 333);
+    ASSERT_TRUE(page.isOk());
+    const uint64_t count = page->samples_size() + page->log_lines_size();
+    ASSERT_EQ(count, page->last_seq() - after) << "a page with a gap";
+    received += count;
+    after = page->last_seq();
+    if (finished && !page->more()) break;
+  }
+  writer.join();
+  EXPECT_EQ(received, kBatches * 50u + kBatches / 10);
+}
+
+TEST_F(JournalTest, RetentionDeletesOldAndExcessEndedRunsOnly) {
+  auto journal = open();
+  const double day = 86400;
+  const double now = 100 * day;
+  ASSERT_TRUE(journal->upsertRun(runInfo("running")).isOk());
+  ASSERT_TRUE(journal->upsertRun(runInfo("old", v1::COMPLETED, now - 40 * day)).isOk());
+  ASSERT_TRUE(journal->upsertRun(runInfo("recent1", v1::FAILED, now - 3 * day)).isOk());
+  ASSERT_TRUE(journal->upsertRun(runInfo("recent2", v1::STOPPED, now - 2 * day)).isOk());
+  ASSERT_TRUE(journal->upsertRun(runInfo("recent3", v1::COMPLETED, now - 1 * day)).isOk());
+  for (const char* run : {"running", "old", "recent1", "recent2", "recent3"}) {
+    ASSERT_TRUE(journal->appendRankMetrics(rankBatch(run, 0, 1, 10)).isOk());
+  }
+
+  EXPECT_EQ(journal->applyRetention({}, now)->runsDeleted, 0u);
+  auto report = journal->applyRetention({.maxAgeDays = 30, .maxEndedRuns = std::nullopt}, now);
+  ASSERT_TRUE(report.isOk()) << report.status().toString();
+  EXPECT_EQ(report->runsDeleted, 1u);
+  EXPECT_EQ(report->entriesDeleted, 10u);
+  EXPECT_EQ(journal->findRun("old").status().code(), Status::Code::kNotFound);
+
+  report = journal->applyRetention({.maxAgeDays = std::nullopt, .maxEndedRuns = 2}, now);
+  ASSERT_TRUE(report.isOk());
+  EXPECT_EQ(report->runsDeleted, 1u);
+  EXPECT_EQ(journal->findRun("recent1").status().code(), Status::Code::kNotFound);
+  EXPECT_TRUE(journal->findRun("recent2").isOk());
+  EXPECT_TRUE(journal->findRun("running").isOk());
+
+  report = journal->applyRetention({.maxAgeDays = 0, .maxEndedRuns = 0}, now);
+  ASSERT_TRUE(report.isOk());
+  EXPECT_EQ(report->runsDeleted, 2u);
+  auto left = journal->loadRuns(false);
+  ASSERT_EQ(left->size(), 1u);
+  EXPECT_EQ((*left)[0].info.run_id(), "running");
+  journal.reset();
+  // The entries went with the runs (ON DELETE CASCADE).
+  EXPECT_EQ(pragma(path_, "SELECT count(*) FROM metric_samples"), 10);
+  EXPECT_EQ(pragma(path_, "SELECT count(*) FROM rank_batches"), 1);
+}
+
+// Fault injection: a child journals in a loop and is killed with SIGKILL mid-write; the journal
+// must reopen intact with every committed seq and no gap, and go on numbering after it.
+TEST_F(JournalTest, SigkillMidWriteLeavesAnIntactGapFreeJournal) {
+  {
+    auto journal = open();
+    ASSERT_TRUE(journal->upsertRun(runInfo("r1")).isOk());
+  }
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    close(ready[0]);
+    auto journal = Journal::open(path_);
+    if (!journal.isOk()) _exit(2);
+    for (uint64_t batch = 1;; ++batch) {
+      if (!journal.value()->appendRankMetrics(rankBatch("r1", 0, batch, 100)).isOk()) _exit(3);
+      v1::LogLine line;
+      line.set_text(std::string(200, 'x'));
+      if (!journal.value()->appendLogLines("r1", {line}).isOk()) _exit(4);
+      if (batch == 20) {
+        const char byte = 1;
+        if (write(ready[1], &byte, 1) != 1) _exit(5);
+      }
+    }
+  }
+  close(ready[1]);
+  char byte = 0;
+  ASSERT_EQ(read(ready[0], &byte, 1), 1) << "the child failed before writing";
+  close(ready[0]);
+  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  ASSERT_EQ(kill(child, SIGKILL), 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "child exited with " << WEXITSTATUS(status);
+
+  EXPECT_EQ(integrityCheck(path_), "ok");
+  auto journal = open();
+  ASSERT_NE(journal, nullptr);
+  auto run = journal->findRun("r1");
+  ASSERT_TRUE(run.isOk());
+  const uint64_t lastSeq = run->info.last_seq();
+  EXPECT_GE(lastSeq, 20u * 101u);
+  expectGapFree(fetchAllSeqs(*journal, "r1", 5000), lastSeq);
+  auto deliveries = journal->rankDeliveries("r1");
+  ASSERT_TRUE(deliveries.isOk());
+  ASSERT_EQ(deliveries->size(), 1u);
+  EXPECT_EQ((*deliveries)[0].points, (*deliveries)[0].batches * 100);
+  auto next = journal->appendLogLines("r1", {v1::LogLine()});
+  ASSERT_TRUE(next.isOk());
+  EXPECT_EQ((*next)[0].seq(), lastSeq + 1);
+  EXPECT_EQ(integrityCheck(path_), "ok");
+}
+
+TEST_F(JournalTest, WriterCommitsGroupsAndCompletesInOrderWithSeqs) {
+  auto journal = open();
+  ASSERT_TRUE(journal->upsertRun(runInfo("r1")).isOk());
+  std::vector<uint64_t> firstSeqs;
+  std::mutex mutex;
+  std::atomic<int> duplicates{0};
+  {
+    JournalWriter writer(*journal, {.maxQueued = 64, .maxPerCommit = 16});
+    for (int b = 1; b <= 200; ++b) {
+      ASSERT_TRUE(writer
+                      .submitRankMetrics(rankBatch("r1", 0, b, 10),
+                                         [&](Result<RankAppendResult> result) {
+                                           ASSERT_TRUE(result.isOk());
+                                           std::lock_guard lock(mutex);
+                                           firstSeqs.push_back(result->samples.front().seq());
+                                         })
+                      .isOk());
+    }
+    ASSERT_TRUE(writer
+                    .submitRankMetrics(rankBatch("r1", 0, 3, 10),
+                                       [&](Result<RankAppendResult> result) {
+                                         if (result.isOk() && result->duplicate) ++duplicates;
+                                       })
+                    .isOk());
+    Status missing = Status::ok();
+    ASSERT_TRUE(writer
+                    .submitLogLines(
+                        "nope", {v1::LogLine()},
+                        [&](Result<std::vector<v1::LogLine>> result) { missing = result.status(); })
+                    .isOk());
+    writer.flush();
+    EXPECT_EQ(missing.code(), Status::Code::kNotFound);
+    EXPECT_LT(writer.commits(), 202u);
+    std::printf("journal writer: 202 appends in %llu commits\n",
+                static_cast<unsigned long long>(writer.commits()));
+  }
+  EXPECT_EQ(duplicates.load(), 1);
+  ASSERT_EQ(firstSeqs.size(), 200u);
+  for (size_t i = 0; i < firstSeqs.size(); ++i) EXPECT_EQ(firstSeqs[i], i * 10 + 1);
+  expectGapFree(fetchAllSeqs(*journal, "r1", 5000), 2000);
+}
+
+// Throughput smoke (no timing assertion): 200,000 samples in batches of 1,000 points through
+// appendRankMetrics, through JournalWriter, and as raw batched SQLite inserts into the same
+// table shape (one prepared INSERT, one transaction per 1,000 rows) for the ratio.
+TEST_F(JournalTest, ThroughputSmokeAppends200kSamples) {
+  constexpr int kBatches = 200;
+  constexpr int kPoints = 1000;
+  using Clock = std::chrono::steady_clock;
+  auto journal = open();
+  ASSERT_TRUE(journal->upsertRun(runInfo("direct")).isOk());
+  ASSERT_TRUE(journal->upsertRun(runInfo("writer")).isOk());
+  std::vector<v1::RankMetrics> batches;
+  for (int b = 1; b <= kBatches; ++b) batches.push_back(rankBatch("direct", 0, b, kPoints));
+
+  auto start = Clock::now();
+  for (const auto& batch : batches) ASSERT_TRUE(journal->appendRankMetrics(batch).isOk());
+  const double directSeconds = std::chrono::duration<double>(Clock::now() - start).count();
+
+  for (auto& batch : batches) batch.set_run_id("writer");
+  start = Clock::now();
+  {
+    JournalWriter writer(*journal);
+    for (auto& batch : batches) {
+      ASSERT_TRUE(writer.submitRankMetrics(std::move(batch), nullptr).isOk());
+    }
+    writer.flush();
+  }
+  const double writerSeconds = std::chrono::duration<double>(Clock::now() - start).count();
+
+  // Raw SQLite on a separate file with the same pragmas and the same narrow row.
+  const std::string rawPath = (dir_ / "raw.sqlite").string();
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(rawPath.c_str(), &db), SQLITE_OK);
+  sqlite3_exec(db,
+               "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; "
+               "CREATE TABLE samples (run_key INTEGER, seq INTEGER, step INTEGER, epoch INTEGER, "
+               "wall_time REAL, rank INTEGER, key_id INTEGER, value REAL, "
+               "PRIMARY KEY (run_key, seq)) WITHOUT ROWID",
+               nullptr, nullptr, nullptr);
+  sqlite3_stmt* insert = nullptr;
+  sqlite3_prepare_v2(db, "INSERT INTO samples VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", -1, &insert,
+                     nullptr);
+  start = Clock::now();
+  int64_t seq = 0;
+  for (int b = 0; b < kBatches; ++b) {
+    sqlite3_exec(db, "BEGIN", nullptr, nullptr, nullptr);
+    for (int i = 0; i < kPoints; ++i) {
+      sqlite3_bind_int64(insert, 1, 1);
+      sqlite3_bind_int64(insert, 2, ++seq);
+      sqlite3_bind_int64(insert, 3, i);
+      sqlite3_bind_int64(insert, 4, 1);
+      sqlite3_bind_double(insert, 5, 1e9 + i);
+      sqlite3_bind_int64(insert, 6, 0);
+      sqlite3_bind_int64(insert, 7, i % 2 + 1);
+      sqlite3_bind_double(insert, 8, 0.5 * i);
+      ASSERT_EQ(sqlite3_step(insert), SQLITE_DONE);
+      sqlite3_reset(insert);
+    }
+    ASSERT_EQ(sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr), SQLITE_OK);
+  }
+  const double rawSeconds = std::chrono::duration<double>(Clock::now() - start).count();
+  sqlite3_finalize(insert);
+  sqlite3_close(db);
+
+  const double total = kBatches * kPoints;
+  std::printf(
+      "journal throughput, %d batches of %d points:\n"
+      "  appendRankMetrics   %10.0f samples/s\n"
+      "  JournalWriter       %10.0f samples/s\n"
+      "  raw SQLite inserts  %10.0f samples/s\n"
+      "  ratio appendRankMetrics/raw %.2f, JournalWriter/raw %.2f\n",
+      kBatches, kPoints, total / directSeconds, total / writerSeconds, total / rawSeconds,
+      rawSeconds / directSeconds, rawSeconds / writerSeconds);
+  EXPECT_EQ(journal->findRun("direct")->info.last_seq(), total);
+  EXPECT_EQ(journal->findRun("writer")->info.last_seq(), total);
+}
+
+}  // namespace
+}  // namespace ringside::agent

@@ -1,0 +1,162 @@
+// NvmlProbe: a missing library fails init() cleanly (the node then has no GPUs); with the fake
+// NVML of fake_nvml.c (built when tests/agent/fake_nvml.cmake is included) the dlopen path, the
+// versioned-symbol preference, unit conversions and absent optional values are checked.
+#include "ringside/agent/nvml_probe.h"
+
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+
+#include "ringside/agent/inventory.h"
+
+namespace ringside::agent {
+namespace {
+
+TEST(FormatCudaDriverVersion, SplitsMajorAndMinor) {
+  EXPECT_EQ(formatCudaDriverVersion(12040), "12.4");
+  EXPECT_EQ(formatCudaDriverVersion(13000), "13.0");
+  EXPECT_EQ(formatCudaDriverVersion(11080), "11.8");
+  EXPECT_EQ(formatCudaDriverVersion(0), "");
+  EXPECT_EQ(formatCudaDriverVersion(-1), "");
+}
+
+TEST(NvmlProbe, MissingLibraryFailsInitWithNotFoundAndReportsNoGpus) {
+  auto missing = std::filesystem::temp_directory_path() / "ringside-no-such-dir/libnvidia-ml.so.1";
+  NvmlProbe probe(missing.string());
+  Status status = probe.init();
+  EXPECT_EQ(status.code(), Status::Code::kNotFound);
+  EXPECT_NE(status.message().find(missing.string()), std::string::npos) << status.toString();
+  EXPECT_TRUE(probe.devices().empty());
+  EXPECT_TRUE(probe.sample().empty());
+}
+
+TEST(NvmlProbe, LibraryWithoutNvmlSymbolsFailsInitWithNotFound) {
+  // libm is loadable but exports no NVML symbol.
+  NvmlProbe probe("libm.so.6");
+  Status status = probe.init();
+  EXPECT_EQ(status.code(), Status::Code::kNotFound);
+  EXPECT_NE(status.message().find("nvmlInit"), std::string::npos) << status.toString();
+  EXPECT_TRUE(probe.devices().empty());
+}
+
+TEST(NvmlProbe, NodeWithoutNvmlHasCpuSlotsOnly) {
+  NvmlProbe probe("/nonexistent/libnvidia-ml.so.1");
+  ASSERT_FALSE(probe.init().isOk());
+  InventoryOptions options;
+  options.gpuProbe = &probe;
+  NodeInventory inventory = collectInventory(options);
+  EXPECT_TRUE(inventory.gpus.empty());
+  EXPECT_EQ(inventory.slotKind, "cpu");
+  EXPECT_EQ(inventory.slotsTotal, inventory.cpuCores);
+}
+
+#if defined(RINGSIDE_FAKE_NVML_FULL) && defined(RINGSIDE_FAKE_NVML_MINIMAL)
+
+class FakeNvml : public ::testing::Test {
+ protected:
+  void SetUp() override { unsetenv("FAKE_NVML_INIT_ERROR"); }
+  void TearDown() override { unsetenv("FAKE_NVML_INIT_ERROR"); }
+};
+
+TEST_F(FakeNvml, ReadsStaticInfoThroughVersionedSymbols) {
+  NvmlProbe probe(RINGSIDE_FAKE_NVML_FULL);
+  ASSERT_TRUE(probe.init().isOk());  // the fake's unversioned nvmlInit would fail
+  auto devices = probe.devices();
+  ASSERT_EQ(devices.size(), 2u);
+  EXPECT_EQ(devices[0].index, 0u);
+  EXPECT_EQ(devices[0].name, "Fake GPU 0");
+  EXPECT_EQ(devices[0].uuid, "GPU-00000000-fake-0000-0000-000000000000");
+  EXPECT_EQ(devices[0].memoryTotalMiB, 81559u);
+  EXPECT_EQ(devices[0].driverVersion, "580.65.06");
+  EXPECT_EQ(devices[0].cudaVersion, "13.0");
+  EXPECT_EQ(devices[1].index, 1u);
+  EXPECT_EQ(devices[1].name, "Fake GPU 1");
+  EXPECT_TRUE(probe.init().isOk());  // a second init is a no-op
+  EXPECT_EQ(probe.devices().size(), 2u);
+}
+
+TEST_F(FakeNvml, SamplesConvertUnitsAndLeaveUnsupportedValuesAbsent) {
+  NvmlProbe probe(RINGSIDE_FAKE_NVML_FULL);
+  ASSERT_TRUE(probe.init().isOk());
+  auto samples = probe.sample();
+  ASSERT_EQ(samples.size(), 2u);
+  EXPECT_EQ(samples[0].index, 0u);
+  EXPECT_EQ(samples[0].utilPct, 87.0);
+  EXPECT_EQ(samples[0].memUsedMiB, 1024.0);
+  EXPECT_EQ(samples[0].powerW, 312.5);  // 312500 mW
+  EXPECT_EQ(samples[0].tempC, 71.0);
+  EXPECT_EQ(samples[1].utilPct, 3.0);
+  EXPECT_EQ(samples[1].memUsedMiB, 512.0);
+  EXPECT_FALSE(samples[1].powerW.has_value());  // NVML_ERROR_NOT_SUPPORTED
+  EXPECT_EQ(samples[1].tempC, 35.0);
+}
+
+TEST_F(FakeNvml, OldLibraryFallsBackToUnversionedSymbolsAndMissingOptionalsAreAbsent) {
+  NvmlProbe probe(RINGSIDE_FAKE_NVML_MINIMAL);
+  ASSERT_TRUE(probe.init().isOk());
+  auto devices = probe.devices();
+  ASSERT_EQ(devices.size(), 1u);
+  EXPECT_EQ(devices[0].name, "Fake GPU 0");
+  EXPECT_EQ(devices[0].uuid, "");
+  EXPECT_FALSE(devices[0].memoryTotalMiB.has_value());
+  EXPECT_EQ(devices[0].driverVersion, "");
+  EXPECT_EQ(devices[0].cudaVersion, "");
+  auto samples = probe.sample();
+  ASSERT_EQ(samples.size(), 1u);
+  EXPECT_FALSE(samples[0].utilPct.has_value());
+  EXPECT_FALSE(samples[0].memUsedMiB.has_value());
+  EXPECT_FALSE(samples[0].powerW.has_value());
+  EXPECT_FALSE(samples[0].tempC.has_value());
+}
+
+TEST_F(FakeNvml, FailingNvmlInitIsInternalWithNvmlsMessage) {
+  setenv("FAKE_NVML_INIT_ERROR", "9", 1);  // NVML_ERROR_DRIVER_NOT_LOADED
+  NvmlProbe probe(RINGSIDE_FAKE_NVML_FULL);
+  Status status = probe.init();
+  EXPECT_EQ(status.code(), Status::Code::kInternal);
+  EXPECT_NE(status.message().find("Driver Not Loaded"), std::string::npos) << status.toString();
+  EXPECT_TRUE(probe.devices().empty());
+  EXPECT_TRUE(probe.sample().empty());
+}
+
+TEST_F(FakeNvml, DestructorShutsNvmlDown) {
+  // Hold our own reference so the library (and its counter) outlives the probe's dlclose.
+  void* library = dlopen(RINGSIDE_FAKE_NVML_FULL, RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(library, nullptr) << dlerror();
+  auto* shutdownCalls = static_cast<int*>(dlsym(library, "fake_nvml_shutdown_calls"));
+  ASSERT_NE(shutdownCalls, nullptr);
+  int before = *shutdownCalls;
+  {
+    NvmlProbe probe(RINGSIDE_FAKE_NVML_FULL);
+    ASSERT_TRUE(probe.init().isOk());
+    EXPECT_EQ(*shutdownCalls, before);
+  }
+  EXPECT_EQ(*shutdownCalls, before + 1);
+  dlclose(library);
+}
+
+TEST_F(FakeNvml, InventoryOfGpuNodeCountsGpuSlots) {
+  NvmlProbe probe(RINGSIDE_FAKE_NVML_FULL);
+  ASSERT_TRUE(probe.init().isOk());
+  InventoryOptions options;
+  options.gpuProbe = &probe;
+  v1::NodeInfo info = toProto(collectInventory(options));
+  EXPECT_EQ(info.slot_kind(), "gpu");
+  EXPECT_EQ(info.slots_total(), 2u);
+  ASSERT_EQ(info.gpus_size(), 2);
+  EXPECT_EQ(info.gpus(1).uuid(), "GPU-11111111-fake-1111-1111-111111111111");
+  EXPECT_EQ(info.gpus(0).cuda_version(), "13.0");
+}
+
+#else
+
+TEST(FakeNvml, NotBuilt) {
+  GTEST_SKIP() << "fake NVML not built: include tests/agent/fake_nvml.cmake";
+}
+
+#endif
+
+}  // namespace
+}  // namespace ringside::agent

@@ -1,0 +1,220 @@
+// RunManager against real mpirun jobs: custom commands, the real trainer, stop, a killed rank,
+// validation errors, and adoption by a second manager (an agent restart).
+#include "ringside/agent/run_manager.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace ringside::agent {
+namespace {
+
+namespace fs = std::filesystem;
+
+class RunManagerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // mpirun refuses root without these; scripts/env.sh sets them too.
+    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
+    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
+    setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 0);
+    char pattern[] = "/tmp/ringside-runs-XXXXXX";
+    dir_ = mkdtemp(pattern);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+  RunManagerOptions options() const {
+    RunManagerOptions o;
+    o.runsDir = dir_;
+    o.mpirunPath = RINGSIDE_MPIEXEC;
+    o.trainerPath = RINGSIDE_TRAINER_BIN;
+    o.rankEndpoint = "ipc://" + dir_ + "/ranks.sock";
+    o.defaultGraceSeconds = 20;
+    return o;
+  }
+
+  RunManager makeManager() {
+    return RunManager(options(), [this](const v1::RunInfo& run, const RunProcessIds&) {
+      states_.push_back(run.state());
+    });
+  }
+
+  static v1::RunSpec command(std::vector<std::string> argv, uint32_t ranks = 1) {
+    v1::RunSpec spec;
+    spec.set_name("test");
+    spec.set_ranks_per_node(ranks);
+    spec.mutable_command();  // set the job even for an empty argv
+    for (const auto& a : argv) spec.mutable_command()->add_argv(a);
+    return spec;
+  }
+
+  // Polls until the run ends (or 120 s).
+  static v1::RunInfo waitEnded(RunManager& manager, const std::string& id) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    while (std::chrono::steady_clock::now() < deadline) {
+      manager.poll();
+      if (isEnded(manager.find(id)->state())) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return *manager.find(id);
+  }
+
+  static std::string readFile(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  }
+
+  std::string dir_;
+  std::vector<v1::RunState> states_;
+};
+
+TEST_F(RunManagerTest, CustomCommandCompletesWithItsOutputLogged) {
+  RunManager manager = makeManager();
+  auto run = manager.launch(command({"sh", "-c", "echo hello from $RINGSIDE_RUN_ID"}, 2), 4);
+  ASSERT_TRUE(run.isOk()) << run.status().toString();
+  EXPECT_EQ(manager.usedSlots(), 2u);
+  const v1::RunInfo ended = waitEnded(manager, run->run_id());
+  EXPECT_EQ(ended.state(), v1::COMPLETED) << ended.reason();
+  EXPECT_EQ(ended.exit_code(), 0);
+  EXPECT_EQ(manager.usedSlots(), 0u);
+  const std::string out = readFile(ended.run_dir() + "/stdout.log");
+  EXPECT_NE(out.find("hello from " + run->run_id()), std::string::npos) << out;
+  ASSERT_GE(states_.size(), 3u);
+  EXPECT_EQ(states_.front(), v1::QUEUED);
+  EXPECT_EQ(states_[1], v1::STARTING);
+  EXPECT_EQ(states_.back(), v1::COMPLETED);
+}
+
+TEST_F(RunManagerTest, FailingCommandIsFailedWithTheExitStatus) {
+  RunManager manager = makeManager();
+  auto run = manager.launch(command({"sh", "-c", "echo broken >&2; exit 3"}), 4);
+  ASSERT_TRUE(run.isOk());
+  const v1::RunInfo ended = waitEnded(manager, run->run_id());
+  EXPECT_EQ(ended.state(), v1::FAILED);
+  EXPECT_NE(ended.exit_code(), 0);
+  EXPECT_FALSE(ended.reason().empty());
+}
+
+TEST_F(RunManagerTest, InvalidSpecsSayWhatIsWrong) {
+  RunManager manager = makeManager();
+  v1::RunSpec empty;
+  empty.set_ranks_per_node(1);
+  EXPECT_NE(manager.launch(empty, 4).status().message().find("no job"), std::string::npos);
+  EXPECT_NE(manager.launch(command({}), 4).status().message().find("empty argv"),
+            std::string::npos);
+  EXPECT_NE(manager.launch(command({"no-such-program-xyz"}), 4)
+                .status()
+                .message()
+                .find("no-such-program-xyz"),
+            std::string::npos);
+  auto tooMany = manager.launch(command({"true"}, 8), 2);
+  EXPECT_EQ(tooMany.status().code(), Status::Code::kResourceExhausted);
+  EXPECT_NE(tooMany.status().message().find("only 2 slots are free"), std::string::npos);
+  v1::RunSpec trainer;
+  trainer.set_ranks_per_node(1);
+  trainer.mutable_trainer()->set_config_json(R"({"data": "/nonexistent/dataset"})");
+  EXPECT_NE(manager.launch(trainer, 4).status().message().find("/nonexistent/dataset"),
+            std::string::npos);
+  trainer.mutable_trainer()->set_config_json("[1, 2]");
+  EXPECT_NE(manager.launch(trainer, 4).status().message().find("JSON object"), std::string::npos);
+  EXPECT_EQ(manager.stop("r-missing", 1).status().code(), Status::Code::kNotFound);
+}
+
+v1::RunSpec longTrainerRun(const std::string& dir) {
+  v1::RunSpec spec;
+  spec.set_name("long");
+  spec.set_ranks_per_node(2);
+  spec.mutable_trainer()->set_config_json(
+      R"({"backend": "mpi", "epochs": 200, "train_samples": 5000, "test_samples": 500,
+          "checkpoint_dir": ")" +
+      dir + R"(/ckpt", "quiet": true})");
+  return spec;
+}
+
+TEST_F(RunManagerTest, StopSendsSigtermAndTheTrainerCheckpoints) {
+  RunManager manager = makeManager();
+  auto run = manager.launch(longTrainerRun(dir_), 4);
+  ASSERT_TRUE(run.isOk()) << run.status().toString();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (manager.find(run->run_id())->state() != v1::RUNNING &&
+         std::chrono::steady_clock::now() < deadline) {
+    manager.poll();
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_EQ(manager.find(run->run_id())->state(), v1::RUNNING);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // let it train a little
+  ASSERT_TRUE(manager.stop(run->run_id(), 30).isOk());
+  const v1::RunInfo ended = waitEnded(manager, run->run_id());
+  EXPECT_EQ(ended.state(), v1::STOPPED) << ended.reason();
+  EXPECT_EQ(ended.exit_code(), 0) << readFile(ended.run_dir() + "/stderr.log");
+  bool checkpoint = false;
+  for (const auto& entry : fs::directory_iterator(dir_ + "/ckpt")) {
+    checkpoint |= entry.path().extension() == ".rsck";
+  }
+  EXPECT_TRUE(checkpoint);
+}
+
+TEST_F(RunManagerTest, KilledRankFailsTheRunNamingTheRankAndSignal) {
+  RunManager manager = makeManager();
+  auto run = manager.launch(longTrainerRun(dir_), 4);
+  ASSERT_TRUE(run.isOk()) << run.status().toString();
+  // Find rank 1 by its environment.
+  pid_t rank1 = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (rank1 == 0 && std::chrono::steady_clock::now() < deadline) {
+    manager.poll();
+    for (const auto& entry : fs::directory_iterator("/proc")) {
+      const std::string env = readFile(entry.path().string() + "/environ");
+      if (env.find("RINGSIDE_RUN_ID=" + run->run_id()) != std::string::npos &&
+          env.find(std::string("OMPI_COMM_WORLD_RANK=1") + '\0') != std::string::npos) {
+        rank1 = std::stoi(entry.path().filename());
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_NE(rank1, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  kill(rank1, SIGKILL);
+  const v1::RunInfo ended = waitEnded(manager, run->run_id());
+  EXPECT_EQ(ended.state(), v1::FAILED);
+  EXPECT_NE(ended.reason().find("rank 1"), std::string::npos) << ended.reason();
+  EXPECT_NE(ended.reason().find("signal 9"), std::string::npos) << ended.reason();
+}
+
+TEST_F(RunManagerTest, ASecondManagerAdoptsARunningRun) {
+  v1::RunInfo info;
+  {
+    RunManager first(options(), [&](const v1::RunInfo& run, const RunProcessIds&) { info = run; });
+    auto run = first.launch(command({"sh", "-c", "sleep 2; echo done"}), 4);
+    ASSERT_TRUE(run.isOk());
+  }  // the first "agent" goes away; the run goes on
+  RunManager second = makeManager();
+  second.adopt(info);
+  EXPECT_EQ(second.usedSlots(), 1u);
+  const v1::RunInfo ended = waitEnded(second, info.run_id());
+  EXPECT_EQ(ended.state(), v1::COMPLETED) << ended.reason();
+  EXPECT_NE(readFile(ended.run_dir() + "/stdout.log").find("done"), std::string::npos);
+}
+
+TEST(MpirunStderrTest, ParsesTheSignalledRank) {
+  EXPECT_EQ(failureReasonFromMpirunStderr(
+                "mpirun noticed that process rank 1 with PID 0 on node vm exited on signal 9 "
+                "(Killed).\n"),
+            "rank 1 on node vm was killed by signal 9 (Killed)");
+  EXPECT_EQ(failureReasonFromMpirunStderr("nothing here"), "");
+}
+
+}  // namespace
+}  // namespace ringside::agent
