@@ -1,0 +1,95 @@
+// Wire protocol helpers: framing limits, default ports, and the decode/encode of the one frame
+// every message travels in (a serialized ringside.v1.Envelope, common/proto/ringside.proto).
+// docs/protocol.md is the page a client in another language is written from; keep it in step.
+//
+// Thread-safety: every function here is pure (no shared state) and safe to call from any thread.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "ringside/common/status.h"
+#include "ringside/proto/ringside.pb.h"
+
+namespace ringside::protocol {
+
+// Envelope.protocol_version this build speaks. A receiver accepts 1..kProtocolVersion and answers
+// a newer (or an unset, 0) version with ErrorReply{UNSUPPORTED_VERSION}.
+inline constexpr uint32_t kProtocolVersion = 1;
+
+// Largest frame (serialized Envelope) a receiver decodes: 16 MiB. Larger frames are answered with
+// ErrorReply{TOO_LARGE} without being parsed. Senders keep every message under it (the agent pages
+// FetchRunData replies well below it).
+inline constexpr size_t kMaxMessageBytes = size_t{16} * 1024 * 1024;
+
+// Default TCP ports of an agent: control (ROUTER) and events (PUB), on 127.0.0.1 unless
+// `ringside-agent --listen` names another address.
+inline constexpr uint16_t kDefaultControlPort = 47600;
+inline constexpr uint16_t kDefaultEventsPort = 47601;
+
+// Environment variables the agent sets for the ranks of a run: the ipc:// endpoint of its PULL
+// socket and the run id the ranks put in RankMetrics.run_id.
+inline constexpr const char* kAgentEndpointEnv = "RINGSIDE_AGENT_ENDPOINT";
+inline constexpr const char* kRunIdEnv = "RINGSIDE_RUN_ID";
+
+// Why a frame could not be decoded: the ErrorReply to answer it with.
+struct DecodeError {
+  v1::ErrorReply::Code code = v1::ErrorReply::MALFORMED;
+  // The request_id to echo: the frame's own when it parsed (UNSUPPORTED_VERSION,
+  // UNKNOWN_MESSAGE), 0 when it did not (MALFORMED, TOO_LARGE).
+  uint64_t requestId = 0;
+  std::string message;  // what was wrong and what to do
+};
+
+// The outcome of decodeEnvelope. It is a Result<v1::Envelope> (isOk(), value(), status() work as
+// usual; status() is Corruption for MALFORMED and InvalidArgument otherwise) that also carries the
+// DecodeError, so a server can answer with the right ErrorReply code and request id.
+// Not thread-safe (a plain value type).
+class DecodeResult : public Result<v1::Envelope> {
+ public:
+  DecodeResult(v1::Envelope envelope);  // NOLINT(google-explicit-constructor)
+  DecodeResult(DecodeError error);      // NOLINT(google-explicit-constructor)
+  // Valid when !isOk(); a default DecodeError otherwise.
+  const DecodeError& error() const { return error_; }
+
+ private:
+  DecodeError error_;
+};
+
+// Decodes one frame of `size` bytes at `data` (may be null when size is 0). Checks, in order:
+// size > kMaxMessageBytes -> TOO_LARGE; empty, or not a parseable Envelope -> MALFORMED;
+// protocol_version 0 or > kProtocolVersion -> UNSUPPORTED_VERSION; no body (including a body
+// field this build does not know, which protobuf keeps as an unknown field) -> UNKNOWN_MESSAGE.
+// Unknown fields are tolerated everywhere else. Never throws.
+DecodeResult decodeEnvelope(const void* data, size_t size);
+
+// Serializes `envelope` into one frame. The caller sets protocol_version (newEnvelope does).
+// Never fails for a message built through the generated API.
+std::string encodeEnvelope(const v1::Envelope& envelope);
+
+// An empty Envelope with protocol_version = kProtocolVersion and `requestId`; set its body.
+v1::Envelope newEnvelope(uint64_t requestId);
+
+// An Envelope holding ErrorReply{code, message} for `requestId`.
+v1::Envelope makeErrorReply(uint64_t requestId, v1::ErrorReply::Code code, std::string message);
+
+// The ErrorReply that answers a frame decodeEnvelope refused.
+v1::Envelope makeErrorReply(const DecodeError& error);
+
+// The ErrorReply code for a failed request handler's Status: InvalidArgument -> INVALID_ARGUMENT,
+// NotFound -> NOT_FOUND, ResourceExhausted -> RESOURCE_EXHAUSTED, FailedPrecondition and
+// Aborted -> FAILED_PRECONDITION, Corruption/IOError/Internal -> INTERNAL, Ok -> CODE_UNSPECIFIED.
+v1::ErrorReply::Code errorCodeFor(Status::Code code);
+
+// True for the bodies a client sends on the control socket (hello ... set_drain).
+bool isControlRequest(const v1::Envelope& envelope);
+
+// The body's field name in the .proto ("hello", "metric_batch", ...) or "(none)", for logs.
+// The pointer stays valid for the life of the process.
+const char* bodyName(const v1::Envelope& envelope);
+
+// "MALFORMED", "TOO_LARGE", ... for logs.
+const char* errorCodeName(v1::ErrorReply::Code code);
+
+}  // namespace ringside::protocol
