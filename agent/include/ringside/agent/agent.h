@@ -1,0 +1,67 @@
+// Agent: the ringside-agent daemon's core. Binds the control ROUTER and the events PUB (CURVE
+// on both unless --insecure on loopback) and the ranks' PULL (ipc:// in a 0700 runtime dir),
+// answers control requests, journals every metric sample, state change and log line before
+// publishing it, samples node telemetry, and re-adopts the runs an earlier agent left running.
+//
+// Thread-safety: run() is the agent's one loop; requestStop() may be called from any thread or
+// a signal handler (it sets an atomic flag the loop polls every <= 100 ms).
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ringside/common/status.h"
+
+namespace ringside::agent {
+
+inline constexpr const char* kAgentVersion = "0.1.0";
+
+struct AgentConfig {
+  std::string stateDir;    // keys, allowlist, journal, run directories
+  std::string runtimeDir;  // the ranks' ipc socket (created 0700); default <stateDir>/run
+  std::string listenAddress = "127.0.0.1";
+  int controlPort = 47600;  // 0: an ephemeral port (tests), reported by controlEndpoint()
+  int eventsPort = 47601;
+  bool insecure = false;  // plaintext; refused unless listenAddress is loopback
+  double telemetryIntervalS = 1.0;
+  std::string trainerPath;  // default ringside-trainer for trainer jobs
+  std::string mpirunPath = "mpirun";
+  std::vector<std::string> labels;
+  double retentionDays = 0.0;  // > 0: delete runs that ended longer ago
+  double stopGraceS = 30.0;    // SIGTERM -> SIGKILL for stops that name none
+  std::string nvmlLibrary = "libnvidia-ml.so.1";
+};
+
+// The default state directory: /var/lib/ringside-agent for root, else
+// $XDG_STATE_HOME/ringside-agent (~/.local/state/ringside-agent).
+std::string defaultStateDir();
+
+class Agent {
+ public:
+  explicit Agent(AgentConfig config);
+  ~Agent();
+  Agent(const Agent&) = delete;
+  Agent& operator=(const Agent&) = delete;
+
+  // Creates the state and runtime directories, keys, journal and sockets, and adopts running
+  // runs. Errors: InvalidArgument for --insecure on a non-loopback address; IOError for
+  // directories or key files; Internal when a socket cannot bind (the message names the address).
+  Status start();
+  // Serves until requestStop(). Returns an error only when the loop cannot go on.
+  Status run();
+  void requestStop() { stopRequested_.store(true); }
+
+  // The bound addresses (after start()), e.g. "tcp://127.0.0.1:47600".
+  std::string controlEndpoint() const;
+  std::string eventsEndpoint() const;
+  std::string publicKey() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  std::atomic<bool> stopRequested_{false};
+};
+
+}  // namespace ringside::agent

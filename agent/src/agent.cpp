@@ -1,0 +1,446 @@
+#include "ringside/agent/agent.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <zmq.hpp>
+#include <zmq_addon.hpp>
+
+#include "ringside/agent/inventory.h"
+#include "ringside/agent/journal.h"
+#include "ringside/agent/log_tailer.h"
+#include "ringside/agent/nvml_probe.h"
+#include "ringside/agent/run_manager.h"
+#include "ringside/agent/telemetry.h"
+#include "ringside/common/curve.h"
+#include "ringside/common/protocol.h"
+
+namespace ringside::agent {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr std::chrono::milliseconds kPollInterval{100};
+constexpr int kTransportMaxMessageBytes = 64 << 20;  // hard cap; the decoder refuses > 16 MiB
+
+double wallSeconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+void logLine(const char* level, const std::string& text) {
+  std::fprintf(stderr, "ringside-agent %s: %s\n", level, text.c_str());
+}
+
+Status makePrivateDir(const std::string& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return Status::ioError("cannot create " + dir + ": " + ec.message());
+  if (::chmod(dir.c_str(), 0700) != 0) return Status::ioError("cannot chmod 0700 " + dir);
+  return Status::ok();
+}
+
+std::string readFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The last `maxLines` lines of a file.
+std::vector<std::string> lastLines(const std::string& path, size_t maxLines) {
+  std::vector<std::string> lines;
+  std::istringstream text(readFile(path));
+  std::string line;
+  while (std::getline(text, line)) {
+    lines.push_back(line);
+    if (lines.size() > maxLines) lines.erase(lines.begin());
+  }
+  return lines;
+}
+
+}  // namespace
+
+std::string defaultStateDir() {
+  if (::geteuid() == 0) return "/var/lib/ringside-agent";
+  const char* state = std::getenv("XDG_STATE_HOME");
+  if (state != nullptr && *state != '\0') return std::string(state) + "/ringside-agent";
+  const char* home = std::getenv("HOME");
+  return std::string(home != nullptr ? home : ".") + "/.local/state/ringside-agent";
+}
+
+struct Agent::Impl {
+  AgentConfig config;
+  zmq::context_t context;
+  curve::KeyPair keys;
+  curve::Allowlist allowlist;
+  std::unique_ptr<curve::ZapHandler> zap;
+  zmq::socket_t control{context, zmq::socket_type::router};
+  zmq::socket_t events{context, zmq::socket_type::pub};
+  zmq::socket_t ranks{context, zmq::socket_type::pull};
+  std::string controlEndpoint, eventsEndpoint, rankEndpoint;
+  std::unique_ptr<Journal> journal;
+  std::unique_ptr<RunManager> runs;
+  std::unique_ptr<NvmlProbe> nvml;
+  GpuProbe* gpuProbe = nullptr;
+  std::unique_ptr<TelemetrySampler> telemetry;
+  v1::NodeInfo node;
+  bool draining = false;
+  std::map<std::string, LogTailer> tailers;  // per active run
+
+  explicit Impl(AgentConfig c) : config(std::move(c)) {}
+
+  void publish(const v1::Envelope& event) {
+    const std::string bytes = protocol::encodeEnvelope(event);
+    events.send(zmq::buffer(bytes), zmq::send_flags::dontwait);
+  }
+
+  v1::NodeInfo nodeInfo() {
+    v1::NodeInfo info = node;
+    info.set_slots_used(runs->usedSlots());
+    info.set_draining(draining);
+    return info;
+  }
+
+  // Journals a state change, then publishes it (DESIGN.md decision 2: journal before publish).
+  void onRunState(const v1::RunInfo& run, const RunProcessIds& ids) {
+    ProcessIds process;
+    if (ids.shimPid > 0) {
+      process.pid = ids.shimPid;
+      process.pgid = ids.shimPid;
+    }
+    if (Status s = journal->upsertRun(run, process); !s.isOk()) {
+      logLine("error", "journal: " + s.toString());
+    }
+    auto event = journal->appendStateEvent(run);
+    if (!event.isOk()) {
+      logLine("error", "journal: " + event.status().toString());
+      return;
+    }
+    v1::Envelope envelope = protocol::newEnvelope(0);
+    *envelope.mutable_run_state() = *event;
+    publish(envelope);
+    if (isEnded(run.state())) {
+      logLine("info", "run " + run.run_id() + " " + v1::RunState_Name(run.state()) +
+                          (run.reason().empty() ? "" : ": " + run.reason()));
+    } else if (!tailers.contains(run.run_id()) && !run.run_dir().empty()) {
+      tailers.emplace(run.run_id(), LogTailer(run.run_dir(), run.spec().has_command()));
+    }
+  }
+
+  void publishSamples(const std::string& runId, const std::vector<v1::MetricSample>& samples) {
+    if (samples.empty()) return;
+    v1::Envelope envelope = protocol::newEnvelope(0);
+    envelope.mutable_metric_batch()->set_run_id(runId);
+    for (const auto& sample : samples) *envelope.mutable_metric_batch()->add_samples() = sample;
+    publish(envelope);
+  }
+
+  void ingestRankMessage(const zmq::message_t& message) {
+    auto decoded = protocol::decodeEnvelope(message.data(), message.size());
+    if (!decoded.isOk() || !decoded->has_rank_metrics()) {
+      logLine("warning", "dropped a malformed message on the ranks socket");
+      return;
+    }
+    auto appended = journal->appendRankMetrics(decoded->rank_metrics());
+    if (!appended.isOk()) {
+      logLine("warning", "rank metrics for run " + decoded->rank_metrics().run_id() + ": " +
+                             appended.status().toString());
+      return;
+    }
+    publishSamples(decoded->rank_metrics().run_id(), appended->samples);
+  }
+
+  void tailLogs() {
+    for (auto it = tailers.begin(); it != tailers.end();) {
+      const std::string& runId = it->first;
+      LogTailer::Chunk chunk = it->second.poll();
+      if (!chunk.lines.empty()) {
+        auto lines = journal->appendLogLines(runId, chunk.lines);
+        if (lines.isOk()) {
+          v1::Envelope envelope = protocol::newEnvelope(0);
+          envelope.mutable_log_batch()->set_run_id(runId);
+          for (const auto& line : *lines) *envelope.mutable_log_batch()->add_lines() = line;
+          publish(envelope);
+          it->second.commit();
+        }
+      }
+      if (!chunk.samples.empty()) {
+        auto samples = journal->appendMetricSamples(runId, chunk.samples);
+        if (samples.isOk()) publishSamples(runId, *samples);
+      }
+      const v1::RunInfo* run = runs->find(runId);
+      if (run == nullptr || isEnded(run->state())) {
+        if (chunk.lines.empty()) {
+          it = tailers.erase(it);  // ended and fully read
+          continue;
+        }
+      }
+      ++it;
+    }
+  }
+
+  v1::Envelope handle(const v1::Envelope& request) {
+    const uint64_t id = request.request_id();
+    v1::Envelope reply = protocol::newEnvelope(id);
+    auto fail = [&](const Status& status) {
+      return protocol::makeErrorReply(id, protocol::errorCodeFor(status.code()), status.message());
+    };
+    switch (request.body_case()) {
+      case v1::Envelope::kHello:
+        *reply.mutable_hello_reply()->mutable_node() = nodeInfo();
+        reply.mutable_hello_reply()->set_protocol_version(protocol::kProtocolVersion);
+        return reply;
+      case v1::Envelope::kListRuns: {
+        auto stored = journal->loadRuns(!request.list_runs().include_ended());
+        if (!stored.isOk()) return fail(stored.status());
+        for (const auto& run : *stored) *reply.mutable_list_runs_reply()->add_runs() = run.info;
+        return reply;
+      }
+      case v1::Envelope::kLaunchRun: {
+        if (draining) {
+          return fail(Status::failedPrecondition(
+              "node " + node.hostname() + " is draining: undrain it or choose another node"));
+        }
+        const uint32_t free = node.slots_total() - std::min(node.slots_total(), runs->usedSlots());
+        auto run = runs->launch(request.launch_run().spec(), free);
+        if (!run.isOk()) return fail(run.status());
+        auto stored = journal->findRun(run->run_id());
+        *reply.mutable_launch_run_reply()->mutable_run() = stored.isOk() ? stored->info : *run;
+        return reply;
+      }
+      case v1::Envelope::kStopRun: {
+        auto run = runs->stop(request.stop_run().run_id(), request.stop_run().grace_seconds());
+        if (!run.isOk()) return fail(run.status());
+        *reply.mutable_stop_run_reply()->mutable_run() = *run;
+        return reply;
+      }
+      case v1::Envelope::kFetchRunData: {
+        const auto& fetch = request.fetch_run_data();
+        auto page = journal->fetchSince(fetch.run_id(), fetch.after_seq(), fetch.max_entries());
+        if (!page.isOk()) return fail(page.status());
+        *reply.mutable_fetch_run_data_reply() = std::move(page).value();
+        return reply;
+      }
+      case v1::Envelope::kTailLog: {
+        const auto& tail = request.tail_log();
+        auto stored = journal->findRun(tail.run_id());
+        if (!stored.isOk()) return fail(stored.status());
+        const size_t maxLines = tail.max_lines() == 0 ? 100 : tail.max_lines();
+        auto* out = reply.mutable_tail_log_reply();
+        out->set_run_id(tail.run_id());
+        for (const char* stream : {"stdout", "stderr"}) {
+          for (const std::string& text :
+               lastLines(stored->info.run_dir() + "/" + stream + ".log", maxLines)) {
+            auto* line = out->add_lines();
+            line->set_stream(stream);
+            line->set_text(text);
+          }
+        }
+        return reply;
+      }
+      case v1::Envelope::kSetDrain:
+        draining = request.set_drain().draining();
+        if (draining) {
+          std::ofstream(config.stateDir + "/draining") << "1\n";
+        } else {
+          std::error_code ec;
+          fs::remove(config.stateDir + "/draining", ec);
+        }
+        *reply.mutable_set_drain_reply()->mutable_node() = nodeInfo();
+        return reply;
+      default:
+        return protocol::makeErrorReply(
+            id, v1::ErrorReply::UNKNOWN_MESSAGE,
+            std::string("the control socket takes requests only, not ") +
+                protocol::bodyName(request));
+    }
+  }
+
+  void serveControl() {
+    std::vector<zmq::message_t> frames;
+    while (true) {
+      frames.clear();
+      auto received =
+          zmq::recv_multipart(control, std::back_inserter(frames), zmq::recv_flags::dontwait);
+      if (!received || frames.size() < 2) return;
+      // [identity][envelope], or [identity][empty delimiter][envelope] from REQ clients.
+      const zmq::message_t& payload = frames.back();
+      v1::Envelope reply;
+      auto decoded = protocol::decodeEnvelope(payload.data(), payload.size());
+      if (!decoded.isOk()) {
+        reply = protocol::makeErrorReply(decoded.error());
+      } else if (!protocol::isControlRequest(*decoded)) {
+        reply =
+            protocol::makeErrorReply(decoded->request_id(), v1::ErrorReply::UNKNOWN_MESSAGE,
+                                     std::string("the control socket takes requests only, not ") +
+                                         protocol::bodyName(*decoded));
+      } else {
+        reply = handle(*decoded);
+      }
+      const std::string bytes = protocol::encodeEnvelope(reply);
+      for (size_t i = 0; i + 1 < frames.size(); ++i) {
+        control.send(frames[i], zmq::send_flags::sndmore | zmq::send_flags::dontwait);
+      }
+      control.send(zmq::buffer(bytes), zmq::send_flags::dontwait);
+    }
+  }
+};
+
+Agent::Agent(AgentConfig config) : impl_(std::make_unique<Impl>(std::move(config))) {}
+
+Agent::~Agent() {
+  if (!impl_) return;
+  // Sockets close before the ZAP handler stops (curve.h): no connection slips through.
+  impl_->control.close();
+  impl_->events.close();
+  impl_->ranks.close();
+  if (impl_->zap) impl_->zap->stop();
+}
+
+std::string Agent::controlEndpoint() const { return impl_->controlEndpoint; }
+std::string Agent::eventsEndpoint() const { return impl_->eventsEndpoint; }
+std::string Agent::publicKey() const { return impl_->keys.publicKey; }
+
+Status Agent::start() {
+  Impl& d = *impl_;
+  AgentConfig& c = d.config;
+  if (c.stateDir.empty()) c.stateDir = defaultStateDir();
+  if (c.runtimeDir.empty()) c.runtimeDir = c.stateDir + "/run";
+  const std::string tcpBase = "tcp://" + c.listenAddress + ":";
+  if (c.insecure && !curve::isLoopbackEndpoint(tcpBase + "1")) {
+    return Status::invalidArgument("--insecure is refused on " + c.listenAddress +
+                                   ": plaintext is allowed on loopback only (127.0.0.1, ::1)");
+  }
+  RINGSIDE_RETURN_IF_ERROR(makePrivateDir(c.stateDir));
+  RINGSIDE_RETURN_IF_ERROR(makePrivateDir(c.runtimeDir));
+  auto keys = curve::loadOrCreateKeyPair(c.stateDir, "agent");
+  if (!keys.isOk()) return keys.status();
+  d.keys = *keys;
+  RINGSIDE_RETURN_IF_ERROR(d.allowlist.load(c.stateDir + "/allowlist"));
+  auto journal = Journal::open(c.stateDir + "/journal.sqlite");
+  if (!journal.isOk()) return journal.status();
+  d.journal = std::move(journal).value();
+  std::error_code ec;
+  d.draining = fs::exists(c.stateDir + "/draining", ec);
+
+  d.nvml = std::make_unique<NvmlProbe>(c.nvmlLibrary);
+  if (Status s = d.nvml->init(); s.isOk()) {
+    d.gpuProbe = d.nvml.get();
+  } else {
+    logLine("info", "no GPUs reported: " + s.message());
+  }
+  InventoryOptions inventory;
+  inventory.gpuProbe = d.gpuProbe;
+  inventory.agentVersion = kAgentVersion;
+  inventory.labels = c.labels;
+  d.node = toProto(collectInventory(inventory));
+  d.node.set_node_id(d.keys.publicKey.substr(0, 16));
+  TelemetryOptions telemetry;
+  telemetry.gpuProbe = d.gpuProbe;
+  d.telemetry = std::make_unique<TelemetrySampler>(telemetry);
+
+  // ZAP first: libzmq lets connections through unauthenticated while no handler is bound.
+  d.zap = std::make_unique<curve::ZapHandler>(d.context, d.allowlist,
+                                              curve::ZapHandler::Options{.allowNull = c.insecure});
+  RINGSIDE_RETURN_IF_ERROR(d.zap->start());
+  try {
+    for (zmq::socket_t* socket : {&d.control, &d.events}) {
+      socket->set(zmq::sockopt::linger, 0);
+      socket->set(zmq::sockopt::maxmsgsize, int64_t{kTransportMaxMessageBytes});
+      RINGSIDE_RETURN_IF_ERROR(c.insecure ? curve::configureInsecureServer(*socket)
+                                          : curve::configureServer(*socket, d.keys));
+    }
+    d.events.set(zmq::sockopt::sndhwm, 100000);
+    auto bindPort = [&](zmq::socket_t& socket, int port) {
+      socket.bind(tcpBase + (port == 0 ? std::string("*") : std::to_string(port)));
+      return socket.get(zmq::sockopt::last_endpoint);
+    };
+    d.controlEndpoint = bindPort(d.control, c.controlPort);
+    d.eventsEndpoint = bindPort(d.events, c.eventsPort);
+    d.rankEndpoint = "ipc://" + c.runtimeDir + "/ranks.sock";
+    d.ranks.set(zmq::sockopt::linger, 0);
+    d.ranks.set(zmq::sockopt::rcvhwm, 100000);
+    d.ranks.bind(d.rankEndpoint);
+  } catch (const zmq::error_t& error) {
+    return Status::internal(std::string("cannot bind the agent's sockets on ") + c.listenAddress +
+                            ": " + error.what() + " (is another agent running?)");
+  }
+
+  RunManagerOptions runOptions;
+  runOptions.runsDir = c.stateDir + "/runs";
+  runOptions.mpirunPath = c.mpirunPath;
+  runOptions.trainerPath = c.trainerPath;
+  runOptions.rankEndpoint = d.rankEndpoint;
+  runOptions.defaultGraceSeconds = c.stopGraceS;
+  d.runs = std::make_unique<RunManager>(
+      runOptions,
+      [&d](const v1::RunInfo& run, const RunProcessIds& ids) { d.onRunState(run, ids); });
+
+  // Re-adopt what an earlier agent left running (DESIGN.md decision 5).
+  auto active = d.journal->loadRuns(true);
+  if (!active.isOk()) return active.status();
+  for (const StoredRun& run : *active) {
+    d.runs->adopt(run.info);
+    d.tailers.emplace(run.info.run_id(),
+                      LogTailer(run.info.run_dir(), run.info.spec().has_command()));
+    logLine("info",
+            "adopted run " + run.info.run_id() + " (" + v1::RunState_Name(run.info.state()) + ")");
+  }
+  if (c.retentionDays > 0) {
+    RetentionPolicy policy;
+    policy.maxAgeDays = c.retentionDays;
+    (void)d.journal->applyRetention(policy, wallSeconds());
+  }
+  logLine("info", "serving control on " + d.controlEndpoint + ", events on " + d.eventsEndpoint +
+                      (c.insecure ? " (INSECURE: plaintext)" : " (CURVE)") + "; public key " +
+                      d.keys.publicKey);
+  return Status::ok();
+}
+
+Status Agent::run() {
+  Impl& d = *impl_;
+  auto nextTelemetry = Clock::now();
+  auto nextPoll = Clock::now();
+  zmq::pollitem_t items[] = {{d.control.handle(), 0, ZMQ_POLLIN, 0},
+                             {d.ranks.handle(), 0, ZMQ_POLLIN, 0}};
+  while (!stopRequested_.load()) {
+    zmq::poll(items, 2, kPollInterval);
+    if (items[0].revents & ZMQ_POLLIN) d.serveControl();
+    if (items[1].revents & ZMQ_POLLIN) {
+      zmq::message_t message;
+      // A bounded burst so control requests are not starved by a flood of metrics.
+      for (int i = 0; i < 1000 && d.ranks.recv(message, zmq::recv_flags::dontwait); ++i) {
+        d.ingestRankMessage(message);
+      }
+    }
+    const auto now = Clock::now();
+    if (now >= nextPoll) {
+      d.runs->poll();
+      d.tailLogs();
+      nextPoll = now + kPollInterval;
+    }
+    if (now >= nextTelemetry) {
+      v1::Envelope envelope = protocol::newEnvelope(0);
+      *envelope.mutable_node_telemetry() = toProto(d.telemetry->sample());
+      envelope.mutable_node_telemetry()->set_node_id(d.node.node_id());
+      envelope.mutable_node_telemetry()->set_slots_used(d.runs->usedSlots());
+      envelope.mutable_node_telemetry()->set_draining(d.draining);
+      d.publish(envelope);
+      nextTelemetry = now + std::chrono::duration_cast<Clock::duration>(
+                                std::chrono::duration<double>(d.config.telemetryIntervalS));
+    }
+  }
+  return Status::ok();
+}
+
+}  // namespace ringside::agent

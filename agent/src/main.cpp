@@ -1,0 +1,107 @@
+// ringside-agent: the node agent (see ringside/agent/agent.h). Subcommands manage its keys.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+
+#include "ringside/agent/agent.h"
+#include "ringside/common/curve.h"
+
+namespace {
+
+ringside::agent::Agent* gAgent = nullptr;
+
+extern "C" void onSignal(int) {
+  if (gAgent != nullptr) gAgent->requestStop();
+}
+
+// ringside-trainer installed beside the agent, or in the build tree's trainer/ folder.
+std::string defaultTrainerPath() {
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  for (const auto& candidate : {exe.parent_path() / "ringside-trainer",
+                                exe.parent_path() / "../trainer/ringside-trainer"}) {
+    if (std::filesystem::exists(candidate, ec)) {
+      return std::filesystem::weakly_canonical(candidate, ec).string();
+    }
+  }
+  return "ringside-trainer";
+}
+
+int fail(const ringside::Status& status) {
+  std::fprintf(stderr, "ringside-agent: %s\n", status.message().c_str());
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "ringside-agent: the Ringside node agent. Serves the GUI over ZeroMQ (CURVE), "
+      "launches and tracks training runs under mpirun, and journals their metrics."};
+  ringside::agent::AgentConfig config;
+  config.trainerPath = defaultTrainerPath();
+  app.option_defaults()->always_capture_default();
+  app.set_config("--config", "", "Configuration file (TOML/INI: key = value per option)");
+  app.add_option("--state-dir", config.stateDir,
+                 "Keys, allowlist, journal and run directories (default: /var/lib/ringside-agent "
+                 "for root, else ~/.local/state/ringside-agent)");
+  app.add_option("--runtime-dir", config.runtimeDir,
+                 "Directory for the ranks' ipc socket "
+                 "(default: <state dir>/run)");
+  app.add_option("--listen", config.listenAddress, "Address to serve on (loopback by default)");
+  app.add_option("--control-port", config.controlPort, "Control (ROUTER) port; 0 = any free");
+  app.add_option("--events-port", config.eventsPort, "Events (PUB) port; 0 = any free");
+  app.add_flag("--insecure", config.insecure, "Plaintext instead of CURVE (loopback only)");
+  app.add_option("--telemetry-interval", config.telemetryIntervalS, "Seconds between samples")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--trainer", config.trainerPath, "ringside-trainer for trainer runs");
+  app.add_option("--mpirun", config.mpirunPath, "mpirun to launch runs with");
+  app.add_option("--label", config.labels, "Node label (repeatable)");
+  app.add_option("--retention-days", config.retentionDays,
+                 "Delete runs that ended more than N days ago (0 = keep)");
+  app.add_option("--stop-grace", config.stopGraceS, "Seconds from SIGTERM to SIGKILL on stop");
+  app.require_subcommand(0, 1);
+  auto* printKey = app.add_subcommand("print-public-key", "Print the agent's public key");
+  std::string key;
+  auto* authorize = app.add_subcommand("authorize", "Allow a client public key");
+  authorize->add_option("key", key, "The client's public key (40 Z85 characters)")->required();
+  auto* revoke = app.add_subcommand("revoke", "Remove a client public key");
+  revoke->add_option("key", key, "The client's public key")->required();
+  CLI11_PARSE(app, argc, argv);
+
+  if (config.stateDir.empty()) config.stateDir = ringside::agent::defaultStateDir();
+  if (printKey->parsed() || authorize->parsed() || revoke->parsed()) {
+    if (printKey->parsed()) {
+      auto keys = ringside::curve::loadOrCreateKeyPair(config.stateDir, "agent");
+      if (!keys.isOk()) return fail(keys.status());
+      std::printf("%s\n", keys->publicKey.c_str());
+      return 0;
+    }
+    std::error_code ec;
+    std::filesystem::create_directories(config.stateDir, ec);
+    ringside::curve::Allowlist allowlist;
+    const std::string path = config.stateDir + "/allowlist";
+    if (auto s = allowlist.load(path); !s.isOk()) return fail(s);
+    if (authorize->parsed()) {
+      if (auto s = allowlist.add(key); !s.isOk()) return fail(s);
+    } else if (!allowlist.remove(key)) {
+      return fail(ringside::Status::notFound("key " + key + " is not in " + path));
+    }
+    if (auto s = allowlist.save(path); !s.isOk()) return fail(s);
+    std::printf("%s %s\n", authorize->parsed() ? "authorized" : "revoked", key.c_str());
+    return 0;
+  }
+
+  ringside::agent::Agent agent(config);
+  if (auto s = agent.start(); !s.isOk()) return fail(s);
+  gAgent = &agent;
+  std::signal(SIGTERM, onSignal);
+  std::signal(SIGINT, onSignal);
+  std::signal(SIGPIPE, SIG_IGN);
+  if (auto s = agent.run(); !s.isOk()) return fail(s);
+  gAgent = nullptr;
+  return 0;
+}
