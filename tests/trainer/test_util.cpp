@@ -102,6 +102,8 @@ ProcessResult ChildProcess::wait(double timeoutSeconds) {
 
 std::string ChildProcess::outputSoFar() const { return readFile(outPath_); }
 
+std::string ChildProcess::errorSoFar() const { return readFile(errPath_); }
+
 ProcessResult runProcess(const std::vector<std::string>& argv, const std::string& workDir,
                          double timeoutSeconds, const std::vector<std::string>& env) {
   ChildProcess child(argv, workDir, env);

@@ -40,6 +40,8 @@ class ChildProcess {
   ProcessResult wait(double timeoutSeconds);
   // The stdout written so far.
   std::string outputSoFar() const;
+  // The stderr written so far.
+  std::string errorSoFar() const;
 
  private:
   int pid_ = -1;

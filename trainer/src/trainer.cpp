@@ -22,16 +22,31 @@ double unixTime() {
 // Per-rank values gathered at each log step, in this order.
 enum RankField { kLoss, kStepMs, kComputeMs, kAllreduceMs, kExposedMs, kRankFields };
 
+// One rank's own record: its means of `values` (kRankFields of them) over the log interval.
+MetricRecord rankRecord(int64_t step, int64_t epoch, double wallTime, int rank,
+                        const double* values) {
+  return MetricRecord{step,
+                      epoch,
+                      wallTime,
+                      rank,
+                      {{metric::kTrainLoss, values[kLoss]},
+                       {metric::kStepMs, values[kStepMs]},
+                       {metric::kComputeMs, values[kComputeMs]},
+                       {metric::kAllreduceMs, values[kAllreduceMs]},
+                       {metric::kExposedCommMs, values[kExposedMs]}}};
+}
+
 }  // namespace
 
 Trainer::Trainer(const TrainerConfig& config, Communicator& comm, Backend& backend,
-                 const DatasetSplits& data, MetricSink* sink,
+                 const DatasetSplits& data, MetricSink* sink, MetricSink* agentSink,
                  const std::atomic<bool>& stopRequested)
     : config_(config),
       comm_(comm),
       backend_(backend),
       data_(data),
       sink_(sink),
+      agentSink_(agentSink),
       stopRequested_(stopRequested) {
   std::vector<int> sizes = {data.train.featureDim};
   sizes.insert(sizes.end(), config.hidden.begin(), config.hidden.end());
@@ -39,6 +54,12 @@ Trainer::Trainer(const TrainerConfig& config, Communicator& comm, Backend& backe
   layerSizes_ = sizes;
   auto layout = MlpLayout::create(sizes);
   numParams_ = layout.isOk() ? layout->numParams() : 0;
+}
+
+void Trainer::writeGlobal(const MetricRecord& record) {
+  if (comm_.rank() != 0) return;
+  if (sink_ != nullptr) sink_->writeMetrics(record);
+  if (agentSink_ != nullptr) agentSink_->writeMetrics(record);
 }
 
 void Trainer::progress(const std::string& line) const {
@@ -141,14 +162,12 @@ Status Trainer::evaluate(int64_t step, int64_t epoch, TrainingOutcome* outcome) 
   RINGSIDE_RETURN_IF_ERROR(comm_.allreduceSum(totals, 3).withContext("reducing test metrics"));
   outcome->testLoss = totals[0] / totals[2];
   outcome->testAccuracy = totals[1] / totals[2];
-  if (comm_.rank() == 0 && sink_ != nullptr) {
-    sink_->writeMetrics(MetricRecord{
-        step,
-        epoch,
-        unixTime(),
-        std::nullopt,
-        {{metric::kTestLoss, outcome->testLoss}, {metric::kTestAccuracy, outcome->testAccuracy}}});
-  }
+  writeGlobal(MetricRecord{
+      step,
+      epoch,
+      unixTime(),
+      std::nullopt,
+      {{metric::kTestLoss, outcome->testLoss}, {metric::kTestAccuracy, outcome->testAccuracy}}});
   char line[160];
   std::snprintf(line, sizeof line, "epoch %lld  step %lld  test loss %.4f  test accuracy %.2f%%",
                 static_cast<long long>(epoch + 1), static_cast<long long>(step), outcome->testLoss,
@@ -265,6 +284,10 @@ Result<TrainingOutcome> Trainer::run() {
     if (step % config_.logEvery == 0 || epochEnd || step == totalSteps) {
       double local[kRankFields];
       for (int f = 0; f < kRankFields; ++f) local[f] = interval[f] / intervalSteps;
+      // Each rank sends its own values to the agent itself; rank 0 forwards only global ones.
+      if (agentSink_ != nullptr && world > 1) {
+        agentSink_->writeMetrics(rankRecord(step, epoch, unixTime(), comm_.rank(), local));
+      }
       RINGSIDE_RETURN_IF_ERROR(comm_.gather(local, kRankFields, gathered.data(), 0));
       const Clock::time_point now = Clock::now();
       if (comm_.rank() == 0) {
@@ -280,34 +303,23 @@ Result<TrainingOutcome> Trainer::run() {
             mean[kAllreduceMs] > 0.0 ? commBytes / (mean[kAllreduceMs] * 1e-3) / 1e9 : 0.0;
         const double busbw = algbw * 2.0 * (world - 1) / world;
         const double wall = unixTime();
-        if (sink_ != nullptr) {
-          sink_->writeMetrics(MetricRecord{step,
-                                           epoch,
-                                           wall,
-                                           std::nullopt,
-                                           {{metric::kTrainLoss, mean[kLoss]},
-                                            {metric::kTrainLr, lr},
-                                            {metric::kTrainSamplesPerS, samplesPerS},
-                                            {metric::kStepMs, mean[kStepMs]},
-                                            {metric::kComputeMs, mean[kComputeMs]},
-                                            {metric::kAllreduceMs, mean[kAllreduceMs]},
-                                            {metric::kExposedCommMs, mean[kExposedMs]},
-                                            {metric::kCommBytes, static_cast<double>(commBytes)},
-                                            {metric::kCommAlgbw, algbw},
-                                            {metric::kCommBusbw, busbw}}});
-          if (world > 1) {
-            for (int r = 0; r < world; ++r) {
-              const double* v = &gathered[r * kRankFields];
-              sink_->writeMetrics(MetricRecord{step,
-                                               epoch,
-                                               wall,
-                                               r,
-                                               {{metric::kTrainLoss, v[kLoss]},
-                                                {metric::kStepMs, v[kStepMs]},
-                                                {metric::kComputeMs, v[kComputeMs]},
-                                                {metric::kAllreduceMs, v[kAllreduceMs]},
-                                                {metric::kExposedCommMs, v[kExposedMs]}}});
-            }
+        writeGlobal(MetricRecord{step,
+                                 epoch,
+                                 wall,
+                                 std::nullopt,
+                                 {{metric::kTrainLoss, mean[kLoss]},
+                                  {metric::kTrainLr, lr},
+                                  {metric::kTrainSamplesPerS, samplesPerS},
+                                  {metric::kStepMs, mean[kStepMs]},
+                                  {metric::kComputeMs, mean[kComputeMs]},
+                                  {metric::kAllreduceMs, mean[kAllreduceMs]},
+                                  {metric::kExposedCommMs, mean[kExposedMs]},
+                                  {metric::kCommBytes, static_cast<double>(commBytes)},
+                                  {metric::kCommAlgbw, algbw},
+                                  {metric::kCommBusbw, busbw}}});
+        if (sink_ != nullptr && world > 1) {
+          for (int r = 0; r < world; ++r) {
+            sink_->writeMetrics(rankRecord(step, epoch, wall, r, &gathered[r * kRankFields]));
           }
         }
         const double elapsed = std::chrono::duration<double>(now - runStart).count();
@@ -370,6 +382,8 @@ Result<TrainingOutcome> Trainer::run() {
          {"checkpoint", outcome.checkpointPath}});
     sink_->flush();
   }
+  // The last samples go out before the process exits (bounded: the sink's flush timeout).
+  if (agentSink_ != nullptr) agentSink_->flush();
   progress(std::string(stopped ? "stopped on request" : "done") + " at step " +
            std::to_string(step) + "; checkpoint " + outcome.checkpointPath);
   return outcome;

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "ringside/trainer/trainer.h"
+#include "ringside/trainer/zmq_metrics_sink.h"
 
 namespace ringside::trainer {
 
@@ -31,6 +32,22 @@ int launcherRank() {
     if (const char* value = std::getenv(name)) return std::atoi(value);
   }
   return 0;
+}
+
+// The agent's metrics sink, when the agent started this run: it sets RINGSIDE_AGENT_ENDPOINT (its
+// ipc:// PULL endpoint) and RINGSIDE_RUN_ID in the ranks' environment. Null without an agent.
+Result<std::unique_ptr<MetricSink>> makeAgentSink(int rank) {
+  const char* endpoint = std::getenv("RINGSIDE_AGENT_ENDPOINT");
+  if (endpoint == nullptr || *endpoint == '\0') return std::unique_ptr<MetricSink>();
+  const char* runId = std::getenv("RINGSIDE_RUN_ID");
+  if (runId == nullptr || *runId == '\0') {
+    return Status::invalidArgument(
+        "RINGSIDE_AGENT_ENDPOINT is set but RINGSIDE_RUN_ID is not: the agent sets both; unset "
+        "RINGSIDE_AGENT_ENDPOINT to run without an agent");
+  }
+  auto sink = ZmqMetricSink::create(endpoint, runId, rank);
+  if (!sink.isOk()) return sink.status();
+  return std::unique_ptr<MetricSink>(std::move(sink).value());
 }
 
 int exitCodeFor(const Status& status) {
@@ -66,7 +83,12 @@ int runTrainerProgram(int argc, char** argv) {
   CLI::App app{
       "ringside-trainer: data-parallel training of an MLP classifier on MNIST-format data.\n"
       "Start with `mpirun -np N ringside-trainer [options]`, or alone for one rank.\n"
-      "Writes JSON Lines metrics to stdout (docs/metrics.md) and progress to stderr."};
+      "Writes JSON Lines metrics to stdout (docs/metrics.md) and progress to stderr. With\n"
+      "RINGSIDE_AGENT_ENDPOINT and RINGSIDE_RUN_ID set (the agent sets them), every rank also\n"
+      "sends its metrics to the agent."};
+  // A stop can come at any moment after start (the agent sends SIGTERM to the ranks): catch it
+  // from the first instruction, so that it ends the run at its next step with a checkpoint.
+  installStopHandlers();
   TrainerConfig config;
   addTrainerOptions(app, config);
   try {
@@ -97,7 +119,7 @@ int runTrainerProgram(int argc, char** argv) {
   } else {
     comm = makeSelfCommunicator();
   }
-  installStopHandlers();
+  installStopHandlers();  // again, in case the MPI library installed its own
 
   // Set-up: data, model, backend. Each rank loads the dataset itself.
   Status setup;
@@ -152,13 +174,23 @@ int runTrainerProgram(int argc, char** argv) {
       }
     }
   }
+  // Every rank sends its own samples to the agent (rank 0 also the global ones).
+  std::unique_ptr<MetricSink> agentSink;
+  if (setup.isOk()) {
+    auto made = makeAgentSink(comm->rank());
+    if (made.isOk()) {
+      agentSink = std::move(made).value();
+    } else {
+      setup = made.status();
+    }
+  }
   if (int code = agreeOnFailure(*comm, setup); code != 0) {
     comm->finalize();
     return code;
   }
 
   Trainer trainer(config, *comm, *backend, *data, comm->rank() == 0 ? &sink : nullptr,
-                  gStopRequested);
+                  agentSink.get(), gStopRequested);
   auto outcome = trainer.run();
   if (!outcome.isOk()) {
     const Status& status = outcome.status();

@@ -28,10 +28,15 @@ struct TrainingOutcome {
 class Trainer {
  public:
   // All references must outlive the Trainer. `sink` receives records on rank 0 only (may be null
-  // on other ranks). `stopRequested` is polled once per step; every rank agrees on it through an
-  // all-reduce, so all ranks stop at the same step.
+  // on other ranks): global records, each followed (world size > 1) by the per-rank records
+  // gathered from every rank, and the start and end events. `agentSink` (nullable, any rank; the
+  // agent's ZmqMetricSink) receives on every rank that rank's own per-rank record at each log
+  // step (world size > 1), on rank 0 also the global records, and is flushed at the end of run().
+  // `stopRequested` is polled once per step; every rank agrees on it through an all-reduce, so all
+  // ranks stop at the same step.
   Trainer(const TrainerConfig& config, Communicator& comm, Backend& backend,
-          const DatasetSplits& data, MetricSink* sink, const std::atomic<bool>& stopRequested);
+          const DatasetSplits& data, MetricSink* sink, MetricSink* agentSink,
+          const std::atomic<bool>& stopRequested);
 
   // Collective. Initialises (or resumes) the model and trains until the configured steps are done
   // or a stop is requested, then writes a checkpoint. Errors: InvalidArgument for a checkpoint that
@@ -46,6 +51,8 @@ class Trainer {
   Result<Resumed> initializeOrResume(int64_t stepsPerEpoch);
   Status evaluate(int64_t step, int64_t epoch, TrainingOutcome* outcome);
   Result<std::string> checkpoint(int64_t step, int64_t stepsPerEpoch);
+  // Rank 0: writes a global record to `sink_` and `agentSink_`.
+  void writeGlobal(const MetricRecord& record);
   void progress(const std::string& line) const;
 
   const TrainerConfig& config_;
@@ -53,6 +60,7 @@ class Trainer {
   Backend& backend_;
   const DatasetSplits& data_;
   MetricSink* sink_;
+  MetricSink* agentSink_;
   const std::atomic<bool>& stopRequested_;
   std::vector<int> layerSizes_;  // {inputDim, hidden..., numClasses}
   size_t numParams_ = 0;

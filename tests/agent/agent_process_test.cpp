@@ -1,0 +1,397 @@
+// End-to-end tests of ringside-agent: the real binary on loopback with CURVE, a client with its
+// own keypair, real 2-rank trainer runs on Fashion-MNIST subsets, stop, a killed rank, bad
+// messages, refused clients, and SIGKILL of the agent itself in the middle of a run.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <thread>
+#include <zmq.hpp>
+
+#include "ringside/common/curve.h"
+#include "ringside/common/protocol.h"
+#include "test_util.h"
+
+namespace ringside::agent {
+namespace {
+
+namespace fs = std::filesystem;
+using trainer::ChildProcess;
+using trainer::ProcessResult;
+using trainer::runProcess;
+using trainer::TempDir;
+
+const std::vector<std::string> kEnv = {"OMPI_ALLOW_RUN_AS_ROOT=1",
+                                       "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
+                                       "OMPI_MCA_rmaps_base_oversubscribe=1"};
+
+std::string readFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// A running agent with a state directory that outlives restarts.
+class AgentProcess {
+ public:
+  AgentProcess(const std::string& stateDir, const std::string& workDir) {
+    process_ = std::make_unique<ChildProcess>(
+        std::vector<std::string>{RINGSIDE_AGENT_BIN, "--state-dir", stateDir, "--control-port",
+                                 "0", "--events-port", "0", "--telemetry-interval", "0.2",
+                                 "--trainer", RINGSIDE_TRAINER_BIN, "--mpirun", RINGSIDE_MPIEXEC,
+                                 "--stop-grace", "20"},
+        workDir, kEnv);
+    const std::regex serving(R"(control on (tcp://[0-9.:]+), events on (tcp://[0-9.:]+))");
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    std::smatch match;
+    while (std::chrono::steady_clock::now() < deadline) {
+      const std::string err = process_->errorSoFar();
+      if (std::regex_search(err, match, serving)) {
+        control_ = match[1];
+        events_ = match[2];
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    ADD_FAILURE() << "agent did not start:\n" << process_->errorSoFar();
+  }
+  void kill9() { ::kill(process_->pid(), SIGKILL); process_->wait(10); }
+  const std::string& control() const { return control_; }
+  const std::string& events() const { return events_; }
+
+ private:
+  std::unique_ptr<ChildProcess> process_;
+  std::string control_, events_;
+};
+
+class AgentProcessTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    state_ = dir_.path() + "/state";
+    auto keys = curve::generateKeyPair();
+    ASSERT_TRUE(keys.isOk());
+    clientKeys_ = *keys;
+    ProcessResult authorized = runProcess(
+        {RINGSIDE_AGENT_BIN, "--state-dir", state_, "authorize", clientKeys_.publicKey},
+        dir_.path(), 30);
+    ASSERT_EQ(authorized.exitCode, 0) << authorized.err;
+    ProcessResult key =
+        runProcess({RINGSIDE_AGENT_BIN, "--state-dir", state_, "print-public-key"}, dir_.path(), 30);
+    ASSERT_EQ(key.exitCode, 0) << key.err;
+    agentKey_ = key.out.substr(0, curve::kKeyTextLength);
+    agent_ = std::make_unique<AgentProcess>(state_, dir_.path());
+    connect();
+  }
+
+  void connect() {
+    dealer_ = zmq::socket_t(context_, zmq::socket_type::dealer);
+    sub_ = zmq::socket_t(context_, zmq::socket_type::sub);
+    for (zmq::socket_t* socket : {&dealer_, &sub_}) {
+      socket->set(zmq::sockopt::linger, 0);
+      ASSERT_TRUE(curve::configureClient(*socket, clientKeys_, agentKey_).isOk());
+    }
+    sub_.set(zmq::sockopt::subscribe, "");
+    dealer_.connect(agent_->control());
+    sub_.connect(agent_->events());
+  }
+
+  // Sends a request and returns its reply (or fails the test after 10 s).
+  v1::Envelope request(v1::Envelope envelope) {
+    envelope.set_protocol_version(protocol::kProtocolVersion);
+    envelope.set_request_id(++requestId_);
+    dealer_.send(zmq::buffer(protocol::encodeEnvelope(envelope)));
+    return receiveReply(requestId_);
+  }
+
+  v1::Envelope receiveReply(uint64_t id, int timeoutMs = 10000) {
+    zmq::pollitem_t item{dealer_.handle(), 0, ZMQ_POLLIN, 0};
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (zmq::poll(&item, 1, std::chrono::milliseconds(100)) == 0) continue;
+      zmq::message_t message;
+      (void)dealer_.recv(message);
+      auto reply = protocol::decodeEnvelope(message.data(), message.size());
+      if (reply.isOk() && reply->request_id() == id) return *reply;
+    }
+    ADD_FAILURE() << "no reply to request " << id;
+    return {};
+  }
+
+  v1::RunInfo launch(const nlohmann::json& config) {
+    v1::Envelope envelope;
+    auto* spec = envelope.mutable_launch_run()->mutable_spec();
+    spec->set_name("e2e");
+    spec->set_ranks_per_node(2);
+    spec->mutable_trainer()->set_config_json(config.dump());
+    v1::Envelope reply = request(envelope);
+    EXPECT_TRUE(reply.has_launch_run_reply()) << reply.DebugString();
+    return reply.launch_run_reply().run();
+  }
+
+  static nlohmann::json smallRun(int epochs) {
+    return {{"backend", "mpi"}, {"epochs", epochs}, {"train_samples", 5000},
+            {"test_samples", 1000}, {"log_every", 5}, {"quiet", true}};
+  }
+
+  v1::RunInfo findRun(const std::string& runId) {
+    v1::Envelope envelope;
+    envelope.mutable_list_runs()->set_include_ended(true);
+    for (const auto& run : request(envelope).list_runs_reply().runs()) {
+      if (run.run_id() == runId) return run;
+    }
+    ADD_FAILURE() << "run " << runId << " not listed";
+    return {};
+  }
+
+  v1::RunInfo waitForState(const std::string& runId, std::set<v1::RunState> states,
+                           int seconds = 180) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+    v1::RunInfo run;
+    while (std::chrono::steady_clock::now() < deadline) {
+      run = findRun(runId);
+      if (states.contains(run.state())) return run;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    ADD_FAILURE() << "run " << runId << " stayed " << v1::RunState_Name(run.state());
+    return run;
+  }
+
+  // Every journaled entry of a run, fetched page by page from seq 0.
+  struct Fetched {
+    std::vector<v1::MetricSample> samples;
+    std::vector<uint64_t> seqs;  // all kinds
+  };
+  Fetched fetchAll(const std::string& runId) {
+    Fetched all;
+    uint64_t after = 0;
+    bool more = true;
+    while (more) {
+      v1::Envelope envelope;
+      envelope.mutable_fetch_run_data()->set_run_id(runId);
+      envelope.mutable_fetch_run_data()->set_after_seq(after);
+      envelope.mutable_fetch_run_data()->set_max_entries(997);
+      const auto page = request(envelope).fetch_run_data_reply();
+      for (const auto& s : page.samples()) {
+        all.samples.push_back(s);
+        all.seqs.push_back(s.seq());
+      }
+      for (const auto& l : page.log_lines()) all.seqs.push_back(l.seq());
+      for (const auto& e : page.states()) all.seqs.push_back(e.seq());
+      after = page.last_seq();
+      more = page.more();
+    }
+    std::sort(all.seqs.begin(), all.seqs.end());
+    return all;
+  }
+
+  // The metric points the ranks sent, counted from the trainer's own stdout: every value of a
+  // global record (rank 0 sends those) and of a per-rank record (that rank sends its own).
+  static size_t pointsInStdout(const std::string& runDir) {
+    size_t points = 0;
+    std::istringstream lines(readFile(runDir + "/stdout.log"));
+    std::string line;
+    while (std::getline(lines, line)) {
+      auto record = nlohmann::json::parse(line, nullptr, false);
+      if (!record.is_discarded() && record.value("type", "") == "metrics") {
+        points += record["metrics"].size();
+      }
+    }
+    return points;
+  }
+
+  static void expectGapFree(const std::vector<uint64_t>& seqs) {
+    ASSERT_FALSE(seqs.empty());
+    for (size_t i = 0; i < seqs.size(); ++i) {
+      ASSERT_EQ(seqs[i], i + 1) << "sequence numbers must run 1, 2, 3, ... without a gap";
+    }
+  }
+
+  TempDir dir_;
+  std::string state_;
+  curve::KeyPair clientKeys_;
+  std::string agentKey_;
+  std::unique_ptr<AgentProcess> agent_;
+  zmq::context_t context_;
+  zmq::socket_t dealer_, sub_;
+  uint64_t requestId_ = 0;
+};
+
+TEST_F(AgentProcessTest, HelloDescribesTheNode) {
+  v1::Envelope hello;
+  hello.mutable_hello()->set_client_name("e2e");
+  const v1::Envelope reply = request(hello);
+  ASSERT_TRUE(reply.has_hello_reply()) << reply.DebugString();
+  const v1::NodeInfo& node = reply.hello_reply().node();
+  EXPECT_FALSE(node.hostname().empty());
+  EXPECT_GT(node.cpu_cores(), 0u);
+  EXPECT_EQ(node.slot_kind(), "cpu");
+  EXPECT_EQ(node.slots_total(), node.cpu_cores());
+  EXPECT_EQ(reply.hello_reply().protocol_version(), protocol::kProtocolVersion);
+}
+
+TEST_F(AgentProcessTest, BadMessagesGetErrorRepliesAndTheAgentKeepsServing) {
+  dealer_.send(zmq::str_buffer("this is not protobuf \xff\xff\xff"));
+  EXPECT_EQ(receiveReply(0).error().code(), v1::ErrorReply::MALFORMED);
+
+  v1::Envelope empty;
+  empty.set_protocol_version(1);
+  empty.set_request_id(77);
+  dealer_.send(zmq::buffer(protocol::encodeEnvelope(empty)));
+  EXPECT_EQ(receiveReply(77).error().code(), v1::ErrorReply::UNKNOWN_MESSAGE);
+
+  std::string huge(protocol::kMaxMessageBytes + 1, 'x');
+  dealer_.send(zmq::buffer(huge));
+  EXPECT_EQ(receiveReply(0).error().code(), v1::ErrorReply::TOO_LARGE);
+
+  v1::Envelope launch;
+  launch.mutable_launch_run()->mutable_spec()->set_ranks_per_node(1);
+  const v1::Envelope noJob = request(launch);
+  EXPECT_EQ(noJob.error().code(), v1::ErrorReply::INVALID_ARGUMENT);
+  EXPECT_NE(noJob.error().message().find("no job"), std::string::npos);
+
+  v1::Envelope stop;
+  stop.mutable_stop_run()->set_run_id("r-none");
+  EXPECT_EQ(request(stop).error().code(), v1::ErrorReply::NOT_FOUND);
+
+  v1::Envelope hello;
+  hello.mutable_hello();
+  EXPECT_TRUE(request(hello).has_hello_reply());
+}
+
+TEST_F(AgentProcessTest, UnknownKeysAndPlaintextClientsGetNothing) {
+  auto stranger = curve::generateKeyPair();
+  ASSERT_TRUE(stranger.isOk());
+  zmq::socket_t unknown(context_, zmq::socket_type::dealer);
+  zmq::socket_t plaintext(context_, zmq::socket_type::dealer);
+  unknown.set(zmq::sockopt::linger, 0);
+  plaintext.set(zmq::sockopt::linger, 0);
+  ASSERT_TRUE(curve::configureClient(unknown, *stranger, agentKey_).isOk());
+  unknown.connect(agent_->control());
+  plaintext.connect(agent_->control());
+  v1::Envelope hello = protocol::newEnvelope(1);
+  hello.mutable_hello();
+  for (zmq::socket_t* socket : {&unknown, &plaintext}) {
+    (void)socket->send(zmq::buffer(protocol::encodeEnvelope(hello)), zmq::send_flags::dontwait);
+    zmq::pollitem_t item{socket->handle(), 0, ZMQ_POLLIN, 0};
+    EXPECT_EQ(zmq::poll(&item, 1, std::chrono::milliseconds(1500)), 0)
+        << "a client that is not allowlisted must get no reply";
+  }
+  // The allowlisted client still works.
+  EXPECT_TRUE(request(hello).has_hello_reply());
+}
+
+TEST_F(AgentProcessTest, RunIsJournaledCompletelyAndPublishedLive) {
+  const v1::RunInfo launched = launch(smallRun(2));
+  ASSERT_FALSE(launched.run_id().empty());
+  size_t live = 0;
+  bool ended = false;
+  bool sawTelemetry = false;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(180);
+  while (!ended && std::chrono::steady_clock::now() < deadline) {
+    zmq::pollitem_t item{sub_.handle(), 0, ZMQ_POLLIN, 0};
+    if (zmq::poll(&item, 1, std::chrono::milliseconds(200)) == 0) continue;
+    zmq::message_t message;
+    (void)sub_.recv(message);
+    auto event = protocol::decodeEnvelope(message.data(), message.size());
+    ASSERT_TRUE(event.isOk());
+    if (event->has_metric_batch() && event->metric_batch().run_id() == launched.run_id()) {
+      live += event->metric_batch().samples_size();
+    }
+    sawTelemetry |= event->has_node_telemetry();
+    if (event->has_run_state() && event->run_state().run().run_id() == launched.run_id()) {
+      ended = event->run_state().run().state() == v1::COMPLETED;
+    }
+  }
+  ASSERT_TRUE(ended);
+  EXPECT_TRUE(sawTelemetry);
+  const v1::RunInfo run = findRun(launched.run_id());
+  EXPECT_EQ(run.state(), v1::COMPLETED);
+  const Fetched all = fetchAll(run.run_id());
+  expectGapFree(all.seqs);
+  const size_t sent = pointsInStdout(run.run_dir());
+  EXPECT_GT(sent, 0u);
+  EXPECT_EQ(all.samples.size(), sent) << "the journal holds every sample the ranks sent";
+  EXPECT_EQ(live, sent) << "and every one was published";
+  std::set<int> ranks;
+  for (const auto& s : all.samples) ranks.insert(s.rank());
+  EXPECT_EQ(ranks, (std::set<int>{-1, 0, 1}));
+}
+
+TEST_F(AgentProcessTest, StopMidRunEndsStoppedWithACheckpoint) {
+  const v1::RunInfo launched = launch(smallRun(200));
+  waitForState(launched.run_id(), {v1::RUNNING});
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  v1::Envelope stop;
+  stop.mutable_stop_run()->set_run_id(launched.run_id());
+  ASSERT_TRUE(request(stop).has_stop_run_reply());
+  const v1::RunInfo run = waitForState(launched.run_id(), {v1::STOPPED, v1::FAILED, v1::COMPLETED});
+  EXPECT_EQ(run.state(), v1::STOPPED) << run.reason();
+  bool checkpoint = false;
+  for (const auto& entry : fs::directory_iterator(run.run_dir() + "/checkpoints")) {
+    checkpoint |= entry.path().extension() == ".rsck";
+  }
+  EXPECT_TRUE(checkpoint);
+}
+
+TEST_F(AgentProcessTest, KilledRankFailsTheRunWithTheReason) {
+  const v1::RunInfo launched = launch(smallRun(200));
+  waitForState(launched.run_id(), {v1::RUNNING});
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  // Rank 1 of this run, by its environment.
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const std::string env = readFile(entry.path().string() + "/environ");
+    if (env.find("RINGSIDE_RUN_ID=" + launched.run_id()) != std::string::npos &&
+        env.find(std::string("OMPI_COMM_WORLD_RANK=1") + '\0') != std::string::npos) {
+      ::kill(std::stoi(entry.path().filename()), SIGKILL);
+    }
+  }
+  const v1::RunInfo run = waitForState(launched.run_id(), {v1::FAILED, v1::COMPLETED});
+  EXPECT_EQ(run.state(), v1::FAILED);
+  EXPECT_NE(run.reason().find("rank 1"), std::string::npos) << run.reason();
+  EXPECT_NE(run.reason().find("signal 9"), std::string::npos) << run.reason();
+}
+
+TEST_F(AgentProcessTest, AgentSigkillMidRunLosesNothing) {
+  nlohmann::json config = smallRun(6);
+  config["train_samples"] = 10000;
+  const v1::RunInfo launched = launch(config);
+  waitForState(launched.run_id(), {v1::RUNNING});
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  agent_->kill9();
+  // The ranks go on training (and buffering) while no agent listens.
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  agent_ = std::make_unique<AgentProcess>(state_, dir_.path());
+  connect();
+  const v1::RunInfo run = waitForState(launched.run_id(), {v1::COMPLETED, v1::FAILED});
+  ASSERT_EQ(run.state(), v1::COMPLETED) << run.reason();
+  // The tail of the run reaches the journal shortly after the state: settle, then compare.
+  const size_t sent = pointsInStdout(run.run_dir());
+  Fetched all;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  do {
+    all = fetchAll(run.run_id());
+    if (all.samples.size() >= sent) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  } while (std::chrono::steady_clock::now() < deadline);
+  expectGapFree(all.seqs);
+  EXPECT_EQ(all.samples.size(), sent) << "no sample lost or doubled across the agent's SIGKILL";
+}
+
+TEST(AgentOptionsTest, InsecureIsRefusedOffLoopback) {
+  TempDir dir;
+  ProcessResult run = runProcess({RINGSIDE_AGENT_BIN, "--state-dir", dir.path() + "/s",
+                                  "--listen", "0.0.0.0", "--insecure"},
+                                 dir.path(), 30);
+  EXPECT_EQ(run.exitCode, 1);
+  EXPECT_NE(run.err.find("loopback only"), std::string::npos) << run.err;
+}
+
+}  // namespace
+}  // namespace ringside::agent
