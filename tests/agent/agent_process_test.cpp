@@ -64,6 +64,7 @@ class AgentProcess {
   }
   void kill9() { ::kill(process_->pid(), SIGKILL); process_->wait(10); }
   const std::string& control() const { return control_; }
+  std::string errors() const { return process_->errorSoFar(); }
   const std::string& events() const { return events_; }
 
  private:
@@ -143,7 +144,8 @@ class AgentProcessTest : public ::testing::Test {
   v1::RunInfo findRun(const std::string& runId) {
     v1::Envelope envelope;
     envelope.mutable_list_runs()->set_include_ended(true);
-    for (const auto& run : request(envelope).list_runs_reply().runs()) {
+    const v1::Envelope reply = request(envelope);  // keep it alive for the loop
+    for (const auto& run : reply.list_runs_reply().runs()) {
       if (run.run_id() == runId) return run;
     }
     ADD_FAILURE() << "run " << runId << " not listed";
@@ -359,16 +361,19 @@ TEST_F(AgentProcessTest, KilledRankFailsTheRunWithTheReason) {
 }
 
 TEST_F(AgentProcessTest, AgentSigkillMidRunLosesNothing) {
-  nlohmann::json config = smallRun(6);
+  nlohmann::json config = smallRun(60);  // ~5 s of training on 2 cores
   config["train_samples"] = 10000;
   const v1::RunInfo launched = launch(config);
   waitForState(launched.run_id(), {v1::RUNNING});
   std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  ASSERT_EQ(findRun(launched.run_id()).state(), v1::RUNNING) << "the run must outlive the agent";
   agent_->kill9();
   // The ranks go on training (and buffering) while no agent listens.
   std::this_thread::sleep_for(std::chrono::seconds(1));
   agent_ = std::make_unique<AgentProcess>(state_, dir_.path());
   connect();
+  EXPECT_NE(agent_->errors().find("adopted run " + launched.run_id()), std::string::npos)
+      << agent_->errors();
   const v1::RunInfo run = waitForState(launched.run_id(), {v1::COMPLETED, v1::FAILED});
   ASSERT_EQ(run.state(), v1::COMPLETED) << run.reason();
   // The tail of the run reaches the journal shortly after the state: settle, then compare.
