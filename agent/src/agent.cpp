@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -203,7 +204,8 @@ struct Agent::Impl {
       case v1::Envelope::kListRuns: {
         auto stored = journal->loadRuns(!request.list_runs().include_ended());
         if (!stored.isOk()) return fail(stored.status());
-        for (const auto& run : *stored) *reply.mutable_list_runs_reply()->add_runs() = run.info;
+        auto* list = reply.mutable_list_runs_reply();  // sets the body even with no runs
+        for (const auto& run : *stored) *list->add_runs() = run.info;
         return reply;
       }
       case v1::Envelope::kLaunchRun: {
@@ -414,7 +416,12 @@ Status Agent::run() {
   zmq::pollitem_t items[] = {{d.control.handle(), 0, ZMQ_POLLIN, 0},
                              {d.ranks.handle(), 0, ZMQ_POLLIN, 0}};
   while (!stopRequested_.load()) {
-    zmq::poll(items, 2, kPollInterval);
+    try {
+      zmq::poll(items, 2, kPollInterval);
+    } catch (const zmq::error_t& error) {
+      if (error.num() == EINTR) continue;  // a signal (SIGTERM: stop) interrupted the wait
+      return Status::internal(std::string("polling the agent's sockets: ") + error.what());
+    }
     if (items[0].revents & ZMQ_POLLIN) d.serveControl();
     if (items[1].revents & ZMQ_POLLIN) {
       zmq::message_t message;

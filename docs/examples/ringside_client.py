@@ -1,0 +1,199 @@
+#!/usr/bin/python3
+"""A small Ringside client in Python, written from docs/protocol.md and ringside.proto alone.
+
+Needs Debian's python3-zmq and python3-protobuf, and the bindings generated from the schema:
+    protoc -I common/proto --python_out=DIR common/proto/ringside.proto   # DIR/ringside_pb2.py
+
+Usage:
+    ringside_client.py [--pb2 DIR] [--agent-key KEY | --insecure] [--keys DIR] HOST COMMAND
+    COMMAND: public-key         print this client's public key (created on first use)
+             info               the node and its runs
+             launch SPEC.json   launch a trainer run (the run spec JSON of ringside-trainer)
+                                with --ranks N; --follow follows it to its end
+             follow RUN_ID      catch up on a run from the journal, then follow it live
+HOST is e.g. tcp://127.0.0.1; --control-port and --events-port default to 47600 and 47601.
+Exit status: 0 ok (follow: the run completed), 1 failure, 2 usage.
+"""
+import argparse
+import itertools
+import json
+import os
+import pathlib
+import sys
+
+import zmq
+
+PROTOCOL_VERSION = 1
+TIMEOUT_MS = 10000
+ENDED = ("COMPLETED", "FAILED", "STOPPED")
+
+
+def client_keys(directory):
+    """Loads or creates this client's CURVE keypair (Z85 text files, the secret one 0600)."""
+    directory = pathlib.Path(directory).expanduser()
+    secret_file, public_file = directory / "client.key_secret", directory / "client.key"
+    if not secret_file.exists():
+        directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+        public, secret = zmq.curve_keypair()
+        fd = os.open(secret_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        os.write(fd, secret + b"\n")
+        os.close(fd)
+        public_file.write_bytes(public + b"\n")
+    return public_file.read_bytes().strip(), secret_file.read_bytes().strip()
+
+
+class Client:
+    def __init__(self, pb, args):
+        self.pb = pb
+        self.ids = itertools.count(1)
+        self.context = zmq.Context()
+        self.dealer = self.context.socket(zmq.DEALER)
+        self.sub = self.context.socket(zmq.SUB)
+        keys = None if args.insecure else client_keys(args.keys)
+        for socket in (self.dealer, self.sub):
+            socket.linger = 0
+            if keys:
+                socket.curve_serverkey = args.agent_key.encode()
+                socket.curve_publickey, socket.curve_secretkey = keys
+        self.sub.setsockopt(zmq.SUBSCRIBE, b"")  # subscribe before any fetch (catch-up rule)
+        self.dealer.connect(f"{args.host}:{args.control_port}")
+        self.sub.connect(f"{args.host}:{args.events_port}")
+
+    def request(self, **body):
+        """Sends one request and returns its reply body; raises on an ErrorReply or time-out."""
+        pb = self.pb
+        envelope = pb.Envelope(protocol_version=PROTOCOL_VERSION, request_id=next(self.ids), **body)
+        self.dealer.send(envelope.SerializeToString())
+        while self.dealer.poll(TIMEOUT_MS):
+            reply = pb.Envelope.FromString(self.dealer.recv())
+            if reply.request_id != envelope.request_id:
+                continue  # a late reply to an earlier request
+            if reply.WhichOneof("body") == "error":
+                raise RuntimeError(f"{pb.ErrorReply.Code.Name(reply.error.code)}: "
+                                   f"{reply.error.message}")
+            return getattr(reply, reply.WhichOneof("body"))
+        raise TimeoutError("no reply: is the agent running and this client's key authorized?")
+
+    def info(self):
+        pb = self.pb
+        node = self.request(hello=pb.HelloRequest(client_name="ringside_client.py")).node
+        print(f"node {node.hostname}: {node.os}; {node.cpu_model}, {node.cpu_cores} cores, "
+              f"{node.memory_total_mib} MiB, {len(node.gpus)} GPUs; "
+              f"{node.slots_used}/{node.slots_total} {node.slot_kind} slots used; "
+              f"agent {node.agent_version}{' (draining)' if node.draining else ''}")
+        for run in self.request(list_runs=pb.ListRunsRequest(include_ended=True)).runs:
+            print(f"run {run.run_id} {run.spec.name!r} {pb.RunState.Name(run.state)} "
+                  f"ranks {run.world_size} last_seq {run.last_seq} {run.reason}")
+
+    def launch(self, spec_json, ranks, name):
+        pb = self.pb
+        spec = pb.RunSpec(name=name, ranks_per_node=ranks,
+                          trainer=pb.TrainerJob(config_json=spec_json))
+        run = self.request(launch_run=pb.LaunchRunRequest(spec=spec)).run
+        print(f"launched {run.run_id} ({pb.RunState.Name(run.state)})")
+        return run.run_id
+
+    def follow(self, run_id):
+        """Catches up from seq 0 through the journal, then follows live events; checks that the
+        sequence numbers it sees run 1, 2, 3, ... without a gap. Returns the final state name."""
+        pb = self.pb
+        seen = 0       # highest seq handled
+        samples = 0
+        state = None
+
+        def handle(seq, kind, entry):
+            nonlocal seen, samples, state
+            if seq <= seen:
+                return  # already had it from the fetch
+            if seq != seen + 1:
+                raise RuntimeError(f"gap: seq {seen + 1}..{seq - 1} missing")
+            seen = seq
+            if kind == "sample":
+                samples += 1
+                if entry.name == "train/loss" and entry.rank < 0:
+                    print(f"step {entry.step} train/loss {entry.value:.4f}")
+                elif entry.name == "test/accuracy":
+                    print(f"epoch {entry.epoch} test/accuracy {entry.value:.4f}")
+            elif kind == "state":
+                state = pb.RunState.Name(entry.run.state)
+                print(f"state {state} {entry.run.reason}")
+
+        def catch_up():
+            more = True
+            while more:
+                page = self.request(fetch_run_data=pb.FetchRunDataRequest(run_id=run_id,
+                                                                           after_seq=seen))
+                entries = ([(s.seq, "sample", s) for s in page.samples] +
+                           [(l.seq, "log", l) for l in page.log_lines] +
+                           [(e.seq, "state", e) for e in page.states])
+                for seq, kind, entry in sorted(entries, key=lambda e: e[0]):
+                    handle(seq, kind, entry)
+                more = page.more
+
+        catch_up()
+        while state not in ENDED:
+            if not self.sub.poll(1000):
+                continue
+            event = pb.Envelope.FromString(self.sub.recv())
+            kind = event.WhichOneof("body")
+            if kind == "metric_batch" and event.metric_batch.run_id == run_id:
+                entries = [(s.seq, "sample", s) for s in event.metric_batch.samples]
+            elif kind == "log_batch" and event.log_batch.run_id == run_id:
+                entries = [(l.seq, "log", l) for l in event.log_batch.lines]
+            elif kind == "run_state" and event.run_state.run.run_id == run_id:
+                entries = [(event.run_state.seq, "state", event.run_state)]
+            else:
+                continue
+            if entries and entries[0][0] > seen + 1:
+                catch_up()  # missed something (PUB may drop): fetch it from the journal
+            for seq, kind, entry in entries:
+                handle(seq, kind, entry)
+        catch_up()  # entries journaled after the final state (the last log lines)
+        print(f"followed {run_id}: {samples} samples, last seq {seen}, state {state}")
+        return state
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("host")
+    parser.add_argument("command", choices=["public-key", "info", "launch", "follow"])
+    parser.add_argument("argument", nargs="?")
+    parser.add_argument("--pb2", help="directory holding ringside_pb2.py")
+    parser.add_argument("--agent-key", help="the agent's public key (ringside-agent print-public-key)")
+    parser.add_argument("--insecure", action="store_true", help="plaintext, for --insecure agents")
+    parser.add_argument("--keys", default="~/.config/ringside-py", help="this client's key directory")
+    parser.add_argument("--control-port", type=int, default=47600)
+    parser.add_argument("--events-port", type=int, default=47601)
+    parser.add_argument("--ranks", type=int, default=2)
+    parser.add_argument("--name", default="python-client")
+    parser.add_argument("--follow", action="store_true")
+    args = parser.parse_args()
+    if args.pb2:
+        sys.path.insert(0, args.pb2)
+    import ringside_pb2 as pb  # noqa: E402 (after --pb2)
+
+    if args.command == "public-key":
+        print(client_keys(args.keys)[0].decode())
+        return 0
+    if not args.insecure and not args.agent_key:
+        parser.error("--agent-key is required unless --insecure")
+    client = Client(pb, args)
+    try:
+        if args.command == "info":
+            client.info()
+            return 0
+        if args.command == "launch":
+            spec = pathlib.Path(args.argument).read_text() if args.argument else "{}"
+            json.loads(spec)  # a clear error here rather than at the agent
+            run_id = client.launch(spec, args.ranks, args.name)
+            return 0 if not args.follow or client.follow(run_id) == "COMPLETED" else 1
+        if args.command == "follow":
+            return 0 if client.follow(args.argument) == "COMPLETED" else 1
+    except (RuntimeError, TimeoutError, OSError, ValueError) as error:
+        print(f"ringside_client.py: {error}", file=sys.stderr)
+        return 1
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

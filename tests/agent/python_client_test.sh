@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# ctest: docs/examples/ringside_client.py (Python, pyzmq + protobuf) against a real agent with
+# CURVE: key exchange, node info, launching a 2-rank trainer run and following it from seq 0 to
+# its end, gap-free.
+# Usage: python_client_test.sh AGENT TRAINER MPIRUN CLIENT PB2_DIR
+set -euo pipefail
+agent=$1 trainer=$2 mpirun=$3 client=$4 pb2=$5
+python=/usr/bin/python3  # Debian's interpreter: it sees python3-zmq and python3-protobuf
+tmp=$(mktemp -d)
+agent_pid=
+cleanup() {
+  local status=$?
+  if [[ -n "$agent_pid" ]]; then
+    kill "$agent_pid" 2>/dev/null
+    # The agent must shut down cleanly on SIGTERM.
+    if ! wait "$agent_pid"; then
+      echo "ringside-agent did not exit cleanly on SIGTERM" >&2
+      status=1
+    fi
+  fi
+  rm -rf "$tmp"
+  exit "$status"
+}
+trap cleanup EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+
+client_key=$("$python" "$client" --pb2 "$pb2" --keys "$tmp/client" tcp://127.0.0.1 public-key)
+"$agent" --state-dir "$tmp/state" authorize "$client_key"
+agent_key=$("$agent" --state-dir "$tmp/state" print-public-key)
+"$agent" --state-dir "$tmp/state" --control-port 0 --events-port 0 --trainer "$trainer" \
+  --mpirun "$mpirun" 2>"$tmp/agent.err" &
+agent_pid=$!
+for _ in $(seq 300); do
+  grep -q "serving control on" "$tmp/agent.err" && break
+  sleep 0.1
+done
+control=$(grep -o 'control on tcp://[0-9.]*:[0-9]*' "$tmp/agent.err" | grep -o '[0-9]*$')
+events=$(grep -o 'events on tcp://[0-9.]*:[0-9]*' "$tmp/agent.err" | grep -o '[0-9]*$')
+[[ -n "$control" && -n "$events" ]] || { cat "$tmp/agent.err"; echo "agent did not start" >&2; exit 1; }
+
+run_client() {
+  "$python" "$client" --pb2 "$pb2" --keys "$tmp/client" --agent-key="$agent_key" \
+    --control-port "$control" --events-port "$events" tcp://127.0.0.1 "$@"
+}
+run_client info | tee "$tmp/info.out"
+grep -q "^node " "$tmp/info.out"
+
+echo '{"backend": "mpi", "epochs": 1, "train_samples": 5000, "test_samples": 1000}' >"$tmp/spec.json"
+run_client launch "$tmp/spec.json" --ranks 2 --follow | tee "$tmp/follow.out"
+grep -q "^state COMPLETED" "$tmp/follow.out"
+samples=$(grep -o 'followed [^:]*: [0-9]* samples' "$tmp/follow.out" | grep -o '[0-9]* samples' | cut -d' ' -f1)
+[[ "$samples" -gt 0 ]] || { echo "no samples followed" >&2; exit 1; }
+run_client info | grep -q "COMPLETED"
+
+# A client whose key the agent does not know gets no answer (and says so).
+if "$python" "$client" --pb2 "$pb2" --keys "$tmp/stranger" --agent-key="$agent_key" \
+    --control-port "$control" --events-port "$events" tcp://127.0.0.1 info 2>"$tmp/stranger.err"; then
+  echo "an unknown client was served" >&2
+  exit 1
+fi
+grep -q "authorized" "$tmp/stranger.err"
+echo "python client: info, launch, follow ($samples samples) and refusal all as expected"
