@@ -7,6 +7,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
@@ -43,10 +44,10 @@ class AgentProcess {
  public:
   AgentProcess(const std::string& stateDir, const std::string& workDir) {
     process_ = std::make_unique<ChildProcess>(
-        std::vector<std::string>{RINGSIDE_AGENT_BIN, "--state-dir", stateDir, "--control-port",
-                                 "0", "--events-port", "0", "--telemetry-interval", "0.2",
-                                 "--trainer", RINGSIDE_TRAINER_BIN, "--mpirun", RINGSIDE_MPIEXEC,
-                                 "--stop-grace", "20"},
+        std::vector<std::string>{RINGSIDE_AGENT_BIN, "--state-dir", stateDir, "--control-port", "0",
+                                 "--events-port", "0", "--telemetry-interval", "0.2", "--trainer",
+                                 RINGSIDE_TRAINER_BIN, "--mpirun", RINGSIDE_MPIEXEC, "--stop-grace",
+                                 "20"},
         workDir, kEnv);
     const std::regex serving(R"(control on (tcp://[0-9.:]+), events on (tcp://[0-9.:]+))");
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
@@ -62,7 +63,10 @@ class AgentProcess {
     }
     ADD_FAILURE() << "agent did not start:\n" << process_->errorSoFar();
   }
-  void kill9() { ::kill(process_->pid(), SIGKILL); process_->wait(10); }
+  void kill9() {
+    ::kill(process_->pid(), SIGKILL);
+    process_->wait(10);
+  }
   const std::string& control() const { return control_; }
   std::string errors() const { return process_->errorSoFar(); }
   const std::string& events() const { return events_; }
@@ -79,12 +83,12 @@ class AgentProcessTest : public ::testing::Test {
     auto keys = curve::generateKeyPair();
     ASSERT_TRUE(keys.isOk());
     clientKeys_ = *keys;
-    ProcessResult authorized = runProcess(
-        {RINGSIDE_AGENT_BIN, "--state-dir", state_, "authorize", clientKeys_.publicKey},
-        dir_.path(), 30);
+    ProcessResult authorized =
+        runProcess({RINGSIDE_AGENT_BIN, "--state-dir", state_, "authorize", clientKeys_.publicKey},
+                   dir_.path(), 30);
     ASSERT_EQ(authorized.exitCode, 0) << authorized.err;
-    ProcessResult key =
-        runProcess({RINGSIDE_AGENT_BIN, "--state-dir", state_, "print-public-key"}, dir_.path(), 30);
+    ProcessResult key = runProcess({RINGSIDE_AGENT_BIN, "--state-dir", state_, "print-public-key"},
+                                   dir_.path(), 30);
     ASSERT_EQ(key.exitCode, 0) << key.err;
     agentKey_ = key.out.substr(0, curve::kKeyTextLength);
     agent_ = std::make_unique<AgentProcess>(state_, dir_.path());
@@ -137,8 +141,8 @@ class AgentProcessTest : public ::testing::Test {
   }
 
   static nlohmann::json smallRun(int epochs) {
-    return {{"backend", "mpi"}, {"epochs", epochs}, {"train_samples", 5000},
-            {"test_samples", 1000}, {"log_every", 5}, {"quiet", true}};
+    return {{"backend", "mpi"},     {"epochs", epochs}, {"train_samples", 5000},
+            {"test_samples", 1000}, {"log_every", 5},   {"quiet", true}};
   }
 
   v1::RunInfo findRun(const std::string& runId) {
@@ -389,11 +393,56 @@ TEST_F(AgentProcessTest, AgentSigkillMidRunLosesNothing) {
   EXPECT_EQ(all.samples.size(), sent) << "no sample lost or doubled across the agent's SIGKILL";
 }
 
+TEST_F(AgentProcessTest, CustomCommandReportsMetricsAsJsonLines) {
+  v1::Envelope envelope;
+  auto* spec = envelope.mutable_launch_run()->mutable_spec();
+  spec->set_name("custom");
+  spec->set_ranks_per_node(1);
+  for (const char* arg :
+       {"sh", "-c",
+        R"(echo '{"type":"metrics","step":3,"epoch":0,"time":1.5,"metrics":{"train/loss":0.25,)"
+        R"("custom/score":7}}'; echo 'plain progress line'; echo 'a warning' >&2)"}) {
+    spec->mutable_command()->add_argv(arg);
+  }
+  const v1::Envelope reply = request(envelope);
+  ASSERT_TRUE(reply.has_launch_run_reply()) << reply.DebugString();
+  const std::string runId = reply.launch_run_reply().run().run_id();
+  const v1::RunInfo run = waitForState(runId, {v1::COMPLETED, v1::FAILED});
+  ASSERT_EQ(run.state(), v1::COMPLETED) << run.reason();
+  // The last lines reach the journal on the agent's next poll after the state change.
+  Fetched all;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  do {
+    all = fetchAll(runId);
+    if (all.samples.size() >= 2) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  } while (std::chrono::steady_clock::now() < deadline);
+  ASSERT_EQ(all.samples.size(), 2u);
+  std::map<std::string, double> values;
+  for (const auto& sample : all.samples) {
+    values[sample.name()] = sample.value();
+    EXPECT_EQ(sample.step(), 3);
+    EXPECT_EQ(sample.rank(), -1);
+  }
+  EXPECT_EQ(values["train/loss"], 0.25);
+  EXPECT_EQ(values["custom/score"], 7.0);
+  expectGapFree(all.seqs);
+
+  v1::Envelope tail;
+  tail.mutable_tail_log()->set_run_id(runId);
+  const v1::Envelope logs = request(tail);
+  std::string text;
+  for (const auto& line : logs.tail_log_reply().lines())
+    text += line.stream() + ":" + line.text() + "\n";
+  EXPECT_NE(text.find("stdout:plain progress line"), std::string::npos) << text;
+  EXPECT_NE(text.find("stderr:a warning"), std::string::npos) << text;
+}
+
 TEST(AgentOptionsTest, InsecureIsRefusedOffLoopback) {
   TempDir dir;
-  ProcessResult run = runProcess({RINGSIDE_AGENT_BIN, "--state-dir", dir.path() + "/s",
-                                  "--listen", "0.0.0.0", "--insecure"},
-                                 dir.path(), 30);
+  ProcessResult run = runProcess(
+      {RINGSIDE_AGENT_BIN, "--state-dir", dir.path() + "/s", "--listen", "0.0.0.0", "--insecure"},
+      dir.path(), 30);
   EXPECT_EQ(run.exitCode, 1);
   EXPECT_NE(run.err.find("loopback only"), std::string::npos) << run.err;
 }
