@@ -7,6 +7,7 @@
 #pragma once
 
 #include <QJsonObject>
+#include <QMetaType>
 #include <QList>
 #include <QString>
 #include <QStringList>
@@ -77,3 +78,5 @@ QJsonObject trainerConfig(const RunForm& form);
 QStringList splitCommandLine(const QString& line);
 
 }  // namespace ringside::gui
+
+Q_DECLARE_METATYPE(ringside::gui::RunForm)

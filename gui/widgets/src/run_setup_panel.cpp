@@ -1,0 +1,405 @@
+#include "ringside/gui/run_setup_panel.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFile>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QJsonDocument>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QRadioButton>
+#include <QScrollArea>
+#include <QSpinBox>
+#include <QStackedWidget>
+#include <QVBoxLayout>
+
+namespace ringside::gui {
+
+namespace {
+
+QDoubleSpinBox* doubleBox(double min, double max, int decimals, double step) {
+  auto* box = new QDoubleSpinBox;
+  box->setRange(min, max);
+  box->setDecimals(decimals);
+  box->setSingleStep(step);
+  return box;
+}
+
+QSpinBox* intBox(int min, int max) {
+  auto* box = new QSpinBox;
+  box->setRange(min, max);
+  return box;
+}
+
+QList<int> parseWidths(const QString& text) {
+  QList<int> widths;
+  for (const QString& part : text.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+    bool ok = false;
+    const int width = part.trimmed().toInt(&ok);
+    widths.append(ok ? width : 0);
+  }
+  return widths;
+}
+
+}  // namespace
+
+RunSetupPanel::RunSetupPanel(QWidget* parent) : QWidget(parent) {
+  auto* content = new QWidget;
+  auto* column = new QVBoxLayout(content);
+
+  auto* runBox = new QGroupBox(tr("Run"));
+  auto* runForm = new QFormLayout(runBox);
+  name_ = new QLineEdit;
+  name_->setPlaceholderText(tr("e.g. fmnist baseline"));
+  runForm->addRow(tr("&Name:"), name_);
+  addErrorLabel(QStringLiteral("name"), name_, runForm);
+  tags_ = new QLineEdit;
+  tags_->setPlaceholderText(tr("comma-separated, e.g. sweep, mlp"));
+  runForm->addRow(tr("&Tags:"), tags_);
+  trainerJob_ = new QRadioButton(tr("Ringside trainer"));
+  commandJob_ = new QRadioButton(tr("Custom command"));
+  trainerJob_->setChecked(true);
+  auto* jobRow = new QHBoxLayout;
+  jobRow->addWidget(trainerJob_);
+  jobRow->addWidget(commandJob_);
+  jobRow->addStretch();
+  runForm->addRow(tr("Job:"), jobRow);
+  column->addWidget(runBox);
+
+  jobPages_ = new QStackedWidget;
+  // Trainer page.
+  auto* trainerPage = new QWidget;
+  auto* trainerColumn = new QVBoxLayout(trainerPage);
+  trainerColumn->setContentsMargins(0, 0, 0, 0);
+  auto* dataBox = new QGroupBox(tr("Data and model"));
+  auto* dataForm = new QFormLayout(dataBox);
+  dataDir_ = new QLineEdit;
+  auto* browse = new QPushButton(tr("Browse…"));
+  auto* dataRow = new QHBoxLayout;
+  dataRow->addWidget(dataDir_);
+  dataRow->addWidget(browse);
+  dataForm->addRow(tr("&Dataset directory:"), dataRow);
+  addErrorLabel(QStringLiteral("dataDir"), nullptr, dataForm);
+  hidden_ = new QLineEdit;
+  hidden_->setToolTip(tr("Hidden layer widths; input and output sizes come from the dataset"));
+  dataForm->addRow(tr("&Hidden layers:"), hidden_);
+  addErrorLabel(QStringLiteral("hidden"), nullptr, dataForm);
+  trainerColumn->addWidget(dataBox);
+
+  auto* optBox = new QGroupBox(tr("Optimizer"));
+  auto* optForm = new QFormLayout(optBox);
+  optimizer_ = new QComboBox;
+  optimizer_->addItem(tr("SGD"), QStringLiteral("sgd"));
+  optimizer_->addItem(tr("AdamW"), QStringLiteral("adamw"));
+  optForm->addRow(tr("&Optimizer:"), optimizer_);
+  lr_ = doubleBox(0, 10, 6, 0.01);
+  optForm->addRow(tr("&Learning rate:"), lr_);
+  addErrorLabel(QStringLiteral("lr"), nullptr, optForm);
+  momentum_ = doubleBox(0, 0.999999, 4, 0.05);
+  optForm->addRow(tr("&Momentum:"), momentum_);
+  addErrorLabel(QStringLiteral("momentum"), nullptr, optForm);
+  nesterov_ = new QCheckBox(tr("Nesterov"));
+  optForm->addRow(QString(), nesterov_);
+  beta1_ = doubleBox(0, 0.999999, 4, 0.01);
+  beta2_ = doubleBox(0, 0.999999, 6, 0.001);
+  optForm->addRow(tr("Beta &1:"), beta1_);
+  optForm->addRow(tr("Beta &2:"), beta2_);
+  addErrorLabel(QStringLiteral("beta1"), nullptr, optForm);
+  weightDecay_ = doubleBox(0, 10, 6, 0.001);
+  optForm->addRow(tr("&Weight decay:"), weightDecay_);
+  schedule_ = new QComboBox;
+  schedule_->addItem(tr("Cosine"), QStringLiteral("cosine"));
+  schedule_->addItem(tr("Step"), QStringLiteral("step"));
+  schedule_->addItem(tr("Constant"), QStringLiteral("constant"));
+  optForm->addRow(tr("LR &schedule:"), schedule_);
+  warmup_ = intBox(0, 100000000);
+  optForm->addRow(tr("&Warm-up steps:"), warmup_);
+  stepEpochs_ = doubleBox(0, 100000, 2, 1);
+  gamma_ = doubleBox(0, 1, 4, 0.05);
+  lrMin_ = doubleBox(0, 10, 6, 0.001);
+  optForm->addRow(tr("Decay every (epochs):"), stepEpochs_);
+  addErrorLabel(QStringLiteral("lrStepEpochs"), nullptr, optForm);
+  optForm->addRow(tr("Decay factor:"), gamma_);
+  optForm->addRow(tr("Final learning rate:"), lrMin_);
+  addErrorLabel(QStringLiteral("lrMin"), nullptr, optForm);
+  trainerColumn->addWidget(optBox);
+
+  auto* execBox = new QGroupBox(tr("Training"));
+  auto* execForm = new QFormLayout(execBox);
+  epochs_ = intBox(1, 1000000);
+  execForm->addRow(tr("&Epochs:"), epochs_);
+  globalBatch_ = intBox(1, 1 << 24);
+  execForm->addRow(tr("&Global batch:"), globalBatch_);
+  addErrorLabel(QStringLiteral("globalBatch"), nullptr, execForm);
+  backend_ = new QComboBox;
+  backend_->addItem(tr("Auto (GPU when present)"), QStringLiteral("auto"));
+  backend_->addItem(tr("NCCL (GPU)"), QStringLiteral("nccl"));
+  backend_->addItem(tr("MPI (CPU)"), QStringLiteral("mpi"));
+  execForm->addRow(tr("&Backend:"), backend_);
+  bucketMb_ = doubleBox(0.01, 4096, 2, 1);
+  execForm->addRow(tr("Gradient &bucket (MiB):"), bucketMb_);
+  checkpointEvery_ = intBox(0, 100000000);
+  checkpointEvery_->setSpecialValueText(tr("at the end and on stop"));
+  execForm->addRow(tr("&Checkpoint every (steps):"), checkpointEvery_);
+  seed_ = new QLineEdit;
+  seed_->setValidator(
+      new QRegularExpressionValidator(QRegularExpression(QStringLiteral("\\d{1,20}")), seed_));
+  execForm->addRow(tr("S&eed:"), seed_);
+  trainerColumn->addWidget(execBox);
+  jobPages_->addWidget(trainerPage);
+
+  // Command page.
+  auto* commandPage = new QGroupBox(tr("Custom command"));
+  auto* commandForm = new QFormLayout(commandPage);
+  command_ = new QLineEdit;
+  command_->setPlaceholderText(tr("python3 train.py --epochs 3"));
+  command_->setToolTip(
+      tr("Started under mpirun on every rank; report metrics by printing JSON "
+         "Lines records on stdout (see docs/metrics.md)"));
+  commandForm->addRow(tr("Co&mmand:"), command_);
+  addErrorLabel(QStringLiteral("command"), nullptr, commandForm);
+  jobPages_->addWidget(commandPage);
+  column->addWidget(jobPages_);
+
+  auto* placeBox = new QGroupBox(tr("Placement"));
+  auto* placeForm = new QFormLayout(placeBox);
+  node_ = new QComboBox;
+  placeForm->addRow(tr("N&ode:"), node_);
+  slotsLabel_ = new QLabel;
+  placeForm->addRow(QString(), slotsLabel_);
+  ranks_ = intBox(0, 4096);
+  placeForm->addRow(tr("&Ranks per node:"), ranks_);
+  addErrorLabel(QStringLiteral("ranksPerNode"), nullptr, placeForm);
+  column->addWidget(placeBox);
+  column->addStretch();
+
+  auto* scroll = new QScrollArea;
+  scroll->setWidget(content);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+
+  auto* load = new QPushButton(tr("L&oad preset…"));
+  auto* save = new QPushButton(tr("&Save preset…"));
+  launch_ = new QPushButton(tr("&Launch"));
+  launch_->setDefault(true);
+  launch_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return));
+  launch_->setToolTip(tr("Launch the run (Ctrl+Enter)"));
+  auto* buttons = new QHBoxLayout;
+  buttons->addWidget(load);
+  buttons->addWidget(save);
+  buttons->addStretch();
+  buttons->addWidget(launch_);
+
+  auto* outer = new QVBoxLayout(this);
+  outer->addWidget(scroll);
+  outer->addLayout(buttons);
+
+  setForm(RunForm{});
+
+  connect(browse, &QPushButton::clicked, this, [this] {
+    const QString dir =
+        QFileDialog::getExistingDirectory(this, tr("Dataset directory"), dataDir_->text());
+    if (!dir.isEmpty()) dataDir_->setText(dir);
+  });
+  connect(trainerJob_, &QRadioButton::toggled, this,
+          [this](bool on) { jobPages_->setCurrentIndex(on ? 0 : 1); });
+  connect(load, &QPushButton::clicked, this, &RunSetupPanel::loadPreset);
+  connect(save, &QPushButton::clicked, this, &RunSetupPanel::savePreset);
+  connect(launch_, &QPushButton::clicked, this, [this] {
+    if (canLaunch()) emit launchRequested(form());
+  });
+  // Revalidate on every edit.
+  for (QLineEdit* edit : {name_, tags_, dataDir_, hidden_, seed_, command_}) {
+    connect(edit, &QLineEdit::textChanged, this, &RunSetupPanel::revalidate);
+  }
+  for (QComboBox* combo : {optimizer_, schedule_, backend_, node_}) {
+    connect(combo, &QComboBox::currentIndexChanged, this, &RunSetupPanel::revalidate);
+  }
+  for (QDoubleSpinBox* box :
+       {lr_, momentum_, weightDecay_, beta1_, beta2_, stepEpochs_, gamma_, lrMin_, bucketMb_}) {
+    connect(box, &QDoubleSpinBox::valueChanged, this, &RunSetupPanel::revalidate);
+  }
+  for (QSpinBox* box : {warmup_, epochs_, globalBatch_, checkpointEvery_, ranks_}) {
+    connect(box, &QSpinBox::valueChanged, this, &RunSetupPanel::revalidate);
+  }
+  connect(trainerJob_, &QRadioButton::toggled, this, &RunSetupPanel::revalidate);
+  revalidate();
+}
+
+void RunSetupPanel::addErrorLabel(const QString& field, QWidget*, QFormLayout* layout) {
+  auto* label = new QLabel;
+  label->setWordWrap(true);
+  QPalette palette = label->palette();
+  palette.setColor(QPalette::WindowText, QColor(0xc0, 0x1c, 0x28));
+  label->setPalette(palette);
+  label->setVisible(false);
+  layout->addRow(QString(), label);
+  errorLabels_.insert(field, label);
+}
+
+RunForm RunSetupPanel::form() const {
+  RunForm f;
+  f.name = name_->text();
+  for (const QString& tag : tags_->text().split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+    if (!tag.trimmed().isEmpty()) f.tags << tag.trimmed();
+  }
+  f.job = trainerJob_->isChecked() ? RunForm::Job::kTrainer : RunForm::Job::kCommand;
+  f.dataDir = dataDir_->text();
+  f.hidden = parseWidths(hidden_->text());
+  f.optimizer = optimizer_->currentData().toString();
+  f.lr = lr_->value();
+  f.momentum = momentum_->value();
+  f.nesterov = nesterov_->isChecked();
+  f.weightDecay = weightDecay_->value();
+  f.beta1 = beta1_->value();
+  f.beta2 = beta2_->value();
+  f.lrSchedule = schedule_->currentData().toString();
+  f.warmupSteps = warmup_->value();
+  f.lrStepEpochs = stepEpochs_->value();
+  f.lrGamma = gamma_->value();
+  f.lrMin = lrMin_->value();
+  f.epochs = epochs_->value();
+  f.globalBatch = globalBatch_->value();
+  f.backend = backend_->currentData().toString();
+  f.bucketMb = bucketMb_->value();
+  f.checkpointEvery = checkpointEvery_->value();
+  f.seed = seed_->text().toULongLong();
+  f.command = command_->text();
+  f.nodeId = node_->currentData().toString();
+  f.ranksPerNode = ranks_->value();
+  return f;
+}
+
+void RunSetupPanel::setForm(const RunForm& f) {
+  name_->setText(f.name);
+  tags_->setText(f.tags.join(QStringLiteral(", ")));
+  (f.job == RunForm::Job::kTrainer ? trainerJob_ : commandJob_)->setChecked(true);
+  jobPages_->setCurrentIndex(f.job == RunForm::Job::kTrainer ? 0 : 1);
+  dataDir_->setText(f.dataDir);
+  QStringList widths;
+  for (int width : f.hidden) widths << QString::number(width);
+  hidden_->setText(widths.join(QLatin1Char(',')));
+  optimizer_->setCurrentIndex(std::max(0, optimizer_->findData(f.optimizer)));
+  lr_->setValue(f.lr);
+  momentum_->setValue(f.momentum);
+  nesterov_->setChecked(f.nesterov);
+  weightDecay_->setValue(f.weightDecay);
+  beta1_->setValue(f.beta1);
+  beta2_->setValue(f.beta2);
+  schedule_->setCurrentIndex(std::max(0, schedule_->findData(f.lrSchedule)));
+  warmup_->setValue(static_cast<int>(f.warmupSteps));
+  stepEpochs_->setValue(f.lrStepEpochs);
+  gamma_->setValue(f.lrGamma);
+  lrMin_->setValue(f.lrMin);
+  epochs_->setValue(f.epochs);
+  globalBatch_->setValue(static_cast<int>(f.globalBatch));
+  backend_->setCurrentIndex(std::max(0, backend_->findData(f.backend)));
+  bucketMb_->setValue(f.bucketMb);
+  checkpointEvery_->setValue(static_cast<int>(f.checkpointEvery));
+  seed_->setText(QString::number(f.seed));
+  command_->setText(f.command);
+  if (!f.nodeId.isEmpty()) {
+    const int index = node_->findData(f.nodeId);
+    if (index >= 0) node_->setCurrentIndex(index);
+  }
+  ranks_->setValue(f.ranksPerNode);
+  revalidate();
+}
+
+void RunSetupPanel::setNodes(const QList<NodeChoice>& nodes) {
+  const QString current = node_->currentData().toString();
+  nodes_ = nodes;
+  const QSignalBlocker blocker(node_);
+  node_->clear();
+  for (const NodeChoice& node : nodes) {
+    QString label = node.name;
+    if (!node.online) label += tr(" (offline)");
+    node_->addItem(label, node.nodeId);
+  }
+  const int index = node_->findData(current);
+  node_->setCurrentIndex(index >= 0 ? index : 0);
+  revalidate();
+}
+
+int RunSetupPanel::freeSlotsOfSelectedNode() const {
+  const QString id = node_->currentData().toString();
+  for (const NodeChoice& node : nodes_) {
+    if (node.nodeId == id) return node.freeSlots;
+  }
+  return -1;
+}
+
+bool RunSetupPanel::canLaunch() const { return shownErrors_.isEmpty() && node_->count() > 0; }
+
+void RunSetupPanel::revalidate() {
+  const bool sgd = optimizer_->currentData().toString() == QLatin1String("sgd");
+  momentum_->setEnabled(sgd);
+  nesterov_->setEnabled(sgd);
+  beta1_->setEnabled(!sgd);
+  beta2_->setEnabled(!sgd);
+  const QString schedule = schedule_->currentData().toString();
+  stepEpochs_->setEnabled(schedule == QLatin1String("step"));
+  gamma_->setEnabled(schedule == QLatin1String("step"));
+  lrMin_->setEnabled(schedule == QLatin1String("cosine"));
+
+  const int free = freeSlotsOfSelectedNode();
+  slotsLabel_->setText(free < 0 ? tr("Free slots: unknown") : tr("Free slots: %1").arg(free));
+  shownErrors_.clear();
+  for (const FieldError& error : validate(form(), free)) {
+    if (!shownErrors_.contains(error.field)) shownErrors_.insert(error.field, error.message);
+  }
+  for (auto it = errorLabels_.begin(); it != errorLabels_.end(); ++it) {
+    const QString message = shownErrors_.value(it.key());
+    it.value()->setText(message);
+    it.value()->setVisible(!message.isEmpty());
+  }
+  launch_->setEnabled(canLaunch());
+  launch_->setToolTip(node_->count() == 0 ? tr("No node to launch on: add one in Nodes")
+                                          : tr("Launch the run (Ctrl+Enter)"));
+}
+
+void RunSetupPanel::loadPreset() {
+  const QString path = QFileDialog::getOpenFileName(this, tr("Load run preset"), QString(),
+                                                    tr("Run presets (*.json)"));
+  if (path.isEmpty()) return;
+  QFile file(path);
+  if (!file.open(QIODevice::ReadOnly)) {
+    QMessageBox::warning(this, tr("Load preset"),
+                         tr("Cannot read %1: %2").arg(path, file.errorString()));
+    return;
+  }
+  QJsonParseError parseError;
+  const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &parseError);
+  QString error = parseError.error == QJsonParseError::NoError && doc.isObject()
+                      ? QString()
+                      : tr("%1 is not valid JSON: %2").arg(path, parseError.errorString());
+  RunForm loaded;
+  if (error.isEmpty()) loaded = fromPreset(doc.object(), &error);
+  if (!error.isEmpty()) {
+    QMessageBox::warning(this, tr("Load preset"), error);
+    return;
+  }
+  loaded.nodeId = node_->currentData().toString();
+  setForm(loaded);
+}
+
+void RunSetupPanel::savePreset() {
+  QString path = QFileDialog::getSaveFileName(this, tr("Save run preset"),
+                                              name_->text().trimmed() + QStringLiteral(".json"),
+                                              tr("Run presets (*.json)"));
+  if (path.isEmpty()) return;
+  QFile file(path);
+  if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
+      file.write(QJsonDocument(toPreset(form())).toJson()) < 0) {
+    QMessageBox::warning(this, tr("Save preset"),
+                         tr("Cannot write %1: %2").arg(path, file.errorString()));
+  }
+}
+
+}  // namespace ringside::gui
