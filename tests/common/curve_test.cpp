@@ -404,14 +404,17 @@ TEST_F(CurveSocketTest, NullMechanismRefusedUnlessAllowed) {
     EXPECT_TRUE(waitFor([&] { return zap.refusedCount() >= 1; }));
     // Sockets close before the handler stops (declared after it).
   }
+  // A fresh context: the first handler's inproc ZAP endpoint is released asynchronously, and
+  // rebinding it in the same context can race with that under load.
+  zmq::context_t context;
   ZapHandler::Options options;
   options.allowNull = true;
-  ZapHandler zap(context_, allowlist_, options);
+  ZapHandler zap(context, allowlist_, options);
   ASSERT_TRUE(zap.start().isOk());
-  zmq::socket_t router = newSocket(context_, zmq::socket_type::router);
+  zmq::socket_t router = newSocket(context, zmq::socket_type::router);
   ASSERT_TRUE(configureInsecureServer(router).isOk());
   const std::string endpoint = bindLoopback(router);
-  zmq::socket_t dealer = newSocket(context_, zmq::socket_type::dealer);
+  zmq::socket_t dealer = newSocket(context, zmq::socket_type::dealer);
   dealer.connect(endpoint);
   dealer.send(zmq::str_buffer("plain"), zmq::send_flags::none);
   auto request = receive(router, kDeadline);
