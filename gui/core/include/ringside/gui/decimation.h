@@ -1,0 +1,40 @@
+// Min/max decimation of a long series for charting (DESIGN.md decision 8): a series of any length
+// is reduced to at most two points per pixel column before it reaches a QLineSeries, so redraw
+// cost depends on the chart's width, not on the run's length. The full data stays in SQLite.
+#pragma once
+
+#include <span>
+#include <vector>
+
+namespace ringside::gui {
+
+// One chart point: x in the axis unit (step, epoch or Unix seconds), y the metric value.
+struct SeriesPoint {
+  double x = 0.0;
+  double y = 0.0;
+};
+
+// How pixel columns are spaced along x.
+enum class AxisScale {
+  kLinear,  // equal widths in x
+  kLog,     // equal widths in log10(x); only points with x > 0 are drawn
+};
+
+// Reduces `points` (sorted by x ascending, no NaN x) to what a line chart of `pixelColumns`
+// columns spanning [xMin, xMax] needs to look exactly like the full series:
+//  - for every column, the point with the smallest y and the point with the largest y (the first
+//    such point on ties), emitted in x order, so the polyline's vertical extent per column is
+//    exact; a column with a single point yields it once;
+//  - the nearest drawable point left of xMin and the nearest right of xMax, so the line enters
+//    and leaves the view at the right height.
+// Points whose y is NaN are skipped (a gap in the data, not a value). The result is sorted by x
+// and holds at most 2 * pixelColumns + 2 points, all taken unchanged from `points`.
+// Cost: two binary searches plus one pass over the visible points, O(log n + visible).
+// Returns an empty vector when nothing is drawable or the arguments are unusable
+// (pixelColumns < 1, xMax <= xMin, a non-finite bound, or xMin <= 0 with AxisScale::kLog).
+// Thread-safe (a pure function).
+std::vector<SeriesPoint> decimateMinMax(std::span<const SeriesPoint> points, double xMin,
+                                        double xMax, int pixelColumns,
+                                        AxisScale scale = AxisScale::kLinear);
+
+}  // namespace ringside::gui

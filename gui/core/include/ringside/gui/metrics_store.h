@@ -1,0 +1,174 @@
+// MetricsStore: the GUI's run history and metrics database (DESIGN.md decisions 6 and 7).
+// One SQLite file (WAL, synchronous=NORMAL) opened through QtSql's QSQLITE driver on the store's
+// own thread; every public call posts its work there and returns a QFuture, so the GUI thread
+// never waits on SQLite. docs/gui-database.md documents the schema and its migrations.
+#pragma once
+
+#include <QFuture>
+#include <QObject>
+#include <QString>
+#include <QStringList>
+#include <QThread>
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "ringside/common/status.h"
+#include "ringside/gui/decimation.h"
+#include "ringside/proto/ringside.pb.h"
+
+namespace ringside::gui {
+
+// A node the GUI knows (the Nodes view's list; the agent's public key goes to its CURVE client).
+struct NodeRecord {
+  QString nodeId;          // stable agent id (NodeInfo.node_id), or one the GUI chose before Hello
+  QString name;            // display name
+  QString address;         // e.g. "tcp://gpu01:7710"
+  QString publicKey;       // the agent's CURVE public key, Z85 text
+  double addedTime = 0.0;  // Unix seconds
+};
+
+// One row of the history table: the last known RunInfo plus what the GUI adds (tags, notes) and
+// the summary kept up to date on ingest.
+struct RunRecord {
+  QString runId;
+  int64_t runKey = 0;  // the database's integer key for the run
+  QString nodeId;      // the agent that owns the run
+  QString name;
+  v1::RunState state = v1::RUN_STATE_UNSPECIFIED;
+  QString reason;  // why it failed or stopped
+  int exitCode = 0;
+  QByteArray spec;     // serialized ringside.v1.RunSpec (empty until a RunInfo arrived)
+  QString configJson;  // flat JSON object of the spec's settings, for the config diff
+  int worldSize = 0;
+  double createdTime = 0.0;  // Unix seconds; 0 = unknown
+  double startTime = 0.0;
+  double endTime = 0.0;     // 0 while running
+  uint64_t lastSeq = 0;     // highest journal seq ingested (samples, log lines, states)
+  int64_t sampleCount = 0;  // metric samples stored
+  QString tags;             // comma-separated, editable
+  QString notes;            // free text, editable
+  // Summary over global (rank -1) values; empty until such a value arrived.
+  std::optional<double> finalLoss;        // train/loss at the highest step
+  std::optional<double> bestAccuracy;     // max of test/accuracy
+  std::optional<double> meanSamplesPerS;  // mean of train/samples_per_s records
+};
+
+// Filter of the history table; empty fields match everything.
+struct RunFilter {
+  QString text;  // case-insensitive (ASCII) substring of name, run id, tags or notes
+  std::optional<v1::RunState> state;
+};
+
+// Everything one FetchRunDataReply page or one batch of live events brings for one run.
+struct IngestBatch {
+  QString runId;
+  QString nodeId;  // stored when the run is new to the database
+  std::vector<v1::MetricSample> samples;
+  std::vector<v1::LogLine> logLines;
+  std::vector<v1::RunStateEvent> states;  // each applied as upsertRun unless an older seq
+};
+
+struct IngestResult {
+  int64_t newSamples = 0;  // samples not stored before (re-sent seqs are ignored)
+  int64_t newLogLines = 0;
+  uint64_t lastSeq = 0;  // the run's highest ingested seq after this batch
+};
+
+// Which value of a sample becomes the x of a series point.
+enum class SeriesX { kStep, kEpoch, kWallTime };
+
+// The store. Thread-safe: every method may be called from any thread; work runs in order of
+// submission on the store's thread and the returned future completes there (use
+// QFuture::then(context, ...) or QFutureWatcher on the GUI thread; never wait on it there).
+// Failures come back as a non-OK Status in the future's result: kFailedPrecondition before a
+// successful open(), kIOError/kCorruption/kInternal from SQLite with its message.
+// Signals are emitted from the store's thread (queued to receivers in other threads).
+class MetricsStore : public QObject {
+  Q_OBJECT
+
+ public:
+  // Does not touch the file yet; call open(). `databasePath` is the SQLite file, e.g.
+  // QStandardPaths::AppDataLocation + "/ringside.sqlite" or <--data-dir>/ringside.sqlite.
+  explicit MetricsStore(QString databasePath, QObject* parent = nullptr);
+  // Finishes all submitted work, closes the database and joins the store's thread.
+  ~MetricsStore() override;
+  MetricsStore(const MetricsStore&) = delete;
+  MetricsStore& operator=(const MetricsStore&) = delete;
+
+  const QString& databasePath() const { return databasePath_; }
+
+  // Opens or creates the file (and its folder), sets WAL and synchronous=NORMAL and migrates the
+  // schema forward to the current version. kFailedPrecondition when the file's user_version is
+  // newer than this build knows (a newer ringside wrote it); kIOError when it cannot be opened.
+  QFuture<Status> open();
+
+  // The schema version this build writes (PRAGMA user_version).
+  static int schemaVersion();
+
+  QFuture<Status> upsertNode(NodeRecord node);
+  QFuture<Status> removeNode(QString nodeId);
+  QFuture<Result<std::vector<NodeRecord>>> nodes();
+
+  // Inserts or updates the run from an agent's RunInfo (list reply, launch reply, state event).
+  // Tags are taken from the spec only when the run is new; notes are never touched.
+  QFuture<Status> upsertRun(QString nodeId, v1::RunInfo run);
+
+  // Stores a batch in one transaction. Idempotent by (run, seq): entries already stored are
+  // skipped, so catch-up after a reconnect never duplicates. Creates the run row if needed.
+  QFuture<Result<IngestResult>> ingest(IngestBatch batch);
+
+  // The highest seq ingested for the run (0 when unknown): ask the agent for seq > this.
+  QFuture<Result<uint64_t>> lastSeq(QString runId);
+
+  // The history table, newest first.
+  QFuture<Result<std::vector<RunRecord>>> runs(RunFilter filter = {});
+  // One run; kNotFound when the id is unknown.
+  QFuture<Result<RunRecord>> run(QString runId);
+
+  QFuture<Status> setTags(QString runId, QString tags);
+  QFuture<Status> setNotes(QString runId, QString notes);
+  // Deletes the run with its metrics and log lines (one transaction). kNotFound when unknown.
+  QFuture<Status> deleteRun(QString runId);
+
+  // All samples of one metric of one rank (-1: global values), ordered by step (then seq), with
+  // x as step, epoch or wall time and y as the value (NaN for a non-finite value). Empty when the
+  // run or metric is unknown.
+  QFuture<Result<std::vector<SeriesPoint>>> series(QString runId, QString metricName, int rank,
+                                                   SeriesX x = SeriesX::kStep);
+  // Names of the metrics the run has samples of, sorted.
+  QFuture<Result<QStringList>> metricNames(QString runId);
+  // Ranks (-1 = global) that have samples of the metric, ascending.
+  QFuture<Result<std::vector<int>>> metricRanks(QString runId, QString metricName);
+  // Rows stored for the run (counted, not the summary column); 0 when unknown.
+  QFuture<Result<int64_t>> sampleCount(QString runId);
+  QFuture<Result<int64_t>> logLineCount(QString runId);
+  // The last `maxLines` log lines in seq order.
+  QFuture<Result<std::vector<v1::LogLine>>> logTail(QString runId, int maxLines);
+
+  // Writes every sample of the run at full resolution as CSV (RFC 4180) in seq order, columns
+  // step,epoch,wall_time,rank,name,value (an empty value for a non-finite one). Written to a
+  // temporary file and renamed, so `path` is either complete or untouched.
+  QFuture<Status> exportCsv(QString runId, QString path);
+
+ signals:
+  // A run's row changed (upsert, ingest with new entries, tags, notes).
+  void runChanged(const QString& runId);
+  void runDeleted(const QString& runId);
+  // New samples of a run were stored: dashboards re-query their visible series.
+  void samplesIngested(const QString& runId, qint64 newSamples, quint64 lastSeq);
+
+ private:
+  class Database;
+
+  template <typename T, typename Work>
+  QFuture<T> post(Work work);
+
+  QString databasePath_;
+  QThread thread_;
+  QObject* context_;    // lives in thread_; work is posted to it
+  Database* database_;  // used only on thread_
+};
+
+}  // namespace ringside::gui

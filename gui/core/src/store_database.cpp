@@ -1,0 +1,754 @@
+#include "store_database.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSqlError>
+#include <QVariant>
+
+#include <atomic>
+#include <cmath>
+#include <functional>
+#include <limits>
+
+#include "ringside/common/metric_names.h"
+#include "store_schema.h"
+
+namespace ringside::gui {
+
+namespace {
+
+using store::sqlError;
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+// Rows per multi-row INSERT: one statement execution per chunk instead of per row is what makes
+// ingestion fast through QtSql (8 parameters per row; SQLite allows 32766 per statement).
+constexpr int kChunkRows = 64;
+constexpr int kSampleColumns = 8;
+
+// Named placeholders ":r<row>c<column>", built once. Binding by a prebuilt name is a hash lookup;
+// QSqlResult::bindValue(int, ...) formats a name string for every call, which costs more than
+// SQLite's own work per row.
+const QString& placeholder(int row, int column) {
+  static const std::vector<QString> kNames = [] {
+    std::vector<QString> names;
+    for (int row = 0; row < kChunkRows; ++row) {
+      for (int column = 0; column < kSampleColumns; ++column) {
+        names.push_back(QString(":r%1c%2").arg(row).arg(column));
+      }
+    }
+    return names;
+  }();
+  return kNames[row * kSampleColumns + column];
+}
+
+QString sampleInsertSql(int rows) {
+  QString sql =
+      "INSERT OR IGNORE INTO metrics "
+      "(run_key, key_id, rank, step, seq, epoch, wall_time, value) VALUES ";
+  for (int row = 0; row < rows; ++row) {
+    sql += row == 0 ? "(" : ",(";
+    for (int column = 0; column < kSampleColumns; ++column) {
+      sql += (column == 0 ? "" : ",") + placeholder(row, column);
+    }
+    sql += ")";
+  }
+  return sql;
+}
+
+const char* const kRunColumns =
+    "run_key, run_id, node_id, name, state, reason, exit_code, spec, config_json, world_size, "
+    "created_time, start_time, end_time, last_seq, sample_count, tags, notes, final_loss, "
+    "best_accuracy, samples_per_s_sum, samples_per_s_count";
+
+// A null QString binds as SQL NULL; text columns are NOT NULL, so bind "" instead.
+QString text(const QString& value) { return value.isNull() ? QString("") : value; }
+QString text(const std::string& value) {
+  return value.empty() ? QString("") : QString::fromStdString(value);
+}
+
+std::optional<double> optionalDouble(const QVariant& value) {
+  if (value.isNull()) return std::nullopt;
+  return value.toDouble();
+}
+
+RunRecord runFromRow(const QSqlQuery& query) {
+  RunRecord run;
+  run.runKey = query.value(0).toLongLong();
+  run.runId = query.value(1).toString();
+  run.nodeId = query.value(2).toString();
+  run.name = query.value(3).toString();
+  const int state = query.value(4).toInt();
+  run.state =
+      v1::RunState_IsValid(state) ? static_cast<v1::RunState>(state) : v1::RUN_STATE_UNSPECIFIED;
+  run.reason = query.value(5).toString();
+  run.exitCode = query.value(6).toInt();
+  run.spec = query.value(7).toByteArray();
+  run.configJson = query.value(8).toString();
+  run.worldSize = query.value(9).toInt();
+  run.createdTime = query.value(10).toDouble();
+  run.startTime = query.value(11).toDouble();
+  run.endTime = query.value(12).toDouble();
+  run.lastSeq = query.value(13).toULongLong();
+  run.sampleCount = query.value(14).toLongLong();
+  run.tags = query.value(15).toString();
+  run.notes = query.value(16).toString();
+  run.finalLoss = optionalDouble(query.value(17));
+  run.bestAccuracy = optionalDouble(query.value(18));
+  const int64_t samplesPerSCount = query.value(20).toLongLong();
+  if (samplesPerSCount > 0) run.meanSamplesPerS = query.value(19).toDouble() / samplesPerSCount;
+  return run;
+}
+
+// The spec's settings as one flat JSON object for the config diff: the trainer config's keys
+// (or "command" and "working_dir" for a custom command), plus "ranks_per_node" and "hosts".
+QString configJsonOf(const v1::RunSpec& spec) {
+  QJsonObject config;
+  if (spec.has_trainer()) {
+    const auto parsed =
+        QJsonDocument::fromJson(QByteArray::fromStdString(spec.trainer().config_json()));
+    if (parsed.isObject()) {
+      config = parsed.object();
+    } else if (!spec.trainer().config_json().empty()) {
+      config.insert("config", QString::fromStdString(spec.trainer().config_json()));
+    }
+  } else if (spec.has_command()) {
+    QJsonArray argv;
+    for (const auto& arg : spec.command().argv()) argv.append(QString::fromStdString(arg));
+    config.insert("command", argv);
+    config.insert("working_dir", QString::fromStdString(spec.command().working_dir()));
+  }
+  config.insert("ranks_per_node", static_cast<int>(spec.ranks_per_node()));
+  QStringList hosts;
+  for (const auto& host : spec.hosts()) {
+    hosts << QString("%1:%2").arg(QString::fromStdString(host.host())).arg(host.ranks());
+  }
+  config.insert("hosts", hosts.join(","));
+  return QString::fromUtf8(QJsonDocument(config).toJson(QJsonDocument::Compact));
+}
+
+QString tagsOf(const v1::RunSpec& spec) {
+  QStringList tags;
+  for (const auto& tag : spec.tags()) tags << QString::fromStdString(tag);
+  return tags.join(", ");
+}
+
+// Rolls back unless committed, then calls `onRollback` (which drops caches of rows that the
+// rollback removed).
+class Transaction {
+ public:
+  Transaction(QSqlDatabase& db, std::function<void()> onRollback)
+      : db_(db), onRollback_(std::move(onRollback)) {}
+  ~Transaction() {
+    if (!active_) return;
+    db_.rollback();
+    onRollback_();
+  }
+  Status begin(const QString& what) {
+    if (!db_.transaction()) return sqlError(db_.lastError(), "beginning " + what);
+    active_ = true;
+    return Status::ok();
+  }
+  Status commit(const QString& what) {
+    if (!db_.commit()) return sqlError(db_.lastError(), "committing " + what);
+    active_ = false;
+    return Status::ok();
+  }
+
+ private:
+  QSqlDatabase& db_;
+  std::function<void()> onRollback_;
+  bool active_ = false;
+};
+
+std::atomic<int> connectionCounter{0};
+
+}  // namespace
+
+// Summary values seen in the rows one batch newly stored.
+struct MetricsStore::Database::Summary {
+  bool any = false;
+  std::optional<double> finalLoss;
+  int64_t finalLossStep = 0;
+  uint64_t finalLossSeq = 0;
+  std::optional<double> bestAccuracy;
+  double samplesPerSSum = 0.0;
+  int64_t samplesPerSCount = 0;
+};
+
+MetricsStore::Database::Database(QString path)
+    : path_(std::move(path)),
+      connectionName_(QString("ringside-store-%1").arg(connectionCounter.fetch_add(1))) {}
+
+MetricsStore::Database::~Database() {
+  statements_.clear();
+  chunkInsert_.reset();
+  singleInsert_.reset();
+  if (db_.isValid()) {
+    db_.close();
+    db_ = QSqlDatabase();
+    QSqlDatabase::removeDatabase(connectionName_);
+  }
+}
+
+Status MetricsStore::Database::open() {
+  if (open_) return Status::ok();
+  const QFileInfo file(path_);
+  if (!QDir().mkpath(file.absolutePath())) {
+    return Status::ioError(QString("cannot create the folder %1 for the database; check its "
+                                   "permissions or pass --data-dir")
+                               .arg(file.absolutePath())
+                               .toStdString());
+  }
+  if (!db_.isValid()) db_ = QSqlDatabase::addDatabase("QSQLITE", connectionName_);
+  if (!db_.isValid()) {
+    return Status::internal(
+        "the Qt SQLite driver (QSQLITE) is not available; install the Qt 6 "
+        "SQL SQLite plugin (libqt6sql6-sqlite)");
+  }
+  db_.setDatabaseName(path_);
+  if (!db_.open()) return sqlError(db_.lastError(), "opening " + path_);
+  Status status = store::prepareSchema(db_, path_);
+  if (!status.isOk()) {
+    db_.close();
+    return status;
+  }
+  chunkInsert_ = std::make_unique<QSqlQuery>(db_);
+  if (!chunkInsert_->prepare(sampleInsertSql(kChunkRows))) {
+    return sqlError(chunkInsert_->lastError(), "preparing the metrics insert");
+  }
+  open_ = true;
+  return Status::ok();
+}
+
+QSqlQuery& MetricsStore::Database::prepared(const char* sql) {
+  auto& slot = statements_[sql];
+  if (!slot) {
+    slot = std::make_unique<QSqlQuery>(db_);
+    slot->setForwardOnly(true);
+    // A failed prepare shows on exec() as lastError(), where callers check it.
+    slot->prepare(QString::fromUtf8(sql));
+  }
+  return *slot;
+}
+
+Status MetricsStore::Database::fail(const QSqlQuery& query, const QString& what) {
+  return sqlError(query.lastError(), what + " in " + path_);
+}
+
+// ---- Nodes
+
+Status MetricsStore::Database::upsertNode(const NodeRecord& node) {
+  QSqlQuery& query = prepared(
+      "INSERT INTO nodes (node_id, name, address, public_key, added_time) VALUES (?,?,?,?,?) "
+      "ON CONFLICT (node_id) DO UPDATE SET name = excluded.name, address = excluded.address, "
+      "public_key = excluded.public_key");
+  query.bindValue(0, text(node.nodeId));
+  query.bindValue(1, text(node.name));
+  query.bindValue(2, text(node.address));
+  query.bindValue(3, text(node.publicKey));
+  query.bindValue(4, node.addedTime);
+  if (!query.exec()) return fail(query, "saving node " + node.nodeId);
+  return Status::ok();
+}
+
+Status MetricsStore::Database::removeNode(const QString& nodeId) {
+  QSqlQuery& query = prepared("DELETE FROM nodes WHERE node_id = ?");
+  query.bindValue(0, nodeId);
+  if (!query.exec()) return fail(query, "removing node " + nodeId);
+  return Status::ok();
+}
+
+Result<std::vector<NodeRecord>> MetricsStore::Database::nodes() {
+  QSqlQuery& query = prepared(
+      "SELECT node_id, name, address, public_key, added_time FROM nodes ORDER BY added_time, "
+      "node_id");
+  if (!query.exec()) return fail(query, "listing nodes");
+  std::vector<NodeRecord> nodes;
+  while (query.next()) {
+    nodes.push_back({query.value(0).toString(), query.value(1).toString(),
+                     query.value(2).toString(), query.value(3).toString(),
+                     query.value(4).toDouble()});
+  }
+  query.finish();
+  return nodes;
+}
+
+// ---- Runs
+
+Result<std::optional<int64_t>> MetricsStore::Database::findRunKey(const QString& runId) {
+  if (const auto it = runKeys_.constFind(runId); it != runKeys_.constEnd()) return {*it};
+  QSqlQuery& query = prepared("SELECT run_key FROM runs WHERE run_id = ?");
+  query.bindValue(0, runId);
+  if (!query.exec()) return fail(query, "looking up run " + runId);
+  std::optional<int64_t> key;
+  if (query.next()) {
+    key = query.value(0).toLongLong();
+    runKeys_.insert(runId, *key);
+  }
+  query.finish();
+  return key;
+}
+
+Result<int64_t> MetricsStore::Database::ensureRun(const QString& runId, const QString& nodeId) {
+  auto found = findRunKey(runId);
+  if (!found.isOk()) return found.status();
+  if (found.value()) return **found;
+  QSqlQuery& insert = prepared("INSERT INTO runs (run_id, node_id) VALUES (?, ?)");
+  insert.bindValue(0, runId);
+  insert.bindValue(1, text(nodeId));
+  if (!insert.exec()) return fail(insert, "adding run " + runId);
+  const int64_t key = insert.lastInsertId().toLongLong();
+  runKeys_.insert(runId, key);
+  return key;
+}
+
+Status MetricsStore::Database::applyRunInfo(int64_t runKey, const v1::RunInfo& run,
+                                            uint64_t stateSeq) {
+  const auto seqGuard = static_cast<qlonglong>(stateSeq);
+  if (run.has_spec()) {
+    // Tags come from the spec once; afterwards they are the user's.
+    QSqlQuery& tags =
+        prepared("UPDATE runs SET tags = ? WHERE run_key = ? AND spec IS NULL AND tags = ''");
+    tags.bindValue(0, tagsOf(run.spec()));
+    tags.bindValue(1, qlonglong(runKey));
+    if (!tags.exec())
+      return fail(tags, "saving the tags of run " + QString::fromStdString(run.run_id()));
+
+    QSqlQuery& spec = prepared(
+        "UPDATE runs SET name = ?, spec = ?, config_json = ? WHERE run_key = ? AND state_seq <= ?");
+    spec.bindValue(0, text(run.spec().name()));
+    spec.bindValue(1, QByteArray::fromStdString(run.spec().SerializeAsString()));
+    spec.bindValue(2, configJsonOf(run.spec()));
+    spec.bindValue(3, qlonglong(runKey));
+    spec.bindValue(4, seqGuard);
+    if (!spec.exec())
+      return fail(spec, "saving the spec of run " + QString::fromStdString(run.run_id()));
+  }
+  QSqlQuery& query = prepared(
+      "UPDATE runs SET state = ?, reason = ?, exit_code = ?, world_size = ?, created_time = ?, "
+      "start_time = ?, end_time = ?, state_seq = MAX(state_seq, ?) "
+      "WHERE run_key = ? AND state_seq <= ?");
+  query.bindValue(0, static_cast<int>(run.state()));
+  query.bindValue(1, text(run.reason()));
+  query.bindValue(2, run.exit_code());
+  query.bindValue(3, run.world_size());
+  query.bindValue(4, run.created_time());
+  query.bindValue(5, run.start_time());
+  query.bindValue(6, run.end_time());
+  query.bindValue(7, seqGuard);
+  query.bindValue(8, qlonglong(runKey));
+  query.bindValue(9, seqGuard);
+  if (!query.exec()) return fail(query, "saving run " + QString::fromStdString(run.run_id()));
+  return Status::ok();
+}
+
+Status MetricsStore::Database::upsertRun(const QString& nodeId, const v1::RunInfo& run) {
+  const QString runId = QString::fromStdString(run.run_id());
+  if (runId.isEmpty()) return Status::invalidArgument("upsertRun: the RunInfo has no run_id");
+  Transaction transaction(db_, [this] { dropCaches(); });
+  RINGSIDE_RETURN_IF_ERROR(transaction.begin("saving run " + runId));
+  auto key = ensureRun(runId, nodeId);
+  if (!key.isOk()) return key.status();
+  if (!nodeId.isEmpty()) {
+    QSqlQuery& node = prepared("UPDATE runs SET node_id = ? WHERE run_key = ?");
+    node.bindValue(0, nodeId);
+    node.bindValue(1, qlonglong(*key));
+    if (!node.exec()) return fail(node, "saving the node of run " + runId);
+  }
+  RINGSIDE_RETURN_IF_ERROR(applyRunInfo(*key, run, 0));
+  return transaction.commit("saving run " + runId);
+}
+
+// ---- Ingest
+
+std::optional<int64_t> MetricsStore::Database::findKeyId(const QString& name) {
+  QSqlQuery& query = prepared("SELECT key_id FROM metric_keys WHERE name = ?");
+  query.bindValue(0, name);
+  std::optional<int64_t> key;
+  if (query.exec() && query.next()) key = query.value(0).toLongLong();
+  query.finish();
+  return key;
+}
+
+Result<int64_t> MetricsStore::Database::keyId(const std::string& name) {
+  if (const auto it = keyIds_.find(name); it != keyIds_.end()) return it->second;
+  const QString qname = QString::fromStdString(name);
+  QSqlQuery& insert = prepared("INSERT OR IGNORE INTO metric_keys (name) VALUES (?)");
+  insert.bindValue(0, qname);
+  if (!insert.exec()) return fail(insert, "adding metric name " + qname);
+  const auto key = findKeyId(qname);
+  if (!key) return Status::internal("metric name " + name + " vanished from metric_keys");
+  keyIds_.emplace(name, *key);
+  return *key;
+}
+
+Status MetricsStore::Database::insertSamples(int64_t runKey,
+                                             const std::vector<v1::MetricSample>& samples,
+                                             Summary& summary, int64_t& inserted) {
+  const auto bindRow = [runKey](QSqlQuery& query, int row, int64_t key,
+                                const v1::MetricSample& sample) {
+    query.bindValue(placeholder(row, 0), qlonglong(runKey));
+    query.bindValue(placeholder(row, 1), qlonglong(key));
+    query.bindValue(placeholder(row, 2), sample.rank());
+    query.bindValue(placeholder(row, 3), qlonglong(sample.step()));
+    query.bindValue(placeholder(row, 4), qlonglong(sample.seq()));
+    query.bindValue(placeholder(row, 5), qlonglong(sample.epoch()));
+    query.bindValue(placeholder(row, 6), sample.wall_time());
+    query.bindValue(placeholder(row, 7), sample.value());  // NaN is stored as NULL by SQLite
+  };
+  if (!singleInsert_) {
+    singleInsert_ = std::make_unique<QSqlQuery>(db_);
+    if (!singleInsert_->prepare(sampleInsertSql(1))) {
+      return fail(*singleInsert_, "preparing the metrics insert");
+    }
+  }
+  QSqlQuery& single = *singleInsert_;
+
+  // Global summary metrics go one by one so that only newly stored rows count; everything else
+  // goes in chunks of kChunkRows.
+  int pending = 0;
+  for (const auto& sample : samples) {
+    auto key = keyId(sample.name());
+    if (!key.isOk()) return key.status();
+    const std::string& name = sample.name();
+    const bool summaryRow =
+        sample.rank() == -1 && (name == metric::kTrainLoss || name == metric::kTestAccuracy ||
+                                name == metric::kTrainSamplesPerS);
+    if (!summaryRow) {
+      bindRow(*chunkInsert_, pending, *key, sample);
+      if (++pending == kChunkRows) {
+        if (!chunkInsert_->exec()) return fail(*chunkInsert_, "storing metric samples");
+        inserted += chunkInsert_->numRowsAffected();
+        pending = 0;
+      }
+      continue;
+    }
+    bindRow(single, 0, *key, sample);
+    if (!single.exec()) return fail(single, "storing metric samples");
+    if (single.numRowsAffected() != 1 || std::isnan(sample.value())) {
+      inserted += std::max(0, single.numRowsAffected());
+      continue;
+    }
+    ++inserted;
+    summary.any = true;
+    const double value = sample.value();
+    if (name == metric::kTrainLoss) {
+      if (!summary.finalLoss || sample.step() > summary.finalLossStep ||
+          (sample.step() == summary.finalLossStep && sample.seq() > summary.finalLossSeq)) {
+        summary.finalLoss = value;
+        summary.finalLossStep = sample.step();
+        summary.finalLossSeq = sample.seq();
+      }
+    } else if (name == metric::kTestAccuracy) {
+      summary.bestAccuracy = std::max(summary.bestAccuracy.value_or(value), value);
+    } else {
+      summary.samplesPerSSum += value;
+      ++summary.samplesPerSCount;
+    }
+  }
+  if (pending > 0) {
+    // The tail of the batch: the chunk statement holds `pending` bound rows; run them singly.
+    for (int row = 0; row < pending; ++row) {
+      for (int column = 0; column < kSampleColumns; ++column) {
+        single.bindValue(placeholder(0, column),
+                         chunkInsert_->boundValue(placeholder(row, column)));
+      }
+      if (!single.exec()) return fail(single, "storing metric samples");
+      inserted += single.numRowsAffected();
+    }
+  }
+  return Status::ok();
+}
+
+Status MetricsStore::Database::insertLogLines(int64_t runKey, const std::vector<v1::LogLine>& lines,
+                                              int64_t& inserted) {
+  QSqlQuery& query = prepared(
+      "INSERT OR IGNORE INTO logs (run_key, seq, wall_time, stream, text) VALUES (?,?,?,?,?)");
+  for (const auto& line : lines) {
+    query.bindValue(0, qlonglong(runKey));
+    query.bindValue(1, qlonglong(line.seq()));
+    query.bindValue(2, line.wall_time());
+    query.bindValue(3, text(line.stream()));
+    query.bindValue(4, text(line.text()));
+    if (!query.exec()) return fail(query, "storing log lines");
+    inserted += query.numRowsAffected();
+  }
+  return Status::ok();
+}
+
+Result<IngestResult> MetricsStore::Database::ingest(const IngestBatch& batch) {
+  if (batch.runId.isEmpty()) return Status::invalidArgument("ingest: the batch has no run id");
+  const QString what = "ingesting into run " + batch.runId;
+  Transaction transaction(db_, [this] { dropCaches(); });
+  RINGSIDE_RETURN_IF_ERROR(transaction.begin(what));
+  auto runKey = ensureRun(batch.runId, batch.nodeId);
+  if (!runKey.isOk()) return runKey.status();
+
+  uint64_t maxSeq = 0;
+  for (const auto& state : batch.states) {
+    RINGSIDE_RETURN_IF_ERROR(applyRunInfo(*runKey, state.run(), state.seq()));
+    maxSeq = std::max<uint64_t>(maxSeq, state.seq());
+  }
+  IngestResult result;
+  Summary summary;
+  RINGSIDE_RETURN_IF_ERROR(insertSamples(*runKey, batch.samples, summary, result.newSamples));
+  RINGSIDE_RETURN_IF_ERROR(insertLogLines(*runKey, batch.logLines, result.newLogLines));
+  for (const auto& sample : batch.samples) maxSeq = std::max<uint64_t>(maxSeq, sample.seq());
+  for (const auto& line : batch.logLines) maxSeq = std::max<uint64_t>(maxSeq, line.seq());
+
+  if (summary.any) {
+    QSqlQuery& read = prepared(
+        "SELECT final_loss, final_loss_step, final_loss_seq, best_accuracy FROM runs "
+        "WHERE run_key = ?");
+    read.bindValue(0, qlonglong(*runKey));
+    if (!read.exec() || !read.next()) return fail(read, what);
+    if (!read.value(0).isNull() && summary.finalLoss) {
+      const int64_t storedStep = read.value(1).toLongLong();
+      const uint64_t storedSeq = read.value(2).toULongLong();
+      if (storedStep > summary.finalLossStep ||
+          (storedStep == summary.finalLossStep && storedSeq > summary.finalLossSeq)) {
+        summary.finalLoss.reset();  // the stored value is later
+      }
+    }
+    if (!read.value(3).isNull() && summary.bestAccuracy) {
+      summary.bestAccuracy = std::max(*summary.bestAccuracy, read.value(3).toDouble());
+    }
+    read.finish();
+    QSqlQuery& write = prepared(
+        "UPDATE runs SET "
+        "final_loss = CASE WHEN ? THEN ? ELSE final_loss END, "
+        "final_loss_step = CASE WHEN ? THEN ? ELSE final_loss_step END, "
+        "final_loss_seq = CASE WHEN ? THEN ? ELSE final_loss_seq END, "
+        "best_accuracy = COALESCE(?, best_accuracy), "
+        "samples_per_s_sum = samples_per_s_sum + ?, "
+        "samples_per_s_count = samples_per_s_count + ? WHERE run_key = ?");
+    const bool loss = summary.finalLoss.has_value();
+    write.bindValue(0, loss);
+    write.bindValue(1, summary.finalLoss.value_or(0.0));
+    write.bindValue(2, loss);
+    write.bindValue(3, qlonglong(summary.finalLossStep));
+    write.bindValue(4, loss);
+    write.bindValue(5, qlonglong(summary.finalLossSeq));
+    write.bindValue(6, summary.bestAccuracy ? QVariant(*summary.bestAccuracy) : QVariant());
+    write.bindValue(7, summary.samplesPerSSum);
+    write.bindValue(8, qlonglong(summary.samplesPerSCount));
+    write.bindValue(9, qlonglong(*runKey));
+    if (!write.exec()) return fail(write, what);
+  }
+
+  QSqlQuery& update = prepared(
+      "UPDATE runs SET last_seq = MAX(last_seq, ?), sample_count = sample_count + ? "
+      "WHERE run_key = ? RETURNING last_seq");
+  update.bindValue(0, qlonglong(maxSeq));
+  update.bindValue(1, qlonglong(result.newSamples));
+  update.bindValue(2, qlonglong(*runKey));
+  if (!update.exec() || !update.next()) return fail(update, what);
+  result.lastSeq = update.value(0).toULongLong();
+  update.finish();
+  RINGSIDE_RETURN_IF_ERROR(transaction.commit(what));
+  return result;
+}
+
+// ---- Queries
+
+Result<uint64_t> MetricsStore::Database::lastSeq(const QString& runId) {
+  auto key = findRunKey(runId);
+  if (!key.isOk()) return key.status();
+  if (!key.value()) return uint64_t{0};
+  QSqlQuery& query = prepared("SELECT last_seq FROM runs WHERE run_key = ?");
+  query.bindValue(0, qlonglong(**key));
+  if (!query.exec()) return fail(query, "reading the last seq of run " + runId);
+  const uint64_t seq = query.next() ? query.value(0).toULongLong() : 0;
+  query.finish();
+  return seq;
+}
+
+Result<std::vector<RunRecord>> MetricsStore::Database::runs(const RunFilter& filter) {
+  QString sql = QString("SELECT %1 FROM runs WHERE 1").arg(kRunColumns);
+  QString pattern;
+  if (!filter.text.isEmpty()) {
+    pattern = filter.text;
+    pattern.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_");
+    pattern = "%" + pattern + "%";
+    sql +=
+        " AND (name LIKE ? ESCAPE '\\' OR run_id LIKE ? ESCAPE '\\' OR "
+        "tags LIKE ? ESCAPE '\\' OR notes LIKE ? ESCAPE '\\')";
+  }
+  if (filter.state) sql += QString(" AND state = %1").arg(static_cast<int>(*filter.state));
+  sql += " ORDER BY created_time DESC, run_key DESC";
+  QSqlQuery query(db_);
+  query.setForwardOnly(true);
+  if (!query.prepare(sql)) return fail(query, "listing runs");
+  if (!pattern.isEmpty()) {
+    for (int i = 0; i < 4; ++i) query.bindValue(i, pattern);
+  }
+  if (!query.exec()) return fail(query, "listing runs");
+  std::vector<RunRecord> runs;
+  while (query.next()) runs.push_back(runFromRow(query));
+  return runs;
+}
+
+Result<RunRecord> MetricsStore::Database::run(const QString& runId) {
+  QSqlQuery query(db_);
+  query.setForwardOnly(true);
+  query.prepare(QString("SELECT %1 FROM runs WHERE run_id = ?").arg(kRunColumns));
+  query.bindValue(0, runId);
+  if (!query.exec()) return fail(query, "reading run " + runId);
+  if (!query.next())
+    return Status::notFound("no run " + runId.toStdString() + " in " + path_.toStdString());
+  return runFromRow(query);
+}
+
+Status MetricsStore::Database::setText(const QString& runId, const char* column,
+                                       const QString& text) {
+  QSqlQuery query(db_);
+  query.prepare(QString("UPDATE runs SET %1 = ? WHERE run_id = ?").arg(column));
+  query.bindValue(0, gui::text(text));
+  query.bindValue(1, runId);
+  if (!query.exec()) return fail(query, QString("saving the %1 of run %2").arg(column, runId));
+  if (query.numRowsAffected() == 0) {
+    return Status::notFound("no run " + runId.toStdString() + " in " + path_.toStdString());
+  }
+  return Status::ok();
+}
+
+Status MetricsStore::Database::deleteRun(const QString& runId) {
+  auto key = findRunKey(runId);
+  if (!key.isOk()) return key.status();
+  if (!key.value()) return Status::notFound("no run " + runId.toStdString() + " to delete");
+  const QString what = "deleting run " + runId;
+  Transaction transaction(db_, [this] { dropCaches(); });
+  RINGSIDE_RETURN_IF_ERROR(transaction.begin(what));
+  for (const char* sql :
+       {"DELETE FROM metrics WHERE run_key = ?", "DELETE FROM logs WHERE run_key = ?",
+        "DELETE FROM runs WHERE run_key = ?"}) {
+    QSqlQuery& query = prepared(sql);
+    query.bindValue(0, qlonglong(**key));
+    if (!query.exec()) return fail(query, what);
+  }
+  RINGSIDE_RETURN_IF_ERROR(transaction.commit(what));
+  runKeys_.remove(runId);
+  return Status::ok();
+}
+
+Result<std::vector<SeriesPoint>> MetricsStore::Database::series(const QString& runId,
+                                                                const QString& metricName, int rank,
+                                                                SeriesX x) {
+  std::vector<SeriesPoint> points;
+  auto runKey = findRunKey(runId);
+  if (!runKey.isOk()) return runKey.status();
+  const auto keyIt = keyIds_.find(metricName.toStdString());
+  const std::optional<int64_t> key =
+      keyIt != keyIds_.end() ? std::optional<int64_t>(keyIt->second) : findKeyId(metricName);
+  if (!runKey.value() || !key) return points;
+
+  const char* sql = nullptr;
+  switch (x) {
+    case SeriesX::kStep:
+      sql =
+          "SELECT step, value FROM metrics WHERE run_key = ? AND key_id = ? AND rank = ? "
+          "ORDER BY step, seq";
+      break;
+    case SeriesX::kEpoch:
+      sql =
+          "SELECT epoch, value FROM metrics WHERE run_key = ? AND key_id = ? AND rank = ? "
+          "ORDER BY step, seq";
+      break;
+    case SeriesX::kWallTime:
+      sql =
+          "SELECT wall_time, value FROM metrics WHERE run_key = ? AND key_id = ? AND rank = ? "
+          "ORDER BY step, seq";
+      break;
+  }
+  QSqlQuery& query = prepared(sql);
+  query.bindValue(0, qlonglong(**runKey));
+  query.bindValue(1, qlonglong(*key));
+  query.bindValue(2, rank);
+  if (!query.exec()) return fail(query, "reading series " + metricName + " of run " + runId);
+  while (query.next()) {
+    const QVariant value = query.value(1);
+    points.push_back({query.value(0).toDouble(), value.isNull() ? kNaN : value.toDouble()});
+  }
+  query.finish();
+  return points;
+}
+
+Result<QStringList> MetricsStore::Database::metricNames(const QString& runId) {
+  QStringList names;
+  auto runKey = findRunKey(runId);
+  if (!runKey.isOk()) return runKey.status();
+  if (!runKey.value()) return names;
+  QSqlQuery& query = prepared(
+      "SELECT name FROM metric_keys k WHERE EXISTS "
+      "(SELECT 1 FROM metrics m WHERE m.run_key = ? AND m.key_id = k.key_id) ORDER BY name");
+  query.bindValue(0, qlonglong(**runKey));
+  if (!query.exec()) return fail(query, "listing the metrics of run " + runId);
+  while (query.next()) names << query.value(0).toString();
+  query.finish();
+  return names;
+}
+
+Result<std::vector<int>> MetricsStore::Database::metricRanks(const QString& runId,
+                                                             const QString& metricName) {
+  std::vector<int> ranks;
+  auto runKey = findRunKey(runId);
+  if (!runKey.isOk()) return runKey.status();
+  const auto key = findKeyId(metricName);
+  if (!runKey.value() || !key) return ranks;
+  // One index seek per distinct rank instead of a scan of every sample.
+  QSqlQuery& query =
+      prepared("SELECT MIN(rank) FROM metrics WHERE run_key = ? AND key_id = ? AND rank > ?");
+  qlonglong after = std::numeric_limits<int>::min();
+  while (true) {
+    query.bindValue(0, qlonglong(**runKey));
+    query.bindValue(1, qlonglong(*key));
+    query.bindValue(2, after);
+    if (!query.exec()) return fail(query, "listing the ranks of " + metricName);
+    const bool found = query.next() && !query.value(0).isNull();
+    if (found) after = query.value(0).toLongLong();
+    query.finish();
+    if (!found) break;
+    ranks.push_back(static_cast<int>(after));
+  }
+  return ranks;
+}
+
+Result<int64_t> MetricsStore::Database::count(const QString& runId, const char* table) {
+  auto runKey = findRunKey(runId);
+  if (!runKey.isOk()) return runKey.status();
+  if (!runKey.value()) return int64_t{0};
+  QSqlQuery query(db_);
+  query.prepare(QString("SELECT COUNT(*) FROM %1 WHERE run_key = ?").arg(table));
+  query.bindValue(0, qlonglong(**runKey));
+  if (!query.exec() || !query.next()) return fail(query, QString("counting %1").arg(table));
+  return query.value(0).toLongLong();
+}
+
+Result<std::vector<v1::LogLine>> MetricsStore::Database::logTail(const QString& runId,
+                                                                 int maxLines) {
+  std::vector<v1::LogLine> lines;
+  auto runKey = findRunKey(runId);
+  if (!runKey.isOk()) return runKey.status();
+  if (!runKey.value() || maxLines <= 0) return lines;
+  QSqlQuery& query = prepared(
+      "SELECT seq, wall_time, stream, text FROM logs WHERE run_key = ? ORDER BY seq DESC LIMIT ?");
+  query.bindValue(0, qlonglong(**runKey));
+  query.bindValue(1, maxLines);
+  if (!query.exec()) return fail(query, "reading the log of run " + runId);
+  while (query.next()) {
+    v1::LogLine line;
+    line.set_seq(query.value(0).toULongLong());
+    line.set_wall_time(query.value(1).toDouble());
+    line.set_stream(query.value(2).toString().toStdString());
+    line.set_text(query.value(3).toString().toStdString());
+    lines.push_back(std::move(line));
+  }
+  query.finish();
+  std::reverse(lines.begin(), lines.end());
+  return lines;
+}
+
+}  // namespace ringside::gui

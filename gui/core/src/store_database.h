@@ -1,0 +1,84 @@
+// MetricsStore::Database: the synchronous half of the store, used only on the store's thread
+// (a QSqlDatabase connection belongs to the thread that opened it). Private to the store.
+#pragma once
+
+#include <QHash>
+#include <QSqlDatabase>
+#include <QSqlQuery>
+#include <QString>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ringside/gui/metrics_store.h"
+
+namespace ringside::gui {
+
+class MetricsStore::Database {
+ public:
+  explicit Database(QString path);
+  // Closes the connection and removes it from QtSql's registry.
+  ~Database();
+  Database(const Database&) = delete;
+  Database& operator=(const Database&) = delete;
+
+  Status open();
+  bool isOpen() const { return open_; }
+
+  Status upsertNode(const NodeRecord& node);
+  Status removeNode(const QString& nodeId);
+  Result<std::vector<NodeRecord>> nodes();
+
+  Status upsertRun(const QString& nodeId, const v1::RunInfo& run);
+  Result<IngestResult> ingest(const IngestBatch& batch);
+  Result<uint64_t> lastSeq(const QString& runId);
+  Result<std::vector<RunRecord>> runs(const RunFilter& filter);
+  Result<RunRecord> run(const QString& runId);
+  Status setText(const QString& runId, const char* column, const QString& text);
+  Status deleteRun(const QString& runId);
+  Result<std::vector<SeriesPoint>> series(const QString& runId, const QString& metricName, int rank,
+                                          SeriesX x);
+  Result<QStringList> metricNames(const QString& runId);
+  Result<std::vector<int>> metricRanks(const QString& runId, const QString& metricName);
+  Result<int64_t> count(const QString& runId, const char* table);
+  Result<std::vector<v1::LogLine>> logTail(const QString& runId, int maxLines);
+  Status exportCsv(const QString& runId, const QString& path);
+
+ private:
+  struct Summary;
+
+  // A prepared statement kept for the connection's lifetime.
+  QSqlQuery& prepared(const char* sql);
+  // The run's key, or nullopt when the run is not stored.
+  Result<std::optional<int64_t>> findRunKey(const QString& runId);
+  // The run's key, inserting a placeholder row (with `nodeId`) when it is new.
+  Result<int64_t> ensureRun(const QString& runId, const QString& nodeId);
+  Result<int64_t> keyId(const std::string& name);
+  std::optional<int64_t> findKeyId(const QString& name);
+  // Applies `run` to the row `runKey`; a state with `stateSeq` older than the stored one is
+  // ignored (0: always apply, e.g. from a list reply).
+  Status applyRunInfo(int64_t runKey, const v1::RunInfo& run, uint64_t stateSeq);
+  Status insertSamples(int64_t runKey, const std::vector<v1::MetricSample>& samples,
+                       Summary& summary, int64_t& inserted);
+  Status insertLogLines(int64_t runKey, const std::vector<v1::LogLine>& lines, int64_t& inserted);
+  Status fail(const QSqlQuery& query, const QString& what);
+  void dropCaches() {
+    runKeys_.clear();
+    keyIds_.clear();
+  }
+
+  QString path_;
+  QString connectionName_;
+  QSqlDatabase db_;
+  std::unique_ptr<QSqlQuery> chunkInsert_;   // kChunkRows samples per execution
+  std::unique_ptr<QSqlQuery> singleInsert_;  // one sample
+  bool open_ = false;
+  QHash<QString, int64_t> runKeys_;                  // run_id -> run_key
+  std::unordered_map<std::string, int64_t> keyIds_;  // metric name -> key_id
+  std::unordered_map<const char*, std::unique_ptr<QSqlQuery>> statements_;
+};
+
+}  // namespace ringside::gui

@@ -1,0 +1,147 @@
+#include "store_schema.h"
+
+#include <QSqlQuery>
+#include <QVariant>
+
+#include <functional>
+#include <vector>
+
+namespace ringside::gui::store {
+
+namespace {
+
+Status exec(QSqlDatabase& db, const QString& sql) {
+  QSqlQuery query(db);
+  if (!query.exec(sql)) return sqlError(query.lastError(), sql.simplified().left(80));
+  return Status::ok();
+}
+
+// Version 0 -> 1: the initial schema.
+Status createVersion1(QSqlDatabase& db) {
+  const char* statements[] = {
+      R"(CREATE TABLE nodes (
+           node_id TEXT PRIMARY KEY,
+           name TEXT NOT NULL DEFAULT '',
+           address TEXT NOT NULL DEFAULT '',
+           public_key TEXT NOT NULL DEFAULT '',
+           added_time REAL NOT NULL DEFAULT 0))",
+      R"(CREATE TABLE runs (
+           run_key INTEGER PRIMARY KEY,
+           run_id TEXT NOT NULL UNIQUE,
+           node_id TEXT NOT NULL DEFAULT '',
+           name TEXT NOT NULL DEFAULT '',
+           state INTEGER NOT NULL DEFAULT 0,
+           state_seq INTEGER NOT NULL DEFAULT 0,
+           reason TEXT NOT NULL DEFAULT '',
+           exit_code INTEGER NOT NULL DEFAULT 0,
+           spec BLOB,
+           config_json TEXT NOT NULL DEFAULT '{}',
+           world_size INTEGER NOT NULL DEFAULT 0,
+           created_time REAL NOT NULL DEFAULT 0,
+           start_time REAL NOT NULL DEFAULT 0,
+           end_time REAL NOT NULL DEFAULT 0,
+           last_seq INTEGER NOT NULL DEFAULT 0,
+           sample_count INTEGER NOT NULL DEFAULT 0,
+           tags TEXT NOT NULL DEFAULT '',
+           notes TEXT NOT NULL DEFAULT '',
+           final_loss REAL,
+           final_loss_step INTEGER,
+           final_loss_seq INTEGER,
+           best_accuracy REAL,
+           samples_per_s_sum REAL NOT NULL DEFAULT 0,
+           samples_per_s_count INTEGER NOT NULL DEFAULT 0))",
+      "CREATE INDEX runs_created ON runs (created_time)",
+      R"(CREATE TABLE metric_keys (
+           key_id INTEGER PRIMARY KEY,
+           name TEXT NOT NULL UNIQUE))",
+      // The primary key is the series order, so "one key of one run (and rank) ordered by step"
+      // is one range scan of the table itself; metrics_seq makes ingestion idempotent.
+      R"(CREATE TABLE metrics (
+           run_key INTEGER NOT NULL,
+           key_id INTEGER NOT NULL,
+           rank INTEGER NOT NULL,
+           step INTEGER NOT NULL,
+           seq INTEGER NOT NULL,
+           epoch INTEGER NOT NULL,
+           wall_time REAL NOT NULL,
+           value REAL,
+           PRIMARY KEY (run_key, key_id, rank, step, seq)) WITHOUT ROWID)",
+      "CREATE UNIQUE INDEX metrics_seq ON metrics (run_key, seq)",
+      R"(CREATE TABLE logs (
+           run_key INTEGER NOT NULL,
+           seq INTEGER NOT NULL,
+           wall_time REAL NOT NULL,
+           stream TEXT NOT NULL,
+           text TEXT NOT NULL,
+           PRIMARY KEY (run_key, seq)) WITHOUT ROWID)",
+  };
+  for (const char* sql : statements) RINGSIDE_RETURN_IF_ERROR(exec(db, sql));
+  return Status::ok();
+}
+
+// migrations[v] takes the schema from version v to v + 1. Only ever append.
+const std::vector<std::function<Status(QSqlDatabase&)>>& migrations() {
+  static const std::vector<std::function<Status(QSqlDatabase&)>> kMigrations = {createVersion1};
+  return kMigrations;
+}
+
+}  // namespace
+
+Status sqlError(const QSqlError& error, const QString& what) {
+  const QString message = what + ": " + error.text();
+  const int code = error.nativeErrorCode().toInt() & 0xff;  // primary result code
+  if (code == 11 || code == 26) return Status::corruption(message.toStdString());
+  // Not error.type(): QSQLITE reports every failed step as a ConnectionError.
+  if (code == 8 || code == 10 || code == 13 || code == 14) {
+    return Status::ioError(message.toStdString());
+  }
+  return Status::internal(message.toStdString());
+}
+
+Status prepareSchema(QSqlDatabase& db, const QString& path) {
+  static_assert(kSchemaVersion >= 1);
+  QSqlQuery query(db);
+  if (!query.exec("PRAGMA user_version") || !query.next()) {
+    return sqlError(query.lastError(), "reading the schema version of " + path);
+  }
+  const int version = query.value(0).toInt();
+  query.finish();
+  if (version > kSchemaVersion) {
+    return Status::failedPrecondition(
+        QString("%1 has schema version %2, newer than the %3 this ringside knows: a newer "
+                "ringside wrote it. Upgrade ringside, or pass --data-dir with another folder.")
+            .arg(path)
+            .arg(version)
+            .arg(kSchemaVersion)
+            .toStdString());
+  }
+
+  if (!query.exec("PRAGMA journal_mode=WAL") || !query.next() ||
+      query.value(0).toString().compare("wal", Qt::CaseInsensitive) != 0) {
+    return Status::ioError(
+        QString("%1: cannot switch to WAL journal mode (%2); is the folder writable and local?")
+            .arg(path, query.lastError().text())
+            .toStdString());
+  }
+  query.finish();
+  for (const char* pragma : {"PRAGMA synchronous=NORMAL", "PRAGMA busy_timeout=5000",
+                             "PRAGMA cache_size=-65536", "PRAGMA temp_store=MEMORY"}) {
+    RINGSIDE_RETURN_IF_ERROR(exec(db, pragma));
+  }
+
+  for (int from = version; from < kSchemaVersion; ++from) {
+    const QString step =
+        QString("migrating %1 from schema version %2 to %3").arg(path).arg(from).arg(from + 1);
+    if (!db.transaction()) return sqlError(db.lastError(), step);
+    Status status = migrations()[from](db);
+    if (status.isOk()) status = exec(db, QString("PRAGMA user_version=%1").arg(from + 1));
+    if (!status.isOk()) {
+      db.rollback();
+      return status.withContext(step.toStdString());
+    }
+    if (!db.commit()) return sqlError(db.lastError(), step);
+  }
+  return Status::ok();
+}
+
+}  // namespace ringside::gui::store
