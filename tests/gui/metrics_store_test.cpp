@@ -345,6 +345,30 @@ class MetricsStoreTest : public QObject {
     QCOMPARE(await(store.nodes())->size(), size_t{1});
   }
 
+  // Regression: a run whose spec has no tags bound a null QString, which QtSql stores as NULL,
+  // and every upsert and state ingest of that run failed on runs.tags NOT NULL.
+  void runWithoutTagsCanBeStoredAndUpdated() {
+    MetricsStore store(path("untagged.sqlite"));
+    QVERIFY(await(store.open()).isOk());
+    v1::RunInfo run = runInfo("run-untagged", v1::RUNNING);
+    run.mutable_spec()->clear_tags();
+    const Status first = await(store.upsertRun("node-1", run));
+    QVERIFY2(first.isOk(), first.toString().c_str());
+    IngestBatch batch;
+    batch.runId = QStringLiteral("run-untagged");
+    v1::RunStateEvent done;
+    done.set_seq(1);
+    *done.mutable_run() = run;
+    done.mutable_run()->set_state(v1::COMPLETED);
+    batch.states.push_back(done);
+    auto ingested = await(store.ingest(batch));
+    QVERIFY2(ingested.isOk(), ingested.status().toString().c_str());
+    auto stored = await(store.run(QStringLiteral("run-untagged")));
+    QVERIFY(stored.isOk());
+    QCOMPARE(stored->state, v1::COMPLETED);
+    QCOMPARE(stored->tags, QString());
+  }
+
   void deleteRemovesEverything() {
     MetricsStore store(path("delete.sqlite"));
     QVERIFY(await(store.open()).isOk());

@@ -147,7 +147,8 @@ void LocalAgent::runStep(const QStringList& arguments,
   });
   connect(
       process, &QProcess::finished, this,
-      [this, process, what, next](int exitCode, QProcess::ExitStatus status) {
+      [this, process, timer, what, next](int exitCode, QProcess::ExitStatus status) {
+        timer->stop();  // the step is over: its time-out must not fire later
         const QByteArray out = process->readAllStandardOutput();
         const QString err = QString::fromLocal8Bit(process->readAllStandardError()).trimmed();
         if (status != QProcess::NormalExit || exitCode != 0) {

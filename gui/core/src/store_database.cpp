@@ -132,7 +132,8 @@ QString configJsonOf(const v1::RunSpec& spec) {
 QString tagsOf(const v1::RunSpec& spec) {
   QStringList tags;
   for (const auto& tag : spec.tags()) tags << QString::fromStdString(tag);
-  return tags.join(", ");
+  // Never a null QString: QtSql binds that as NULL, and runs.tags is NOT NULL.
+  return tags.isEmpty() ? QStringLiteral("") : tags.join(QStringLiteral(", "));
 }
 
 // Rolls back unless committed, then calls `onRollback` (which drops caches of rows that the

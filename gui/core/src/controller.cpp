@@ -1,0 +1,341 @@
+#include "ringside/gui/controller.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QFutureWatcher>
+#include <QSysInfo>
+#include <QUuid>
+
+#include "ringside/gui/gui_keys.h"
+
+namespace ringside::gui {
+
+namespace {
+
+constexpr const char* kLocalNodeId = "local";
+
+double nowSeconds() { return QDateTime::currentMSecsSinceEpoch() / 1000.0; }
+
+// Runs `then` on the receiver's (GUI) thread once `future` is ready.
+template <typename T, typename Then>
+void whenReady(QObject* receiver, QFuture<T> future, Then then) {
+  auto* watcher = new QFutureWatcher<T>(receiver);
+  QObject::connect(watcher, &QFutureWatcher<T>::finished, receiver, [watcher, then]() mutable {
+    then(watcher->result());
+    watcher->deleteLater();
+  });
+  watcher->setFuture(future);
+}
+
+QString addressOf(const QString& control, const QString& events) {
+  return control + QLatin1Char(' ') + events;
+}
+
+}  // namespace
+
+std::pair<QString, QString> agentEndpoints(const QString& host, int controlPort, int eventsPort) {
+  QString base = host.trimmed();
+  if (!base.startsWith(QLatin1String("tcp://"))) base.prepend(QLatin1String("tcp://"));
+  return {base + QLatin1Char(':') + QString::number(controlPort),
+          base + QLatin1Char(':') + QString::number(eventsPort)};
+}
+
+Controller::Controller(ControllerOptions options, QObject* parent)
+    : QObject(parent), options_(std::move(options)) {}
+
+Controller::~Controller() {
+  // Connections first (their threads may still deliver), then the local agent.
+  links_.clear();
+  localAgent_.reset();
+}
+
+Status Controller::start() {
+  QDir().mkpath(options_.dataDir);
+  auto keys = loadOrCreateGuiKeys(options_.dataDir);
+  if (!keys.isOk()) return keys.status();
+  keys_ = *keys;
+  store_ = std::make_unique<MetricsStore>(options_.dataDir + QStringLiteral("/ringside.sqlite"));
+  Status opened = store_->open().result();
+  if (!opened.isOk()) return opened;
+  auto nodes = store_->nodes().result();
+  if (!nodes.isOk()) return nodes.status();
+  // Runs the store already knows: their nodes, so a reconnect catches up on them.
+  auto runs = store_->runs().result();
+  if (runs.isOk()) {
+    for (const RunRecord& run : *runs) runNode_.insert(run.runId, run.nodeId);
+  }
+  bool haveLocal = false;
+  for (const NodeRecord& record : *nodes) {
+    NodeLink& link = links_[record.nodeId];
+    link.record = record;
+    link.view.record = record;
+    if (record.address == QLatin1String(kLocalNodeAddress)) {
+      link.view.local = true;
+      haveLocal = true;
+      continue;  // connected when the local agent is up
+    }
+    const QStringList endpoints = record.address.split(QLatin1Char(' '));
+    if (endpoints.size() == 2) connectNode(link, endpoints[0], endpoints[1], record.publicKey);
+  }
+  if (options_.startLocalAgent && (haveLocal || nodes->empty())) {
+    startLocalAgent(QString::fromLatin1(kLocalNodeId));
+  }
+  emit nodesChanged();
+  return Status::ok();
+}
+
+Controller::NodeLink* Controller::linkOf(const QString& nodeId) {
+  auto it = links_.find(nodeId);
+  return it == links_.end() ? nullptr : &it->second;
+}
+
+void Controller::startLocalAgent(const QString& nodeId) {
+  NodeLink& link = links_[nodeId];
+  link.record.nodeId = nodeId;
+  if (link.record.name.isEmpty()) {
+    link.record.name = tr("%1 (this workstation)").arg(QSysInfo::machineHostName());
+  }
+  link.record.address = QString::fromLatin1(kLocalNodeAddress);
+  if (link.record.addedTime == 0) link.record.addedTime = nowSeconds();
+  link.view.record = link.record;
+  link.view.local = true;
+  LocalAgentOptions options;
+  options.agentBinary = options_.agentBinary;
+  options.trainerBinary = options_.trainerBinary;
+  options.stateDir = options_.dataDir + QStringLiteral("/local-agent");
+  options.guiPublicKey = guiPublicKey();
+  localAgent_ = std::make_unique<LocalAgent>(options);
+  connect(localAgent_.get(), &LocalAgent::ready, this,
+          [this, nodeId](const QString& control, const QString& events, const QString& key) {
+            NodeLink* link = linkOf(nodeId);
+            if (link == nullptr) return;
+            link->record.publicKey = key;
+            link->view.record = link->record;
+            store_->upsertNode(link->record);
+            connectNode(*link, control, events, key);
+            emit nodesChanged();
+          });
+  connect(localAgent_.get(), &LocalAgent::failed, this, [this](const QString& message) {
+    emit errorMessage(tr("The local agent could not start: %1").arg(message));
+  });
+  store_->upsertNode(link.record);
+  localAgent_->start();
+}
+
+void Controller::connectNode(NodeLink& link, const QString& control, const QString& events,
+                             const QString& agentKey) {
+  const QString nodeId = link.record.nodeId;
+  link.connection = std::make_unique<AgentConnection>(keys_, options_.connection);
+  AgentConnection* connection = link.connection.get();
+  connect(connection, &AgentConnection::stateChanged, this,
+          [this, nodeId](NodeState state, qint64 age) {
+            if (NodeLink* link = linkOf(nodeId)) {
+              link->view.state = state;
+              link->view.heartbeatAgeMs = age;
+              emit nodesChanged();
+            }
+          });
+  connect(connection, &AgentConnection::nodeInfoReceived, this,
+          [this, nodeId](const v1::HelloReply& hello) {
+            if (NodeLink* link = linkOf(nodeId)) {
+              link->view.info = hello.node();
+              emit nodesChanged();
+            }
+          });
+  connect(connection, &AgentConnection::runsListed, this,
+          [this, nodeId](const v1::ListRunsReply& list) {
+            for (const v1::RunInfo& run : list.runs()) {
+              const QString runId = QString::fromStdString(run.run_id());
+              runNode_.insert(runId, nodeId);
+              store_->upsertRun(nodeId, run);
+              // Catch up on every run of the node from what the store already has.
+              whenReady(this, store_->lastSeq(runId), [this, nodeId, runId](Result<uint64_t> seq) {
+                if (NodeLink* link = linkOf(nodeId); link && link->connection) {
+                  link->connection->trackRun(runId, seq.isOk() ? *seq : 0);
+                }
+              });
+            }
+          });
+  connect(connection, &AgentConnection::eventsReceived, this,
+          [this, nodeId](const EventBatch& batch) { onEvents(nodeId, batch); });
+  connect(connection, &AgentConnection::runDataFetched, this,
+          [this, nodeId](const v1::FetchRunDataReply& page) {
+            IngestBatch batch;
+            batch.runId = QString::fromStdString(page.run_id());
+            batch.nodeId = nodeId;
+            batch.samples.assign(page.samples().begin(), page.samples().end());
+            batch.logLines.assign(page.log_lines().begin(), page.log_lines().end());
+            batch.states.assign(page.states().begin(), page.states().end());
+            if (page.has_run()) store_->upsertRun(nodeId, page.run());
+            ingest(nodeId, std::move(batch));
+          });
+  connect(connection, &AgentConnection::replyReceived, this,
+          [this](quint64 requestId, const v1::Envelope& reply) {
+            if (!pendingLaunches_.contains(requestId)) return;
+            const QString nodeId = pendingLaunches_.take(requestId);
+            if (reply.has_error()) {
+              emit launchFailed(QString::fromStdString(reply.error().message()));
+              return;
+            }
+            const v1::RunInfo& run = reply.launch_run_reply().run();
+            const QString runId = QString::fromStdString(run.run_id());
+            runNode_.insert(runId, nodeId);
+            store_->upsertRun(nodeId, run);
+            if (NodeLink* link = linkOf(nodeId); link && link->connection) {
+              link->connection->trackRun(runId, 0);
+            }
+            emit runLaunched(runId);
+          });
+  connect(connection, &AgentConnection::requestFailed, this,
+          [this](quint64 requestId, const QString& message) {
+            if (pendingLaunches_.contains(requestId)) {
+              pendingLaunches_.remove(requestId);
+              emit launchFailed(message);
+            }
+          });
+  connection->connectTo(control, events, agentKey);
+  connection->listRuns(true);
+  if (link.record.address != QLatin1String(kLocalNodeAddress)) {
+    link.record.address = addressOf(control, events);
+    link.view.record = link.record;
+  }
+}
+
+void Controller::onEvents(const QString& nodeId, const EventBatch& batch) {
+  std::map<QString, IngestBatch> byRun;
+  auto batchOf = [&](const std::string& runId) -> IngestBatch& {
+    IngestBatch& b = byRun[QString::fromStdString(runId)];
+    b.runId = QString::fromStdString(runId);
+    b.nodeId = nodeId;
+    return b;
+  };
+  for (const v1::MetricBatch& metrics : batch.metrics) {
+    auto& b = batchOf(metrics.run_id());
+    b.samples.insert(b.samples.end(), metrics.samples().begin(), metrics.samples().end());
+  }
+  for (const v1::LogBatch& logs : batch.logs) {
+    auto& b = batchOf(logs.run_id());
+    b.logLines.insert(b.logLines.end(), logs.lines().begin(), logs.lines().end());
+  }
+  for (const v1::RunStateEvent& state : batch.states) {
+    batchOf(state.run().run_id()).states.push_back(state);
+    const QString runId = QString::fromStdString(state.run().run_id());
+    runNode_.insert(runId, nodeId);
+    emit runStateChanged(runId, state.run().state());
+  }
+  for (auto& [runId, ingestBatch] : byRun) ingest(nodeId, std::move(ingestBatch));
+  for (const v1::NodeTelemetry& telemetry : batch.telemetry) {
+    if (NodeLink* link = linkOf(nodeId)) link->view.telemetry = telemetry;
+    emit telemetryReceived(nodeId, telemetry);
+  }
+}
+
+void Controller::ingest(const QString& nodeId, IngestBatch batch) {
+  const QString runId = batch.runId;
+  whenReady(
+      this, store_->ingest(std::move(batch)), [this, nodeId, runId](Result<IngestResult> result) {
+        if (!result.isOk()) {
+          emit errorMessage(tr("Storing data of run %1 failed: %2")
+                                .arg(runId, QString::fromStdString(result.status().message())));
+          return;
+        }
+        if (NodeLink* link = linkOf(nodeId); link && link->connection) {
+          link->connection->trackRun(runId, result->lastSeq);
+        }
+        emit runDataChanged(runId);
+      });
+}
+
+QList<NodeView> Controller::nodes() const {
+  QList<NodeView> views;
+  for (const auto& [id, link] : links_) {
+    NodeView view = link.view;
+    if (link.connection) {
+      view.state = link.connection->state();
+      view.heartbeatAgeMs = link.connection->heartbeatAgeMs();
+    }
+    views.append(view);
+  }
+  return views;
+}
+
+std::optional<NodeView> Controller::node(const QString& nodeId) const {
+  auto it = links_.find(nodeId);
+  if (it == links_.end()) return std::nullopt;
+  NodeView view = it->second.view;
+  if (it->second.connection) {
+    view.state = it->second.connection->state();
+    view.heartbeatAgeMs = it->second.connection->heartbeatAgeMs();
+  }
+  return view;
+}
+
+Status Controller::addNode(const QString& name, const QString& host, int controlPort,
+                           int eventsPort, const QString& agentPublicKey) {
+  const QString id = QStringLiteral("n-") + QUuid::createUuid().toString(QUuid::Id128).left(12);
+  return editNode(id, name, host, controlPort, eventsPort, agentPublicKey);
+}
+
+Status Controller::editNode(const QString& nodeId, const QString& name, const QString& host,
+                            int controlPort, int eventsPort, const QString& agentPublicKey) {
+  RINGSIDE_RETURN_IF_ERROR(curve::validateKey(agentPublicKey.trimmed().toStdString())
+                               .withContext("the agent's public key"));
+  if (host.trimmed().isEmpty() || host.contains(QLatin1Char(' '))) {
+    return Status::invalidArgument("enter the node's host name or address, e.g. gpu01 or 10.0.0.5");
+  }
+  if (controlPort <= 0 || controlPort > 65535 || eventsPort <= 0 || eventsPort > 65535) {
+    return Status::invalidArgument("ports must be between 1 and 65535");
+  }
+  const auto [control, events] = agentEndpoints(host, controlPort, eventsPort);
+  NodeLink& link = links_[nodeId];
+  link.connection.reset();
+  link.record.nodeId = nodeId;
+  link.record.name = name.trimmed().isEmpty() ? host.trimmed() : name.trimmed();
+  link.record.address = addressOf(control, events);
+  link.record.publicKey = agentPublicKey.trimmed();
+  if (link.record.addedTime == 0) link.record.addedTime = nowSeconds();
+  link.view = NodeView{};
+  link.view.record = link.record;
+  store_->upsertNode(link.record);
+  connectNode(link, control, events, link.record.publicKey);
+  emit nodesChanged();
+  return Status::ok();
+}
+
+void Controller::removeNode(const QString& nodeId) {
+  auto it = links_.find(nodeId);
+  if (it == links_.end()) return;
+  if (it->second.view.local) localAgent_.reset();
+  links_.erase(it);
+  store_->removeNode(nodeId);
+  emit nodesChanged();
+}
+
+void Controller::setDrain(const QString& nodeId, bool draining) {
+  if (NodeLink* link = linkOf(nodeId); link && link->connection) {
+    link->connection->setDrain(draining);
+    link->connection->hello();  // refresh the node info shown
+  }
+}
+
+void Controller::launch(const RunForm& form) {
+  NodeLink* link = linkOf(form.nodeId);
+  if (link == nullptr || !link->connection) {
+    emit launchFailed(tr("Node %1 is not connected.").arg(form.nodeId));
+    return;
+  }
+  v1::Envelope request;
+  *request.mutable_launch_run()->mutable_spec() = toRunSpec(form);
+  pendingLaunches_.insert(link->connection->request(request), form.nodeId);
+}
+
+void Controller::stopRun(const QString& runId, double graceSeconds) {
+  NodeLink* link = linkOf(runNode_.value(runId));
+  if (link == nullptr || !link->connection) {
+    emit runStopFailed(runId, tr("The node of run %1 is not connected.").arg(runId));
+    return;
+  }
+  link->connection->stopRun(runId, graceSeconds);
+}
+
+}  // namespace ringside::gui
