@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -33,12 +34,23 @@ using Clock = std::chrono::steady_clock;
 
 constexpr std::chrono::milliseconds kPollInterval{100};
 constexpr int kTransportMaxMessageBytes = 64 << 20;  // hard cap; the decoder refuses > 16 MiB
+constexpr size_t kMaxRankBurst = 256;                // rank batches journaled per commit
+constexpr auto kRetentionInterval = std::chrono::hours(1);
 
 double wallSeconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
+// Messages below this level are not written (0 error, 1 warning, 2 info, 3 debug).
+std::atomic<int> gLogThreshold{2};
+
+int levelOf(const char* level) {
+  const std::string name(level);
+  return name == "error" ? 0 : name == "warning" ? 1 : name == "info" ? 2 : 3;
+}
+
 void logLine(const char* level, const std::string& text) {
+  if (levelOf(level) > gLogThreshold.load(std::memory_order_relaxed)) return;
   std::fprintf(stderr, "ringside-agent %s: %s\n", level, text.c_str());
 }
 
@@ -71,6 +83,15 @@ std::vector<std::string> lastLines(const std::string& path, size_t maxLines) {
 
 }  // namespace
 
+Status setLogLevel(const std::string& level) {
+  if (level != "error" && level != "warning" && level != "info" && level != "debug") {
+    return Status::invalidArgument("unknown log level '" + level +
+                                   "': use error, warning, info or debug");
+  }
+  gLogThreshold.store(levelOf(level.c_str()));
+  return Status::ok();
+}
+
 std::string defaultStateDir() {
   if (::geteuid() == 0) return "/var/lib/ringside-agent";
   const char* state = std::getenv("XDG_STATE_HOME");
@@ -99,6 +120,21 @@ struct Agent::Impl {
   std::map<std::string, LogTailer> tailers;  // per active run
 
   explicit Impl(AgentConfig c) : config(std::move(c)) {}
+
+  // Deletes runs that ended more than --retention-days ago (at start and every hour).
+  void applyRetention() {
+    if (config.retentionDays <= 0) return;
+    RetentionPolicy policy;
+    policy.maxAgeDays = config.retentionDays;
+    auto report = journal->applyRetention(policy, wallSeconds());
+    if (!report.isOk()) {
+      logLine("warning", "retention: " + report.status().toString());
+    } else if (report->runsDeleted > 0) {
+      logLine("info", "retention deleted " + std::to_string(report->runsDeleted) +
+                          " ended run(s) older than " + std::to_string(config.retentionDays) +
+                          " days");
+    }
+  }
 
   void publish(const v1::Envelope& event) {
     const std::string bytes = protocol::encodeEnvelope(event);
@@ -138,27 +174,49 @@ struct Agent::Impl {
     }
   }
 
-  void publishSamples(const std::string& runId, const std::vector<v1::MetricSample>& samples) {
+  void publishSamples(const std::string& runId, std::vector<v1::MetricSample> samples) {
     if (samples.empty()) return;
     v1::Envelope envelope = protocol::newEnvelope(0);
     envelope.mutable_metric_batch()->set_run_id(runId);
-    for (const auto& sample : samples) *envelope.mutable_metric_batch()->add_samples() = sample;
+    auto* out = envelope.mutable_metric_batch()->mutable_samples();
+    out->Reserve(static_cast<int>(samples.size()));
+    for (auto& sample : samples) *out->Add() = std::move(sample);
     publish(envelope);
   }
 
-  void ingestRankMessage(const zmq::message_t& message) {
-    auto decoded = protocol::decodeEnvelope(message.data(), message.size());
-    if (!decoded.isOk() || !decoded->has_rank_metrics()) {
-      logLine("warning", "dropped a malformed message on the ranks socket");
+  // Journals the rank batches of one receive burst in a single transaction (group commit: many
+  // small batches cost one commit), then publishes what was journaled (decision 2: journal before
+  // publish). A batch that fails alone (unknown run) is skipped; a failed commit publishes nothing.
+  void ingestRankMessages(const std::vector<zmq::message_t>& messages) {
+    std::vector<v1::RankMetrics> batches;
+    batches.reserve(messages.size());
+    for (const zmq::message_t& message : messages) {
+      auto decoded = protocol::decodeEnvelope(message.data(), message.size());
+      if (!decoded.isOk() || !decoded->has_rank_metrics()) {
+        logLine("warning", "dropped a malformed message on the ranks socket");
+        continue;
+      }
+      batches.push_back(std::move(*decoded->mutable_rank_metrics()));
+    }
+    std::vector<std::pair<std::string, std::vector<v1::MetricSample>>> journaled;
+    Status committed = journal->inTransaction([&] {
+      for (const v1::RankMetrics& batch : batches) {
+        auto appended = journal->appendRankMetrics(batch);
+        if (!appended.isOk()) {
+          logLine("warning",
+                  "rank metrics for run " + batch.run_id() + ": " + appended.status().toString());
+          continue;
+        }
+        if (!appended->samples.empty()) {
+          journaled.emplace_back(batch.run_id(), std::move(appended->samples));
+        }
+      }
+    });
+    if (!committed.isOk()) {
+      logLine("error", "journal commit of rank metrics failed: " + committed.toString());
       return;
     }
-    auto appended = journal->appendRankMetrics(decoded->rank_metrics());
-    if (!appended.isOk()) {
-      logLine("warning", "rank metrics for run " + decoded->rank_metrics().run_id() + ": " +
-                             appended.status().toString());
-      return;
-    }
-    publishSamples(decoded->rank_metrics().run_id(), appended->samples);
+    for (auto& [runId, samples] : journaled) publishSamples(runId, std::move(samples));
   }
 
   void tailLogs() {
@@ -398,11 +456,7 @@ Status Agent::start() {
     logLine("info",
             "adopted run " + run.info.run_id() + " (" + v1::RunState_Name(run.info.state()) + ")");
   }
-  if (c.retentionDays > 0) {
-    RetentionPolicy policy;
-    policy.maxAgeDays = c.retentionDays;
-    (void)d.journal->applyRetention(policy, wallSeconds());
-  }
+  d.applyRetention();
   logLine("info", "serving control on " + d.controlEndpoint + ", events on " + d.eventsEndpoint +
                       (c.insecure ? " (INSECURE: plaintext)" : " (CURVE)") + "; public key " +
                       d.keys.publicKey);
@@ -413,6 +467,7 @@ Status Agent::run() {
   Impl& d = *impl_;
   auto nextTelemetry = Clock::now();
   auto nextPoll = Clock::now();
+  auto nextRetention = Clock::now() + kRetentionInterval;
   zmq::pollitem_t items[] = {{d.control.handle(), 0, ZMQ_POLLIN, 0},
                              {d.ranks.handle(), 0, ZMQ_POLLIN, 0}};
   while (!stopRequested_.load()) {
@@ -424,17 +479,23 @@ Status Agent::run() {
     }
     if (items[0].revents & ZMQ_POLLIN) d.serveControl();
     if (items[1].revents & ZMQ_POLLIN) {
+      // A bounded burst, so control requests are not starved by a flood of metrics.
+      std::vector<zmq::message_t> burst;
       zmq::message_t message;
-      // A bounded burst so control requests are not starved by a flood of metrics.
-      for (int i = 0; i < 1000 && d.ranks.recv(message, zmq::recv_flags::dontwait); ++i) {
-        d.ingestRankMessage(message);
+      while (burst.size() < kMaxRankBurst && d.ranks.recv(message, zmq::recv_flags::dontwait)) {
+        burst.push_back(std::move(message));
       }
+      d.ingestRankMessages(burst);
     }
     const auto now = Clock::now();
     if (now >= nextPoll) {
       d.runs->poll();
       d.tailLogs();
       nextPoll = now + kPollInterval;
+    }
+    if (now >= nextRetention) {
+      d.applyRetention();
+      nextRetention = now + kRetentionInterval;
     }
     if (now >= nextTelemetry) {
       v1::Envelope envelope = protocol::newEnvelope(0);

@@ -63,6 +63,9 @@ int main(int argc, char** argv) {
   app.add_option("--retention-days", config.retentionDays,
                  "Delete runs that ended more than N days ago (0 = keep)");
   app.add_option("--stop-grace", config.stopGraceS, "Seconds from SIGTERM to SIGKILL on stop");
+  std::string logLevel = "info";
+  app.add_option("--log-level", logLevel, "error, warning, info or debug")
+      ->check(CLI::IsMember({"error", "warning", "info", "debug"}));
   app.require_subcommand(0, 1);
   auto* printKey = app.add_subcommand("print-public-key", "Print the agent's public key");
   std::string key;
@@ -72,6 +75,7 @@ int main(int argc, char** argv) {
   revoke->add_option("key", key, "The client's public key")->required();
   CLI11_PARSE(app, argc, argv);
 
+  (void)ringside::agent::setLogLevel(logLevel);
   if (config.stateDir.empty()) config.stateDir = ringside::agent::defaultStateDir();
   if (printKey->parsed() || authorize->parsed() || revoke->parsed()) {
     if (printKey->parsed()) {

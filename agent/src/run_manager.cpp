@@ -28,13 +28,11 @@ constexpr const char* kSpecFile = "spec.json";
 constexpr const char* kDefaultDataDir = "/usr/share/datasets/fashion-mnist";
 
 double wallSeconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 double steadySeconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 std::string newRunId() {
@@ -128,7 +126,8 @@ std::string failureReasonFromMpirunStderr(const std::string& stderrText) {
   // (Killed)." or "... exited with status 3" style lines.
   static const std::regex signalled(
       R"(process rank (\d+) with PID (\d+) on node (\S+) exited on signal (\d+) \(([^)]*)\))");
-  static const std::regex exited(R"(rank (\d+) with PID (\d+) on node (\S+) exited with\s+status (\d+))");
+  static const std::regex exited(
+      R"(rank (\d+) with PID (\d+) on node (\S+) exited with\s+status (\d+))");
   std::smatch match;
   if (std::regex_search(stderrText, match, signalled)) {
     return "rank " + match[1].str() + " on node " + match[3].str() + " was killed by signal " +
@@ -161,14 +160,16 @@ Result<v1::RunInfo> RunManager::launch(const v1::RunSpec& spec, uint32_t freeSlo
   std::vector<std::string> argv;
   std::string configJson;
   if (spec.has_trainer()) {
-    const std::string trainer =
-        spec.trainer().trainer_path().empty() ? options_.trainerPath : spec.trainer().trainer_path();
+    const std::string trainer = spec.trainer().trainer_path().empty()
+                                    ? options_.trainerPath
+                                    : spec.trainer().trainer_path();
     if (trainer.empty() || !isExecutable(trainer)) {
       return Status::invalidArgument("trainer binary '" + trainer +
                                      "' does not exist or is not executable: build "
                                      "ringside-trainer or set trainer_path");
     }
-    const std::string text = spec.trainer().config_json().empty() ? "{}" : spec.trainer().config_json();
+    const std::string text =
+        spec.trainer().config_json().empty() ? "{}" : spec.trainer().config_json();
     auto config = nlohmann::json::parse(text, nullptr, false);
     if (config.is_discarded() || !config.is_object()) {
       return Status::invalidArgument("trainer config_json is not a JSON object of trainer options");
@@ -234,7 +235,7 @@ Result<v1::RunInfo> RunManager::launch(const v1::RunSpec& spec, uint32_t freeSlo
     command.insert(command.end(), {"--host", hosts});
   }
   std::vector<std::string> env = {"RINGSIDE_AGENT_ENDPOINT=" + options_.rankEndpoint,
-                                   "RINGSIDE_RUN_ID=" + run.info.run_id()};
+                                  "RINGSIDE_RUN_ID=" + run.info.run_id()};
   for (const auto& [name, value] : spec.env()) env.push_back(name + "=" + value);
   for (const std::string& entry : env) {
     command.insert(command.end(), {"-x", entry.substr(0, entry.find('='))});
@@ -330,10 +331,16 @@ void RunManager::finish(Tracked& run, int exitCode, bool statusKnown) {
   run.info.set_exit_code(statusKnown ? exitCode : -1);
   const std::string stderrText = readFile(fs::path(runDir(run.info.run_id())) / kStderrFile);
   if (run.stopRequested) {
-    setState(run, v1::STOPPED,
-             statusKnown && exitCode == 0
-                 ? "stopped on request; the ranks checkpointed and exited"
-                 : "stopped on request; killed after the grace period");
+    std::string reason;
+    if (run.killed) {
+      reason = "stopped on request; killed after the grace period";
+    } else if (statusKnown && exitCode == 0) {
+      reason = "stopped on request; the ranks checkpointed and exited";
+    } else {
+      reason = "stopped on request; the job exited with status " +
+               (statusKnown ? std::to_string(exitCode) : std::string("unknown"));
+    }
+    setState(run, v1::STOPPED, reason);
   } else if (statusKnown && exitCode == 0) {
     setState(run, v1::COMPLETED, "");
   } else {
@@ -381,6 +388,7 @@ void RunManager::poll() {
     if (run.stopRequested && run.killDeadline > 0 && steadySeconds() >= run.killDeadline) {
       kill(-run.ids.shimPid, SIGKILL);
       run.killDeadline = 0;
+      run.killed = true;
     }
   }
 }

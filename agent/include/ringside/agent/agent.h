@@ -34,6 +34,10 @@ struct AgentConfig {
   std::string nvmlLibrary = "libnvidia-ml.so.1";
 };
 
+// Sets the level below which the agent's log lines on stderr are dropped: "error", "warning",
+// "info" (default) or "debug". Errors: InvalidArgument for another name. Thread-safe.
+Status setLogLevel(const std::string& level);
+
 // The default state directory: /var/lib/ringside-agent for root, else
 // $XDG_STATE_HOME/ringside-agent (~/.local/state/ringside-agent).
 std::string defaultStateDir();

@@ -28,10 +28,10 @@
 namespace ringside::agent {
 
 struct RunManagerOptions {
-  std::string runsDir;              // parent of the per-run directories (created if missing)
+  std::string runsDir;  // parent of the per-run directories (created if missing)
   std::string mpirunPath = "mpirun";
-  std::string trainerPath;          // the default ringside-trainer for TrainerJob runs
-  std::string rankEndpoint;         // RINGSIDE_AGENT_ENDPOINT given to the ranks
+  std::string trainerPath;   // the default ringside-trainer for TrainerJob runs
+  std::string rankEndpoint;  // RINGSIDE_AGENT_ENDPOINT given to the ranks
   std::vector<std::string> mpirunArgs = {"--bind-to", "none"};  // before -np
   double defaultGraceSeconds = 30.0;  // SIGTERM -> SIGKILL when a stop names none
 };
@@ -39,7 +39,7 @@ struct RunManagerOptions {
 // A run's shim process, also written to <run dir>/shim ("<pid> <start ticks>") so that a
 // restarted agent can adopt the run from its directory.
 struct RunProcessIds {
-  pid_t shimPid = 0;   // leader of the run's process group (pgid == shimPid)
+  pid_t shimPid = 0;           // leader of the run's process group (pgid == shimPid)
   int64_t shimStartTicks = 0;  // field 22 of /proc/<pid>/stat: guards against pid reuse
 };
 
@@ -84,6 +84,7 @@ class RunManager {
     RunProcessIds ids;
     bool stopRequested = false;
     double killDeadline = 0.0;  // steady seconds; 0 = none
+    bool killed = false;        // SIGKILL sent after the grace period
   };
   void setState(Tracked& run, v1::RunState state, const std::string& reason);
   void finish(Tracked& run, int exitCode, bool statusKnown);
