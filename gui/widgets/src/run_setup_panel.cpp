@@ -84,7 +84,7 @@ RunSetupPanel::RunSetupPanel(QWidget* parent) : QWidget(parent) {
   auto* dataRow = new QHBoxLayout;
   dataRow->addWidget(dataDir_);
   dataRow->addWidget(browse);
-  dataForm->addRow(tr("&Dataset directory:"), dataRow);
+  dataForm->addRow(tr("Dataset directory:"), dataRow);
   addErrorLabel(QStringLiteral("dataDir"), nullptr, dataForm);
   hidden_ = new QLineEdit;
   hidden_->setToolTip(tr("Hidden layer widths; input and output sizes come from the dataset"));

@@ -19,7 +19,7 @@ namespace ringside::gui {
 struct RunForm {
   enum class Job { kTrainer, kCommand };
 
-  QString name;
+  QString name = QStringLiteral("fashion-mnist mlp");
   QStringList tags;
   Job job = Job::kTrainer;
   // Trainer settings (defaults as ringside-trainer's).

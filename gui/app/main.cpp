@@ -1,0 +1,77 @@
+// ringside: the desktop GUI. See MainWindow (the window) and Controller (the logic).
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QLibraryInfo>
+#include <QLocale>
+#include <QMessageBox>
+#include <QStandardPaths>
+#include <QTranslator>
+
+#include "main_window.h"
+#include "ringside/gui/controller.h"
+
+int main(int argc, char** argv) {
+  QApplication app(argc, argv);
+  QApplication::setApplicationName(QStringLiteral("ringside"));
+  QApplication::setApplicationDisplayName(QStringLiteral("Ringside"));
+  QApplication::setOrganizationName(QStringLiteral("ringside"));
+  QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+
+  QCommandLineParser parser;
+  parser.setApplicationDescription(
+      QApplication::translate("main", "Orchestrate and monitor data-parallel training."));
+  parser.addHelpOption();
+  parser.addVersionOption();
+  QCommandLineOption dataDir(
+      QStringLiteral("data-dir"),
+      QApplication::translate("main", "Directory for the run database, keys and the local agent."),
+      QApplication::translate("main", "dir"),
+      QStandardPaths::writableLocation(QStandardPaths::AppDataLocation));
+  QCommandLineOption lang(
+      QStringLiteral("lang"),
+      QApplication::translate("main", "User-interface language, e.g. de or en."),
+      QApplication::translate("main", "code"));
+  QCommandLineOption launch(QStringLiteral("launch"),
+                            QApplication::translate("main",
+                                                    "Launch the run in the setup form as "
+                                                    "soon as a node is online."));
+  QCommandLineOption noLocalAgent(
+      QStringLiteral("no-local-agent"),
+      QApplication::translate("main", "Do not start the embedded local agent."));
+  QCommandLineOption screenshots(
+      QStringLiteral("screenshots"),
+      QApplication::translate("main",
+                              "Launch two short runs, save every main view as PNG in "
+                              "<dir>, and quit (scripts/screenshots)."),
+      QApplication::translate("main", "dir"));
+  parser.addOptions({dataDir, lang, launch, noLocalAgent, screenshots});
+  parser.process(app);
+
+  const QLocale locale = parser.isSet(lang) ? QLocale(parser.value(lang)) : QLocale::system();
+  QLocale::setDefault(locale);
+  QTranslator qtTranslator, appTranslator;
+  if (qtTranslator.load(locale, QStringLiteral("qtbase"), QStringLiteral("_"),
+                        QLibraryInfo::path(QLibraryInfo::TranslationsPath))) {
+    QApplication::installTranslator(&qtTranslator);
+  }
+  if (appTranslator.load(locale, QStringLiteral("ringside"), QStringLiteral("_"),
+                         QStringLiteral(":/i18n"))) {
+    QApplication::installTranslator(&appTranslator);
+  }
+
+  ringside::gui::ControllerOptions options;
+  options.dataDir = parser.value(dataDir);
+  options.startLocalAgent = !parser.isSet(noLocalAgent);
+  ringside::gui::Controller controller(options);
+  if (const ringside::Status status = controller.start(); !status.isOk()) {
+    QMessageBox::critical(nullptr, QApplication::translate("main", "Ringside cannot start"),
+                          QString::fromStdString(status.message()));
+    return 1;
+  }
+  ringside::gui::MainWindow window(controller);
+  window.show();
+  if (parser.isSet(launch)) window.launchWhenReady();
+  if (parser.isSet(screenshots)) window.runScreenshotTour(parser.value(screenshots));
+  return QApplication::exec();
+}

@@ -1,0 +1,263 @@
+#include "main_window.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QKeySequence>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTabBar>
+#include <QTabWidget>
+#include <QTimer>
+
+#include "ringside/gui/compare_view.h"
+#include "ringside/gui/controller.h"
+#include "ringside/gui/dashboard_tab.h"
+#include "ringside/gui/history_panel.h"
+#include "ringside/gui/nodes_panel.h"
+#include "ringside/gui/run_setup_panel.h"
+
+namespace ringside::gui {
+
+namespace {
+constexpr int kFixedTabs = 3;  // nodes, new run, history: never closed
+}
+
+MainWindow::MainWindow(Controller& controller, QWidget* parent)
+    : QMainWindow(parent), controller_(controller) {
+  setWindowTitle(tr("Ringside"));
+  setWindowIcon(QIcon(QStringLiteral(":/icons/ringside.svg")));
+  tabs_ = new QTabWidget;
+  tabs_->setDocumentMode(true);
+  tabs_->setTabsClosable(true);
+  tabs_->setMovable(true);
+  nodes_ = new NodesPanel(controller_);
+  setup_ = new RunSetupPanel;
+  history_ = new HistoryPanel(controller_);
+  tabs_->addTab(nodes_, QIcon(QStringLiteral(":/icons/nodes.svg")), tr("Nodes"));
+  tabs_->addTab(setup_, QIcon(QStringLiteral(":/icons/new-run.svg")), tr("New run"));
+  tabs_->addTab(history_, QIcon(QStringLiteral(":/icons/history.svg")), tr("History"));
+  for (int i = 0; i < kFixedTabs; ++i) {
+    tabs_->tabBar()->setTabButton(i, QTabBar::RightSide, nullptr);
+    tabs_->tabBar()->setTabButton(i, QTabBar::LeftSide, nullptr);
+  }
+  setCentralWidget(tabs_);
+  status_ = new QLabel;
+  statusBar()->addPermanentWidget(status_);
+  buildActions();
+
+  connect(tabs_, &QTabWidget::tabCloseRequested, this, [this](int index) {
+    if (index < kFixedTabs) return;
+    QWidget* page = tabs_->widget(index);
+    tabs_->removeTab(index);
+    page->deleteLater();
+  });
+  connect(setup_, &RunSetupPanel::launchRequested, this,
+          [this](const RunForm& form) { controller_.launch(form); });
+  connect(&controller_, &Controller::runLaunched, this, [this](const QString& runId) {
+    statusBar()->showMessage(tr("Launched run %1").arg(runId), 5000);
+    openRun(runId);
+  });
+  connect(&controller_, &Controller::launchFailed, this, [this](const QString& message) {
+    QMessageBox::warning(this, tr("Launch failed"), message);
+  });
+  connect(&controller_, &Controller::errorMessage, this,
+          [this](const QString& message) { statusBar()->showMessage(message, 10000); });
+  connect(&controller_, &Controller::nodesChanged, this, &MainWindow::refreshNodeChoices);
+  connect(history_, &HistoryPanel::openRunRequested, this, &MainWindow::openRun);
+  connect(history_, &HistoryPanel::cloneRequested, this, &MainWindow::clone);
+  connect(history_, &HistoryPanel::compareRequested, this, &MainWindow::compare);
+  // Free slots and heartbeat ages change with telemetry: refresh the choices now and then.
+  auto* refresh = new QTimer(this);
+  connect(refresh, &QTimer::timeout, this, &MainWindow::refreshNodeChoices);
+  refresh->start(2000);
+
+  QSettings settings;
+  restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+  restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+  showPage(settings.value(QStringLiteral("window/page"), 1).toInt());
+  if (!settings.contains(QStringLiteral("window/geometry"))) resize(1280, 860);
+  refreshNodeChoices();
+}
+
+void MainWindow::buildActions() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+  quit->setShortcut(QKeySequence::Quit);
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  const QString names[kFixedTabs] = {tr("&Nodes"), tr("New &run"), tr("&History")};
+  for (int i = 0; i < kFixedTabs; ++i) {
+    QAction* action = view->addAction(names[i], this, [this, i] { showPage(i); });
+    action->setShortcut(QKeySequence(Qt::CTRL | static_cast<Qt::Key>(Qt::Key_1 + i)));
+  }
+  view->addSeparator();
+  QAction* close = view->addAction(tr("&Close tab"), this, [this] {
+    const int index = tabs_->currentIndex();
+    if (index >= kFixedTabs) emit tabs_->tabCloseRequested(index);
+  });
+  close->setShortcut(QKeySequence::Close);
+  QAction* next = view->addAction(tr("Ne&xt tab"), this, [this] {
+    tabs_->setCurrentIndex((tabs_->currentIndex() + 1) % tabs_->count());
+  });
+  next->setShortcut(QKeySequence::NextChild);
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("&About Ringside"), this, [this] {
+    QMessageBox::about(
+        this, tr("About Ringside"),
+        tr("<b>Ringside</b> %1<br>Orchestrate and monitor data-parallel training.<br>"
+           "Your public key (for agents' allowlists):<br><tt>%2</tt>")
+            .arg(QApplication::applicationVersion(), controller_.guiPublicKey().toHtmlEscaped()));
+  });
+}
+
+void MainWindow::showPage(int index) {
+  tabs_->setCurrentIndex(std::clamp(index, 0, tabs_->count() - 1));
+}
+
+void MainWindow::refreshNodeChoices() {
+  QList<NodeChoice> choices;
+  int online = 0;
+  for (const NodeView& node : controller_.nodes()) {
+    NodeChoice choice;
+    choice.nodeId = node.record.nodeId;
+    choice.name = node.record.name;
+    choice.online = node.state == NodeState::Online;
+    online += choice.online;
+    if (node.info) {
+      choice.slotKind = QString::fromStdString(node.info->slot_kind());
+      const int used =
+          static_cast<int>(node.telemetry ? node.telemetry->slots_used() : node.info->slots_used());
+      choice.freeSlots = static_cast<int>(node.info->slots_total()) - used;
+      if (node.info->draining()) choice.freeSlots = 0;
+    }
+    choices.append(choice);
+  }
+  setup_->setNodes(choices);
+  status_->setText(tr("%n node(s) online", nullptr, online) +
+                   QStringLiteral(" / %1").arg(choices.size()));
+  if (launchPending_ && online > 0 && setup_->canLaunch()) {
+    launchPending_ = false;
+    controller_.launch(setup_->form());
+  }
+}
+
+void MainWindow::launchWhenReady() {
+  launchPending_ = true;
+  refreshNodeChoices();
+}
+
+void MainWindow::openRun(const QString& runId) {
+  for (int i = kFixedTabs; i < tabs_->count(); ++i) {
+    if (tabs_->widget(i)->property("runId").toString() == runId) {
+      tabs_->setCurrentIndex(i);
+      return;
+    }
+  }
+  auto* tab = new DashboardTab(controller_, runId);
+  tab->setProperty("runId", runId);
+  const int index =
+      tabs_->addTab(tab, QIcon(QStringLiteral(":/icons/dashboard.svg")), runId.right(9));
+  tabs_->setTabToolTip(index, runId);
+  tabs_->setCurrentIndex(index);
+  connect(tab, &DashboardTab::titleChanged, this, [this, tab](const QString& title) {
+    const int at = tabs_->indexOf(tab);
+    if (at >= 0) tabs_->setTabText(at, title.size() > 28 ? title.left(27) + QChar(0x2026) : title);
+  });
+}
+
+void MainWindow::compare(const QStringList& runIds) {
+  auto* view = new CompareView(controller_, runIds);
+  const int index = tabs_->addTab(view, QIcon(QStringLiteral(":/icons/compare.svg")),
+                                  tr("Compare (%n)", nullptr, runIds.size()));
+  tabs_->setTabToolTip(index, runIds.join(QStringLiteral(", ")));
+  tabs_->setCurrentIndex(index);
+}
+
+void MainWindow::clone(const RunForm& form) {
+  RunForm copy = form;
+  copy.name = tr("%1 (copy)").arg(form.name);
+  if (copy.nodeId.isEmpty()) copy.nodeId = setup_->form().nodeId;
+  setup_->setForm(copy);
+  showPage(1);
+}
+
+void MainWindow::runScreenshotTour(const QString& dir) {
+  auto save = [this, dir](const QString& name) {
+    QApplication::processEvents();
+    grab().save(dir + QLatin1Char('/') + name + QStringLiteral(".png"));
+  };
+  auto* deadline = new QTimer(this);
+  deadline->setSingleShot(true);
+  connect(deadline, &QTimer::timeout, this, [] {
+    qWarning("screenshot tour: runs did not finish in time");
+    QApplication::exit(1);
+  });
+  deadline->start(300000);
+  auto launchNext = [this] {
+    RunForm form = setup_->form();
+    form.epochs = 2;
+    if (!tourRuns_.isEmpty()) {
+      form.name = QStringLiteral("fashion-mnist mlp, lr 0.05");
+      form.lr = 0.05;
+      form.hidden = {512, 256};
+    }
+    setup_->setForm(form);
+    controller_.launch(setup_->form());
+  };
+  connect(&controller_, &Controller::runLaunched, this,
+          [this](const QString& runId) { tourRuns_ << runId; });
+  connect(&controller_, &Controller::runStateChanged, this,
+          [this, save, launchNext, dir](const QString& runId, v1::RunState state) {
+            if (state != v1::COMPLETED || !tourRuns_.contains(runId)) return;
+            if (tourRuns_.size() < 2) {
+              launchNext();
+              return;
+            }
+            // Both done: let the last samples land and the charts redraw, then capture.
+            QTimer::singleShot(3000, this, [this, save] {
+              showPage(0);
+              save(QStringLiteral("nodes"));
+              showPage(1);
+              save(QStringLiteral("run-setup"));
+              openRun(tourRuns_.last());
+              QTimer::singleShot(1500, this, [this, save] {
+                save(QStringLiteral("dashboard"));
+                showPage(2);
+                QTimer::singleShot(1000, this, [this, save] {
+                  save(QStringLiteral("history"));
+                  compare(tourRuns_);
+                  QTimer::singleShot(2000, this, [save] {
+                    save(QStringLiteral("compare"));
+                    QApplication::exit(0);
+                  });
+                });
+              });
+            });
+          });
+  // Start once a node is online.
+  auto* wait = new QTimer(this);
+  connect(wait, &QTimer::timeout, this, [this, wait, launchNext] {
+    for (const NodeView& node : controller_.nodes()) {
+      if (node.state == NodeState::Online && node.info) {
+        wait->stop();
+        refreshNodeChoices();
+        launchNext();
+        return;
+      }
+    }
+  });
+  wait->start(500);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  QSettings settings;
+  settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+  settings.setValue(QStringLiteral("window/state"), saveState());
+  settings.setValue(QStringLiteral("window/page"), std::min(tabs_->currentIndex(), kFixedTabs - 1));
+  event->accept();
+}
+
+}  // namespace ringside::gui

@@ -1,0 +1,56 @@
+// MainWindow: composes the panels (nodes, run setup, history) and one tab per open run dashboard
+// or comparison. Owns nothing but widgets; the Controller owns the logic. Restores its geometry
+// and layout from QSettings. GUI thread only.
+#pragma once
+
+#include <QMainWindow>
+#include <QStringList>
+
+class QLabel;
+class QTabWidget;
+
+namespace ringside::gui {
+
+class Controller;
+class HistoryPanel;
+class NodesPanel;
+class RunSetupPanel;
+struct RunForm;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+
+ public:
+  explicit MainWindow(Controller& controller, QWidget* parent = nullptr);
+
+  // Opens (or shows) the live dashboard of a run.
+  void openRun(const QString& runId);
+  // Launches the run setup form as it stands (scripts/run --launch).
+  void launchWhenReady();
+  // scripts/screenshots: launches two short runs, waits for them, saves every main view as a
+  // PNG in `dir` (nodes, run-setup, dashboard, history, compare) and quits (exit code 1 when it
+  // could not finish within the time limit).
+  void runScreenshotTour(const QString& dir);
+  // Shows the page with this index (0 nodes, 1 new run, 2 history) or an open run tab.
+  void showPage(int index);
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+
+ private:
+  void buildActions();
+  void refreshNodeChoices();
+  void compare(const QStringList& runIds);
+  void clone(const RunForm& form);
+
+  Controller& controller_;
+  QTabWidget* tabs_;
+  NodesPanel* nodes_;
+  RunSetupPanel* setup_;
+  HistoryPanel* history_;
+  QLabel* status_;
+  bool launchPending_ = false;
+  QStringList tourRuns_;
+};
+
+}  // namespace ringside::gui

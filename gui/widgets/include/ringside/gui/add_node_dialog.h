@@ -1,0 +1,76 @@
+// AddNodeDialog: adds a node, or edits one, by host, ports and the agent's CURVE public key. It
+// shows the GUI's own public key with Copy buttons and the command that authorizes it on the node
+// (the agent serves only allowlisted clients, DESIGN.md decision 3). Fields are checked as the
+// user types, with the message under the field; OK stays disabled until the form is valid. On
+// accept it calls Controller::addNode / editNode and, when that fails, shows the returned
+// message in the dialog and stays open.
+// GUI thread only.
+#pragma once
+
+#include <QDialog>
+#include <QString>
+
+#include "ringside/common/protocol.h"
+
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QSpinBox;
+
+namespace ringside::gui {
+
+class Controller;
+
+// A node's host and ports, parsed from NodeRecord.address ("tcp://HOST:CONTROL tcp://HOST:EVENTS",
+// as Controller stores it). `valid` is false for "local" and for anything else it cannot parse.
+struct NodeAddress {
+  QString host;
+  int controlPort = protocol::kDefaultControlPort;
+  int eventsPort = protocol::kDefaultEventsPort;
+  bool valid = false;
+};
+NodeAddress parseNodeAddress(const QString& address);
+
+// The shell command that authorizes `guiPublicKey` on an agent. The key is single-quoted (Z85
+// uses characters such as & $ < > that the shell would interpret, never a quote) and follows "--"
+// (Z85 keys may start with '-').
+QString authorizeCommand(const QString& guiPublicKey);
+
+class AddNodeDialog : public QDialog {
+  Q_OBJECT
+
+ public:
+  // Adds a new node when `nodeId` is empty; otherwise edits that node, pre-filled from
+  // controller.node(nodeId).
+  explicit AddNodeDialog(Controller& controller, const QString& nodeId = {},
+                         QWidget* parent = nullptr);
+
+  bool isEdit() const { return !nodeId_.isEmpty(); }
+  // The message shown at the public key field ("" when it is valid or still empty).
+  QString keyError() const;
+  // The message shown for a failed addNode / editNode ("" when none).
+  QString submitError() const;
+
+ public slots:
+  // Validates, then calls addNode / editNode; closes only when that returns OK.
+  void accept() override;
+
+ private slots:
+  void revalidate();
+
+ private:
+  Controller& controller_;
+  QString nodeId_;
+  QLineEdit* name_;
+  QLineEdit* host_;
+  QLabel* hostError_;
+  QSpinBox* controlPort_;
+  QSpinBox* eventsPort_;
+  QLineEdit* agentKey_;
+  QLabel* keyError_;
+  QLineEdit* guiKey_;
+  QLabel* submitError_;
+  QPushButton* ok_;
+};
+
+}  // namespace ringside::gui

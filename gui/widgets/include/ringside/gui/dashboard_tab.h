@@ -1,0 +1,160 @@
+// DashboardTab: the live dashboard of one run (one tab per open run). Charts of train loss (raw,
+// faint, behind an EMA-smoothed line, with test loss per epoch), test accuracy, samples/s, step
+// time split into compute and exposed communication (stacked), all-reduce time, bus bandwidth,
+// and GPU utilization and memory of the run's node; a per-rank view; a header with the run's
+// name, state, elapsed time, ETA and a Stop button; and the log tail.
+//
+// Data flow (DESIGN.md decision 7): Controller::runDataChanged only marks the tab dirty; a timer
+// (15 Hz) re-queries the store asynchronously (QFuture continuations on this object) when dirty
+// and no query is in flight, and the charts decimate on their own coalesced replot. GPU values
+// come from Controller::telemetryReceived for the run's node and are kept in memory (rolling).
+// GUI thread only.
+#pragma once
+
+#include <QElapsedTimer>
+#include <QHash>
+#include <QJsonObject>
+#include <QString>
+#include <QWidget>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "ringside/gui/metrics_store.h"
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QPlainTextEdit;
+class QPushButton;
+class QSlider;
+class QTimer;
+
+namespace ringside::gui {
+
+class Controller;
+class MetricChart;
+class RankView;
+
+// Total global steps of a trainer run from its config (docs/metrics.md, trainer --config keys):
+// max_steps when set, else epochs x steps per epoch, where steps per epoch is
+// train_samples / global_batch (rounded down, as the trainer drops the last partial batch), else
+// `observedStepsPerEpoch` (the step of the first test record), else 60,000 / global_batch when
+// the data directory is a (Fashion-)MNIST one. std::nullopt when it cannot be known.
+std::optional<int64_t> totalStepsOf(const QJsonObject& config,
+                                    std::optional<int64_t> observedStepsPerEpoch);
+
+// Seconds left at `stepsPerSecond`; std::nullopt when the total or the rate is unknown or not
+// positive. 0 once stepsDone >= totalSteps.
+std::optional<double> etaSeconds(int64_t stepsDone, std::optional<int64_t> totalSteps,
+                                 std::optional<double> stepsPerSecond);
+
+// "1 h 02 min", "3 min 05 s", "42 s".
+QString formatDuration(double seconds);
+
+class DashboardTab : public QWidget {
+  Q_OBJECT
+
+ public:
+  DashboardTab(Controller& controller, const QString& runId, QWidget* parent = nullptr);
+  ~DashboardTab() override;
+
+  const QString& runId() const { return runId_; }
+  // The run's name once known, else its id (for the tab's title).
+  QString title() const;
+
+  // Marks the data stale; the next timer tick re-queries the store.
+  void refresh();
+
+  // For tests and screenshots.
+  MetricChart* lossChart() const { return loss_; }
+  MetricChart* stepTimeChart() const { return stepTime_; }
+  MetricChart* gpuUtilChart() const { return gpuUtil_; }
+  RankView* rankView() const { return rankView_; }
+  QString etaText() const;
+  QString stateText() const;
+  QString logText() const;
+  // Series display names of the loss chart.
+  static QString rawLossName();
+  static QString smoothedLossName();
+  static QString testLossName();
+
+ signals:
+  // The run's name became known or changed (the main window renames the tab).
+  void titleChanged(const QString& title);
+
+ public slots:
+  // Asks for confirmation, then Controller::stopRun.
+  void requestStop();
+
+ private:
+  struct Request {
+    QString name;
+    int rank = -1;
+    SeriesX x = SeriesX::kStep;
+  };
+
+  void buildUi();
+  void onTick();
+  void fetch();
+  void fetchRanks();
+  void applySeries();
+  void applyRun(const RunRecord& run);
+  void applySmoothing();
+  void updateClock();
+  void onTelemetry(const QString& nodeId, const v1::NodeTelemetry& telemetry);
+  void setXMode(int index);
+  QList<MetricChart*> charts() const;
+  std::vector<SeriesPoint> take(const QString& name, SeriesX x);
+  double xOrigin() const;
+
+  Controller& controller_;
+  QString runId_;
+  std::optional<RunRecord> run_;
+
+  QLabel* name_;
+  QLabel* state_;
+  QLabel* elapsed_;
+  QLabel* eta_;
+  QLabel* message_;
+  QPushButton* stop_;
+  QComboBox* xMode_;
+  QCheckBox* logX_;
+  QCheckBox* logY_;
+  QSlider* smoothing_;
+  QLabel* smoothingValue_;
+  MetricChart* loss_;
+  MetricChart* accuracy_;
+  MetricChart* throughput_;
+  MetricChart* stepTime_;
+  MetricChart* allreduce_;
+  MetricChart* busbw_;
+  MetricChart* gpuUtil_;
+  MetricChart* gpuMem_;
+  RankView* rankView_;
+  QPlainTextEdit* log_;
+  QTimer* timer_;
+
+  bool dirty_ = true;
+  int inFlight_ = 0;       // store queries not answered yet
+  int generation_ = 0;     // bumped when the x mode changes: older answers are dropped
+  bool rankDirty_ = true;  // per-rank values to re-query (at most once a second)
+  QElapsedTimer sinceRankFetch_;
+  std::map<std::pair<QString, int>, std::vector<SeriesPoint>> fetched_;  // (name, SeriesX)
+  std::vector<SeriesPoint> rawLoss_;
+  std::optional<int64_t> stepsPerEpoch_;
+  int64_t stepsDone_ = 0;
+  std::optional<double> stepsPerSecond_;
+
+  // GPU telemetry of the run's node, by GPU index: (seconds since start, value).
+  std::map<uint32_t, std::vector<SeriesPoint>> gpuUtilSeries_;
+  std::map<uint32_t, std::vector<SeriesPoint>> gpuMemSeries_;
+  double telemetryOrigin_ = 0;
+  bool gpuDirty_ = false;
+  bool sawTelemetry_ = false;
+  bool nodeHasGpus_ = false;
+};
+
+}  // namespace ringside::gui

@@ -1,0 +1,195 @@
+// MetricChart: one Qt Charts plot of named series, each held in full in memory and reduced to
+// min/max per pixel column (decimateMinMax, DESIGN.md decision 8) on every replot, so redraw cost
+// depends on the chart's width, not on the run's length. Zoom (rubber band with the left button,
+// wheel), pan (right or middle drag, arrow keys), reset (double-click, Home), linear or log axes,
+// a hover read-out of the nearest drawn point, a legend, an optional stacked-area mode, and PNG
+// or SVG export. Replots are coalesced: every change only marks the chart dirty and a single-shot
+// timer (at most ~30 Hz) redraws once.
+// GUI thread only.
+#pragma once
+
+#include <QColor>
+#include <QPointF>
+#include <QString>
+#include <QWidget>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "ringside/common/status.h"
+#include "ringside/gui/decimation.h"
+
+class QChart;
+class QChartView;
+class QLabel;
+class QLineSeries;
+class QTimer;
+class QAbstractAxis;
+
+namespace ringside::gui {
+
+// TensorBoard's debiased exponential moving average ("smoothing" slider): with weight w in
+// [0, 0.99], last = w * last + (1 - w) * y and the output is last / (1 - w^k) after k finite
+// values, so the first points are not pulled towards 0. Non-finite y values are passed through
+// unchanged and do not update the average; a series whose values are all equal is returned as is
+// (as TensorBoard does). w <= 0 returns the input. Output has the input's length and x values.
+std::vector<SeriesPoint> emaSmooth(std::span<const SeriesPoint> points, double weight);
+
+// Exact min/max decimation of one series with a precomputed index (blocks of 64 points with a
+// sparse table over the blocks): returns the same points as decimateMinMax(points, ...) but costs
+// O(columns * log n) instead of O(visible points) when many points share a pixel column (8 series
+// of 1,000,000 points: ~1 ms instead of ~100 ms). `points` must outlive the index and must not
+// change; rebuild after any change (O(n)).
+class MinMaxIndex {
+ public:
+  MinMaxIndex() = default;
+  explicit MinMaxIndex(std::span<const SeriesPoint> points);
+
+  std::vector<SeriesPoint> decimate(double xMin, double xMax, int pixelColumns,
+                                    AxisScale scale = AxisScale::kLinear) const;
+
+ private:
+  // First indices of the smallest and the largest non-NaN y in [begin, end); -1 when all are NaN.
+  std::pair<int64_t, int64_t> argMinMax(size_t begin, size_t end) const;
+  // The first index in (first, end) whose pixel column is beyond `column`, or `end`.
+  template <typename ColumnOf>
+  size_t columnEnd(size_t first, size_t end, int column, const ColumnOf& columnOf) const;
+
+  std::span<const SeriesPoint> points_;
+  std::vector<std::vector<int32_t>> minTable_;  // [level][block]: over 2^level blocks
+  std::vector<std::vector<int32_t>> maxTable_;
+  // x of every block's first point: the column boundaries are searched here first, so a search
+  // touches the (large) point array only inside one block (cache misses dominate otherwise).
+  std::vector<double> blockX_;
+};
+
+// One point found by the hover read-out.
+struct HoverPoint {
+  QString series;
+  SeriesPoint point;
+};
+
+class MetricChart : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit MetricChart(const QString& title, QWidget* parent = nullptr);
+  ~MetricChart() override;
+
+  // Adds a series or replaces its data (points sorted by x ascending; y NaN = gap). `faint`
+  // draws it thin and translucent without a legend entry (the raw line behind a smoothed one).
+  // An invalid colour picks the next of the chart's palette. Marks the chart dirty.
+  void setSeries(const QString& name, std::vector<SeriesPoint> points, QColor color = {},
+                 bool faint = false);
+  void removeSeries(const QString& name);
+  void clearSeries();
+  // The data last given for `name` (empty when unknown).
+  const std::vector<SeriesPoint>& seriesData(const QString& name) const;
+  QStringList seriesNames() const;
+
+  // Stacked area: series drawn in insertion order, each as an area from the sum of the ones
+  // before it to that sum plus its own value (the earlier series' value at the same or the
+  // nearest earlier x). For "step time = compute + exposed communication".
+  void setStacked(bool stacked);
+  bool stacked() const { return stacked_; }
+
+  void setAxisTitles(const QString& x, const QString& y);
+  // Log scale (base 10) per axis; points with x <= 0 (y <= 0) are not drawn on a log axis.
+  void setLogX(bool on);
+  void setLogY(bool on);
+  bool logX() const { return logX_; }
+  bool logY() const { return logY_; }
+
+  // Text drawn over an empty chart, e.g. "no GPUs" (empty: none).
+  void setPlaceholderText(const QString& text);
+
+  // The visible x (y) range; unset = fit the data. Setting marks the chart dirty.
+  void setXRange(double min, double max);
+  void setYRange(double min, double max);
+  void resetZoom();
+  // Zooms by `factor` (< 1 zooms in) about the value-space point `center`.
+  void zoom(double factor, QPointF center);
+  // Pans by a fraction of the visible range (0.1 = a tenth to the right / up).
+  void pan(double dxFraction, double dyFraction);
+  // The range drawn at the last replot (min, max).
+  std::pair<double, double> visibleXRange() const { return shownX_; }
+  std::pair<double, double> visibleYRange() const { return shownY_; }
+
+  // Redraws now if dirty (normally the coalescing timer does it).
+  void replotNow();
+  // Redraws now even when nothing changed: the decimation runs again (benchmarks).
+  void forceReplot();
+  // Pixel columns of the plot area used by the last replot.
+  int plotColumns() const { return plotColumns_; }
+
+  // The drawn point nearest to `position` (widget coordinates of the chart view), within
+  // `maxPixels`; std::nullopt when none. Also what the read-out label shows on hover.
+  std::optional<HoverPoint> nearestPoint(QPointF position, double maxPixels = 30) const;
+  // Where a value-space point is drawn, in widget coordinates of the chart view (and back).
+  QPointF positionOf(SeriesPoint point) const;
+  SeriesPoint valueAt(QPointF position) const;
+  // The read-out's current text.
+  QString readoutText() const;
+
+  // PNG of the chart as shown. Errors: kIOError when the file cannot be written.
+  Status exportPng(const QString& path);
+  // SVG 1.1 of the chart as shown: plot frame, axis ticks and labels, every visible series as a
+  // polyline (its drawn, decimated points; stacked areas as polygons), title and legend.
+  // Errors: kIOError when the file cannot be written.
+  Status exportSvg(const QString& path);
+
+  // For tests and the benchmark.
+  QChart* chart() const { return chart_; }
+  QChartView* chartView() const;
+  // The Qt series drawing `name` (its upper line in stacked mode); nullptr when unknown.
+  QLineSeries* lineSeries(const QString& name) const;
+
+ signals:
+  // The visible ranges changed through zoom or pan (not through new data).
+  void viewChanged();
+
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
+
+ private:
+  class View;
+  struct Series;
+  friend class View;
+
+  void scheduleReplot();
+  void replot();
+  void rebuildAxes();
+  void updateHover(QPointF position);
+  std::pair<double, double> dataXRange() const;
+  Series* find(const QString& name);
+  const Series* find(const QString& name) const;
+  void rebuildStack();
+  QPointF toPixel(SeriesPoint point) const;  // chart coordinates
+  SeriesPoint fromPixel(QPointF pixel) const;
+
+  QChart* chart_;
+  View* view_;
+  QLabel* readout_;
+  QLabel* placeholder_;
+  QTimer* replotTimer_;
+  QAbstractAxis* axisX_ = nullptr;
+  QAbstractAxis* axisY_ = nullptr;
+  QString xTitle_;
+  QString yTitle_;
+  std::vector<std::unique_ptr<Series>> series_;
+  bool stacked_ = false;
+  bool logX_ = false;
+  bool logY_ = false;
+  bool dirty_ = false;
+  std::optional<std::pair<double, double>> xRange_;
+  std::optional<std::pair<double, double>> yRange_;
+  std::pair<double, double> shownX_{0, 1};
+  std::pair<double, double> shownY_{0, 1};
+  int plotColumns_ = 0;
+  int nextColor_ = 0;
+};
+
+}  // namespace ringside::gui

@@ -1,0 +1,131 @@
+// RunTableModel: the run history table over MetricsStore::runs(), and RunFilterProxy, the sorting
+// and filtering in front of it. The model re-reads the store when the store reports a changed or
+// deleted run, coalesced by a timer, and merges the answer row by row so that the view keeps its
+// selection and scroll position while runs are live. Tags and notes are edited in place; the edit
+// shows at once and is written to the store asynchronously.
+// GUI thread only; the store's futures complete on its thread and are received here through
+// QFutureWatcher, so the GUI thread never waits on SQLite.
+#pragma once
+
+#include <QAbstractTableModel>
+#include <QSortFilterProxyModel>
+#include <QTimer>
+#include <QVector>
+
+#include "ringside/gui/metrics_store.h"
+
+namespace ringside::gui {
+
+class RunTableModel : public QAbstractTableModel {
+  Q_OBJECT
+
+ public:
+  enum Column {
+    kName,
+    kState,
+    kPlacement,  // "nodes × ranks per node", e.g. "1 × 2"
+    kStart,      // local time
+    kDuration,   // end - start; now - start while running
+    kFinalLoss,  // train/loss at the highest step
+    kBestAccuracy,
+    kSamplesPerS,  // mean of train/samples_per_s
+    kTags,         // editable
+    kNotes,        // editable
+    kColumnCount
+  };
+  enum Role {
+    // The value sorting uses: a double for the numeric and time columns (invalid when N/A), the
+    // display text otherwise.
+    kSortRole = Qt::UserRole + 1,
+    kRunIdRole,  // QString
+    kStateRole,  // int (v1::RunState)
+  };
+
+  // Does not query yet: call refresh() (the history panel does on construction). `store` must
+  // outlive the model.
+  explicit RunTableModel(MetricsStore& store, QObject* parent = nullptr);
+
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+  QVariant headerData(int section, Qt::Orientation orientation,
+                      int role = Qt::DisplayRole) const override;
+  Qt::ItemFlags flags(const QModelIndex& index) const override;
+  // Tags and notes only: updates the row at once and calls store().setTags/setNotes; a failure
+  // is reported with errorOccurred and the row is re-read. Tags are normalized to "a, b".
+  bool setData(const QModelIndex& index, const QVariant& value, int role = Qt::EditRole) override;
+
+  // The record of a source row (nullptr when out of range).
+  const RunRecord* record(int row) const;
+  // The source row of a run, -1 when the model does not hold it.
+  int rowOfRun(const QString& runId) const;
+  MetricsStore& store() { return store_; }
+  // True once the first answer from the store has arrived.
+  bool loaded() const { return loaded_; }
+
+  // "queued", "running", ... (translated).
+  static QString stateText(v1::RunState state);
+  // "1 × 2" from the stored spec: hosts × ranks per host, or 1 × ranks_per_node when the spec has
+  // no host list; the world size alone when the hosts' rank counts differ; N/A without a spec.
+  static QString placementText(const RunRecord& run);
+  // "45 s", "3 min 20 s", "2 h 05 min".
+  static QString durationText(double seconds);
+
+ public slots:
+  // Re-reads the runs now (one query in flight at a time; a request while one is in flight runs
+  // once it has answered).
+  void refresh();
+  // Re-reads after the coalescing interval (the store's runChanged/runDeleted land here).
+  void scheduleRefresh();
+
+ signals:
+  // A store query or edit failed; the message says what and why (for the status bar or a dialog).
+  void errorOccurred(const QString& message);
+  // A refresh has been merged into the rows.
+  void refreshed();
+
+ private:
+  void merge(std::vector<RunRecord> runs);
+  std::optional<double> durationSeconds(const RunRecord& run) const;
+
+  MetricsStore& store_;
+  QVector<RunRecord> runs_;
+  QTimer refreshTimer_;
+  bool inFlight_ = false;
+  bool pending_ = false;
+  bool loaded_ = false;
+};
+
+// Sorting and filtering of the history table. Numbers sort numerically with N/A below every
+// value; text compares locale-aware and case-insensitively.
+class RunFilterProxy : public QSortFilterProxyModel {
+  Q_OBJECT
+
+ public:
+  // The state filter's choices (the panel's combo box, in this order).
+  enum class StateFilter {
+    kAll,
+    kActive,  // queued, starting or running
+    kCompleted,
+    kFailed,
+    kStopped,
+  };
+
+  explicit RunFilterProxy(QObject* parent = nullptr);
+
+  // Case-insensitive substring of the name, run id, tags or notes; empty matches every run.
+  void setTextFilter(const QString& text);
+  const QString& textFilter() const { return text_; }
+  void setStateFilter(StateFilter filter);
+  StateFilter stateFilter() const { return state_; }
+
+ protected:
+  bool filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const override;
+  bool lessThan(const QModelIndex& left, const QModelIndex& right) const override;
+
+ private:
+  QString text_;
+  StateFilter state_ = StateFilter::kAll;
+};
+
+}  // namespace ringside::gui

@@ -1,0 +1,351 @@
+#include "ringside/gui/history_panel.h"
+
+#include <QComboBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFutureWatcher>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QKeyEvent>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QShortcut>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+#include "ringside/gui/controller.h"
+#include "ringside/gui/run_table_model.h"
+
+namespace ringside::gui {
+
+namespace {
+
+template <typename T, typename Then>
+void whenReady(QObject* receiver, QFuture<T> future, Then then) {
+  auto* watcher = new QFutureWatcher<T>(receiver);
+  QObject::connect(watcher, &QFutureWatcher<T>::finished, receiver, [watcher, then]() mutable {
+    then(watcher->result());
+    watcher->deleteLater();
+  });
+  watcher->setFuture(future);
+}
+
+bool isActive(v1::RunState state) {
+  return state == v1::QUEUED || state == v1::STARTING || state == v1::RUNNING;
+}
+
+// "fmnist baseline" + "r-1234" -> "fmnist_baseline-r-1234.csv".
+QString csvFileName(const QString& name, const QString& runId) {
+  QString base = name;
+  base.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9._-]+")), QStringLiteral("_"));
+  return (base.isEmpty() ? runId : base + QLatin1Char('-') + runId) + QStringLiteral(".csv");
+}
+
+QString withShortcut(const QString& text, const QKeySequence& key) {
+  return QStringLiteral("%1 (%2)").arg(text, key.toString(QKeySequence::NativeText));
+}
+
+}  // namespace
+
+HistoryPanel::HistoryPanel(Controller& controller, QWidget* parent)
+    : QWidget(parent), controller_(controller) {
+  model_ = new RunTableModel(controller_.store(), this);
+  proxy_ = new RunFilterProxy(this);
+  proxy_->setSourceModel(model_);
+
+  filter_ = new QLineEdit;
+  filter_->setPlaceholderText(tr("Filter by name, run id, tags or notes"));
+  filter_->setClearButtonEnabled(true);
+  const QKeySequence findKey(QKeySequence::Find);
+  filter_->setToolTip(
+      withShortcut(tr("Show only runs whose name, id, tags or notes contain this"), findKey));
+  stateFilter_ = new QComboBox;
+  stateFilter_->addItem(tr("All states"), int(RunFilterProxy::StateFilter::kAll));
+  stateFilter_->addItem(tr("Running"), int(RunFilterProxy::StateFilter::kActive));
+  stateFilter_->addItem(tr("Completed"), int(RunFilterProxy::StateFilter::kCompleted));
+  stateFilter_->addItem(tr("Failed"), int(RunFilterProxy::StateFilter::kFailed));
+  stateFilter_->addItem(tr("Stopped"), int(RunFilterProxy::StateFilter::kStopped));
+  stateFilter_->setToolTip(
+      tr("Show only runs in this state (Running includes queued and "
+         "starting runs)"));
+  auto* filterLabel = new QLabel(tr("&Filter:"));
+  filterLabel->setBuddy(filter_);
+  auto* stateLabel = new QLabel(tr("&State:"));
+  stateLabel->setBuddy(stateFilter_);
+  countLabel_ = new QLabel;
+  auto* filters = new QHBoxLayout;
+  filters->addWidget(filterLabel);
+  filters->addWidget(filter_, 1);
+  filters->addWidget(stateLabel);
+  filters->addWidget(stateFilter_);
+  filters->addWidget(countLabel_);
+
+  table_ = new QTableView;
+  table_->setModel(proxy_);
+  table_->setSortingEnabled(true);
+  table_->sortByColumn(RunTableModel::kStart, Qt::DescendingOrder);
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+  table_->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed);
+  table_->setAlternatingRowColors(true);
+  table_->setWordWrap(false);
+  table_->verticalHeader()->hide();
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+  table_->horizontalHeader()->setStretchLastSection(true);
+  table_->horizontalHeader()->setHighlightSections(false);
+  table_->installEventFilter(this);
+
+  const QKeySequence openKey(Qt::Key_Return);
+  const QKeySequence cloneKey(Qt::CTRL | Qt::Key_D);
+  const QKeySequence compareKey(Qt::CTRL | Qt::SHIFT | Qt::Key_C);
+  const QKeySequence exportKey(Qt::CTRL | Qt::Key_E);
+  const QKeySequence deleteKey(QKeySequence::Delete);
+  open_ = new QPushButton(tr("&Open"));
+  open_->setToolTip(withShortcut(tr("Open the run's dashboard; or double-click a row"), openKey));
+  clone_ = new QPushButton(tr("C&lone"));
+  clone_->setToolTip(
+      withShortcut(tr("Fill the run setup form with this run's settings"), cloneKey));
+  compare_ = new QPushButton(tr("Co&mpare"));
+  compare_->setToolTip(withShortcut(tr("Compare two or more selected runs"), compareKey));
+  export_ = new QPushButton(tr("E&xport CSV…"));
+  export_->setToolTip(
+      withShortcut(tr("Write every metric sample of the selected runs to CSV"), exportKey));
+  delete_ = new QPushButton(tr("&Delete…"));
+  delete_->setToolTip(
+      withShortcut(tr("Delete the selected runs with their metrics and logs"), deleteKey));
+  open_->setObjectName(QStringLiteral("openButton"));
+  clone_->setObjectName(QStringLiteral("cloneButton"));
+  compare_->setObjectName(QStringLiteral("compareButton"));
+  export_->setObjectName(QStringLiteral("exportButton"));
+  delete_->setObjectName(QStringLiteral("deleteButton"));
+  auto* buttons = new QHBoxLayout;
+  buttons->addWidget(open_);
+  buttons->addWidget(clone_);
+  buttons->addWidget(compare_);
+  buttons->addWidget(export_);
+  buttons->addStretch();
+  buttons->addWidget(delete_);
+
+  auto* column = new QVBoxLayout(this);
+  column->addLayout(filters);
+  column->addWidget(table_, 1);
+  column->addLayout(buttons);
+
+  // Return is handled in eventFilter (only while the table itself has focus, so that Return in
+  // a tags or notes editor still commits the edit); Delete only while the table has focus, so
+  // that it keeps deleting text in an editor or the filter box.
+  auto* cloneShortcut =
+      new QShortcut(cloneKey, this, nullptr, nullptr, Qt::WidgetWithChildrenShortcut);
+  auto* compareShortcut =
+      new QShortcut(compareKey, this, nullptr, nullptr, Qt::WidgetWithChildrenShortcut);
+  auto* exportShortcut =
+      new QShortcut(exportKey, this, nullptr, nullptr, Qt::WidgetWithChildrenShortcut);
+  auto* deleteShortcut = new QShortcut(deleteKey, table_, nullptr, nullptr, Qt::WidgetShortcut);
+  auto* findShortcut =
+      new QShortcut(findKey, this, nullptr, nullptr, Qt::WidgetWithChildrenShortcut);
+  connect(cloneShortcut, &QShortcut::activated, this, &HistoryPanel::cloneSelected);
+  connect(compareShortcut, &QShortcut::activated, this, &HistoryPanel::compareSelected);
+  connect(exportShortcut, &QShortcut::activated, this, &HistoryPanel::exportSelectedCsv);
+  connect(deleteShortcut, &QShortcut::activated, this, &HistoryPanel::deleteSelected);
+  connect(findShortcut, &QShortcut::activated, this, [this] {
+    filter_->setFocus(Qt::ShortcutFocusReason);
+    filter_->selectAll();
+  });
+
+  connect(open_, &QPushButton::clicked, this, &HistoryPanel::openSelected);
+  connect(clone_, &QPushButton::clicked, this, &HistoryPanel::cloneSelected);
+  connect(compare_, &QPushButton::clicked, this, &HistoryPanel::compareSelected);
+  connect(export_, &QPushButton::clicked, this, &HistoryPanel::exportSelectedCsv);
+  connect(delete_, &QPushButton::clicked, this, &HistoryPanel::deleteSelected);
+  connect(table_, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
+    // A double-click on tags or notes edits the cell instead.
+    if (index.flags().testFlag(Qt::ItemIsEditable)) return;
+    const QString runId = index.data(RunTableModel::kRunIdRole).toString();
+    if (!runId.isEmpty()) emit openRunRequested(runId);
+  });
+  connect(filter_, &QLineEdit::textChanged, proxy_, &RunFilterProxy::setTextFilter);
+  connect(stateFilter_, &QComboBox::currentIndexChanged, this, [this] {
+    proxy_->setStateFilter(
+        static_cast<RunFilterProxy::StateFilter>(stateFilter_->currentData().toInt()));
+  });
+  connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+          &HistoryPanel::updateActions);
+  connect(proxy_, &QAbstractItemModel::rowsInserted, this, &HistoryPanel::updateActions);
+  connect(proxy_, &QAbstractItemModel::rowsRemoved, this, &HistoryPanel::updateActions);
+  connect(proxy_, &QAbstractItemModel::modelReset, this, &HistoryPanel::updateActions);
+  connect(proxy_, &QAbstractItemModel::layoutChanged, this, &HistoryPanel::updateActions);
+  connect(proxy_, &QAbstractItemModel::dataChanged, this, &HistoryPanel::updateActions);
+  connect(model_, &RunTableModel::errorOccurred, this, &HistoryPanel::errorMessage);
+  connect(model_, &RunTableModel::refreshed, this, [this] {
+    // Fit the columns to their content once, when the first rows arrive; afterwards the user's
+    // widths stay.
+    static constexpr int kMaxInitialWidth = 260;
+    if (model_->rowCount() > 0 && !columnsFitted_) {
+      columnsFitted_ = true;
+      table_->resizeColumnsToContents();
+      for (int c = 0; c < RunTableModel::kColumnCount; ++c) {
+        table_->setColumnWidth(c, std::min(table_->columnWidth(c) + 12, kMaxInitialWidth));
+      }
+    }
+  });
+
+  updateActions();
+  model_->refresh();
+}
+
+QStringList HistoryPanel::selectedRunIds() const {
+  QModelIndexList rows = table_->selectionModel()->selectedRows();
+  std::sort(rows.begin(), rows.end(),
+            [](const QModelIndex& a, const QModelIndex& b) { return a.row() < b.row(); });
+  QStringList ids;
+  for (const QModelIndex& row : rows) ids << row.data(RunTableModel::kRunIdRole).toString();
+  return ids;
+}
+
+void HistoryPanel::selectRuns(const QStringList& runIds) {
+  QItemSelection selection;
+  for (const QString& runId : runIds) {
+    const int sourceRow = model_->rowOfRun(runId);
+    if (sourceRow < 0) continue;
+    const QModelIndex row = proxy_->mapFromSource(model_->index(sourceRow, 0));
+    if (row.isValid()) selection.select(row, row);
+  }
+  table_->selectionModel()->select(selection,
+                                   QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+  if (!selection.isEmpty()) {
+    table_->selectionModel()->setCurrentIndex(selection.indexes().first(),
+                                              QItemSelectionModel::NoUpdate);
+  }
+}
+
+QString HistoryPanel::displayName(const QString& runId) const {
+  const RunRecord* run = model_->record(model_->rowOfRun(runId));
+  return run == nullptr || run->name.isEmpty() ? runId : run->name;
+}
+
+void HistoryPanel::updateActions() {
+  const QStringList ids = selectedRunIds();
+  open_->setEnabled(!ids.isEmpty());
+  clone_->setEnabled(ids.size() == 1);
+  compare_->setEnabled(ids.size() >= 2);
+  export_->setEnabled(!ids.isEmpty());
+  delete_->setEnabled(!ids.isEmpty());
+  const int shown = proxy_->rowCount();
+  const int total = model_->rowCount();
+  countLabel_->setText(shown == total ? tr("%n run(s)", nullptr, total)
+                                      : tr("%1 of %n run(s)", nullptr, total).arg(shown));
+}
+
+void HistoryPanel::openSelected() {
+  if (!open_->isEnabled()) return;
+  for (const QString& runId : selectedRunIds()) emit openRunRequested(runId);
+}
+
+void HistoryPanel::cloneSelected() {
+  if (!clone_->isEnabled()) return;
+  const QString runId = selectedRunIds().value(0);
+  const RunRecord* run = model_->record(model_->rowOfRun(runId));
+  if (run == nullptr) return;
+  v1::RunSpec spec;
+  if (run->spec.isEmpty() || !spec.ParseFromArray(run->spec.constData(), run->spec.size())) {
+    QMessageBox::information(
+        this, tr("Clone run"),
+        tr("The settings of run %1 are not known yet: its node has not reported them. Connect "
+           "the node that ran it and try again.")
+            .arg(displayName(runId)));
+    return;
+  }
+  emit cloneRequested(fromRunSpec(spec));
+}
+
+void HistoryPanel::compareSelected() {
+  if (!compare_->isEnabled()) return;
+  emit compareRequested(selectedRunIds());
+}
+
+void HistoryPanel::exportSelectedCsv() {
+  if (!export_->isEnabled()) return;
+  const QStringList ids = selectedRunIds();
+  const QString documents = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+  QList<QPair<QString, QString>> targets;  // run id, file
+  if (ids.size() == 1) {
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export metrics as CSV"),
+        QDir(documents).filePath(csvFileName(displayName(ids.first()), ids.first())),
+        tr("CSV files (*.csv);;All files (*)"));
+    if (path.isEmpty()) return;
+    targets.append({ids.first(), path});
+  } else {
+    const QString folder =
+        QFileDialog::getExistingDirectory(this, tr("Export metrics as CSV into folder"), documents);
+    if (folder.isEmpty()) return;
+    for (const QString& runId : ids) {
+      targets.append({runId, QDir(folder).filePath(csvFileName(displayName(runId), runId))});
+    }
+  }
+  for (const auto& [runId, path] : targets) {
+    whenReady(this, controller_.store().exportCsv(runId, path), [this, path](const Status& status) {
+      if (status.isOk()) return;
+      QMessageBox::warning(
+          this, tr("Export failed"),
+          tr("Could not write %1: %2")
+              .arg(QDir::toNativeSeparators(path), QString::fromStdString(status.message())));
+    });
+  }
+}
+
+void HistoryPanel::deleteSelected() {
+  if (!delete_->isEnabled()) return;
+  const QStringList ids = selectedRunIds();
+  QStringList active;
+  for (const QString& runId : ids) {
+    const RunRecord* run = model_->record(model_->rowOfRun(runId));
+    if (run != nullptr && isActive(run->state)) active << displayName(runId);
+  }
+  if (!active.isEmpty()) {
+    QMessageBox::information(this, tr("Delete runs"),
+                             tr("Stop these runs before deleting them: %1").arg(active.join(", ")));
+    return;
+  }
+  const QString question =
+      ids.size() == 1
+          ? tr("Delete run \"%1\" with all its metrics and log lines? This cannot be undone.")
+                .arg(displayName(ids.first()))
+          : tr("Delete %n runs with all their metrics and log lines? This cannot be undone.",
+               nullptr, static_cast<int>(ids.size()));
+  if (QMessageBox::question(this, tr("Delete runs"), question,
+                            QMessageBox::Yes | QMessageBox::Cancel,
+                            QMessageBox::Cancel) != QMessageBox::Yes) {
+    return;
+  }
+  for (const QString& runId : ids) {
+    whenReady(this, controller_.store().deleteRun(runId), [this, runId](const Status& status) {
+      if (status.isOk()) return;
+      emit errorMessage(
+          tr("Could not delete run %1: %2").arg(runId, QString::fromStdString(status.message())));
+    });
+  }
+}
+
+bool HistoryPanel::eventFilter(QObject* watched, QEvent* event) {
+  // Key presses reach the table only while it has focus itself: an open tags or notes editor
+  // gets Return first and commits the edit.
+  if (watched == table_ && event->type() == QEvent::KeyPress) {
+    auto* key = static_cast<QKeyEvent*>(event);
+    if ((key->key() == Qt::Key_Return || key->key() == Qt::Key_Enter) &&
+        (key->modifiers() & ~Qt::KeypadModifier) == Qt::NoModifier) {
+      openSelected();
+      return true;
+    }
+  }
+  return QWidget::eventFilter(watched, event);
+}
+
+}  // namespace ringside::gui

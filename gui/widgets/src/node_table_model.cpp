@@ -1,0 +1,320 @@
+#include "ringside/gui/node_table_model.h"
+
+#include <QApplication>
+#include <QColor>
+#include <QPainter>
+#include <QPalette>
+
+#include "ringside/gui/add_node_dialog.h"
+
+namespace ringside::gui {
+
+namespace {
+
+constexpr double kMiBPerGiB = 1024.0;
+constexpr int kBarMaxWidth = 46;  // px per GPU bar
+constexpr int kBarMinWidth = 8;
+constexpr int kBarGap = 3;
+
+// "0.4 s", "12 s", "5 min", "3 h".
+QString ageText(qint64 ageMs) {
+  if (ageMs < 10000) return NodeTableModel::tr("%1 s").arg(ageMs / 1000.0, 0, 'f', 1);
+  if (ageMs < 120000) return NodeTableModel::tr("%1 s").arg(ageMs / 1000);
+  if (ageMs < 2 * 3600 * 1000) return NodeTableModel::tr("%1 min").arg(ageMs / 60000);
+  return NodeTableModel::tr("%1 h").arg(ageMs / 3600000);
+}
+
+QString notAvailable() { return NodeTableModel::tr("N/A"); }
+
+QString gib(double mib) { return QString::number(mib / kMiBPerGiB, 'f', 1); }
+
+// The slots in use: the latest telemetry's count is newer than the last hello's.
+int slotsUsed(const NodeView& node) {
+  if (node.telemetry) return static_cast<int>(node.telemetry->slots_used());
+  return node.info ? static_cast<int>(node.info->slots_used()) : 0;
+}
+
+QColor stateColor(const NodeView& node) {
+  if (node.state == NodeState::Offline) return QColor(0xc0, 0x39, 0x2b);
+  if (NodeTableModel::isDraining(node)) return QColor(0xd6, 0x89, 0x10);
+  return {};
+}
+
+}  // namespace
+
+NodeTableModel::NodeTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void NodeTableModel::setNodes(const QList<NodeView>& nodes) {
+  bool sameRows = nodes.size() == nodes_.size();
+  for (int i = 0; sameRows && i < nodes.size(); ++i) {
+    sameRows = nodes[i].record.nodeId == nodes_[i].record.nodeId;
+  }
+  if (!sameRows) {
+    beginResetModel();
+    nodes_ = nodes;
+    endResetModel();
+    return;
+  }
+  nodes_ = nodes;
+  if (!nodes_.isEmpty()) emit dataChanged(index(0, 0), index(nodes_.size() - 1, kColumnCount - 1));
+}
+
+int NodeTableModel::rowOf(const QString& nodeId) const {
+  for (int i = 0; i < nodes_.size(); ++i) {
+    if (nodes_[i].record.nodeId == nodeId) return i;
+  }
+  return -1;
+}
+
+int NodeTableModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(nodes_.size());
+}
+
+int NodeTableModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : kColumnCount;
+}
+
+QVariant NodeTableModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || index.row() >= nodes_.size()) return {};
+  const NodeView& node = nodes_[index.row()];
+  if (role == kNodeIdRole) return node.record.nodeId;
+  if (role == kGpuUtilRole) {
+    if (index.column() != kGpus || !node.info) return {};
+    QVariantList utils;
+    for (const v1::GpuInfo& gpu : node.info->gpus()) {
+      QVariant util;
+      if (node.telemetry) {
+        for (const v1::GpuTelemetry& sample : node.telemetry->gpus()) {
+          if (sample.index() == gpu.index() && sample.has_util_pct()) util = sample.util_pct();
+        }
+      }
+      utils.append(util);
+    }
+    return utils;
+  }
+  if (role == Qt::ForegroundRole) {
+    if (index.column() == kState) {
+      const QColor color = stateColor(node);
+      return color.isValid() ? QVariant(color) : QVariant();
+    }
+    // The last known values of a node that stopped answering are stale: greyed.
+    if (node.state != NodeState::Online) {
+      return QApplication::palette().color(QPalette::Disabled, QPalette::Text);
+    }
+  }
+  if (role == Qt::TextAlignmentRole && (index.column() == kSlots || index.column() == kMemory)) {
+    return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+  }
+  if (role == Qt::ToolTipRole) {
+    switch (index.column()) {
+      case kAddress:
+        return node.local ? tr("The local agent, started by this GUI on loopback")
+                          : node.record.address;
+      case kCpu:
+        return cpuText(node);
+      case kGpus:
+        if (node.info) {
+          QStringList lines;
+          for (const v1::GpuInfo& gpu : node.info->gpus()) {
+            lines.append(tr("GPU %1: %2, %3 GiB")
+                             .arg(gpu.index())
+                             .arg(QString::fromStdString(gpu.name()))
+                             .arg(gib(static_cast<double>(gpu.memory_total_mib()))));
+          }
+          return lines.isEmpty() ? gpusText(node) : lines.join(QLatin1Char('\n'));
+        }
+        return {};
+      default:
+        return {};
+    }
+  }
+  if (role != Qt::DisplayRole) return {};
+  switch (index.column()) {
+    case kName:
+      return node.record.name;
+    case kAddress:
+      return addressText(node);
+    case kState:
+      return stateText(node);
+    case kCpu:
+      return cpuText(node);
+    case kMemory:
+      return memoryText(node);
+    case kGpus:
+      return gpusText(node);
+    case kSlots:
+      return slotsText(node);
+    case kAgentVersion:
+      return node.info && !node.info->agent_version().empty()
+                 ? QString::fromStdString(node.info->agent_version())
+                 : notAvailable();
+    default:
+      return {};
+  }
+}
+
+QVariant NodeTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+  switch (section) {
+    case kName:
+      return tr("Name");
+    case kAddress:
+      return tr("Address");
+    case kState:
+      return tr("State");
+    case kCpu:
+      return tr("CPU");
+    case kMemory:
+      return tr("Memory");
+    case kGpus:
+      return tr("GPUs");
+    case kSlots:
+      return tr("Slots");
+    case kAgentVersion:
+      return tr("Agent");
+    default:
+      return {};
+  }
+}
+
+QString NodeTableModel::addressText(const NodeView& node) {
+  if (node.local) return QStringLiteral("local");
+  const NodeAddress address = parseNodeAddress(node.record.address);
+  if (!address.valid) return node.record.address;
+  return QStringLiteral("%1:%2").arg(address.host).arg(address.controlPort);
+}
+
+bool NodeTableModel::isDraining(const NodeView& node) {
+  if (node.state != NodeState::Online) return false;
+  if (node.telemetry) return node.telemetry->draining();
+  return node.info && node.info->draining();
+}
+
+QString NodeTableModel::stateText(const NodeView& node) {
+  QString state;
+  switch (node.state) {
+    case NodeState::Connecting:
+      return tr("connecting…");
+    case NodeState::Online:
+      state = isDraining(node) ? tr("draining") : tr("online");
+      break;
+    case NodeState::Offline:
+      state = tr("offline");
+      break;
+  }
+  if (node.heartbeatAgeMs < 0) return state;
+  return tr("%1 (%2)").arg(state, ageText(node.heartbeatAgeMs));
+}
+
+QString NodeTableModel::cpuText(const NodeView& node) {
+  if (!node.info) return notAvailable();
+  QStringList parts;
+  if (!node.info->cpu_model().empty()) parts.append(QString::fromStdString(node.info->cpu_model()));
+  const int cores = static_cast<int>(node.info->cpu_cores());
+  parts.append(cores == 1 ? tr("1 core") : tr("%1 cores").arg(cores));
+  parts.append(node.telemetry && node.telemetry->has_cpu_pct()
+                   ? tr("%1 %").arg(node.telemetry->cpu_pct(), 0, 'f', 0)
+                   : notAvailable());
+  return parts.join(QStringLiteral(", "));
+}
+
+QString NodeTableModel::memoryText(const NodeView& node) {
+  const bool haveUsed = node.telemetry && node.telemetry->has_mem_used_mib();
+  const bool haveTotal = node.info && node.info->memory_total_mib() > 0;
+  if (!haveUsed && !haveTotal) return notAvailable();
+  return tr("%1 / %2 GiB")
+      .arg(haveUsed ? gib(node.telemetry->mem_used_mib()) : notAvailable(),
+           haveTotal ? gib(static_cast<double>(node.info->memory_total_mib())) : notAvailable());
+}
+
+QString NodeTableModel::gpusText(const NodeView& node) {
+  if (!node.info) return notAvailable();
+  if (node.info->gpus().empty()) return tr("none");
+  QStringList utils;
+  for (const v1::GpuInfo& gpu : node.info->gpus()) {
+    QString util = notAvailable();
+    if (node.telemetry) {
+      for (const v1::GpuTelemetry& sample : node.telemetry->gpus()) {
+        if (sample.index() == gpu.index() && sample.has_util_pct()) {
+          util = tr("%1 %").arg(sample.util_pct(), 0, 'f', 0);
+        }
+      }
+    }
+    utils.append(util);
+  }
+  return utils.join(QStringLiteral(", "));
+}
+
+QString NodeTableModel::slotsText(const NodeView& node) {
+  if (!node.info) return notAvailable();
+  const int total = static_cast<int>(node.info->slots_total());
+  const int used = slotsUsed(node);
+  const QString kind = QString::fromStdString(node.info->slot_kind());
+  return tr("%1 free / %2 used %3").arg(qMax(0, total - used)).arg(used).arg(kind).trimmed();
+}
+
+void GpuBarsDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option,
+                            const QModelIndex& index) const {
+  const QVariant value = index.data(NodeTableModel::kGpuUtilRole);
+  const QVariantList utils = value.toList();
+  if (value.typeId() != QMetaType::QVariantList || utils.isEmpty()) {
+    QStyledItemDelegate::paint(painter, option, index);
+    return;
+  }
+  QStyleOptionViewItem background = option;
+  initStyleOption(&background, index);
+  background.text.clear();
+  const QWidget* widget = option.widget;
+  QStyle* style = widget != nullptr ? widget->style() : QApplication::style();
+  style->drawControl(QStyle::CE_ItemViewItem, &background, painter, widget);
+
+  const QRect area = option.rect.adjusted(4, 3, -4, -3);
+  const int count = static_cast<int>(utils.size());
+  const int width =
+      qBound(kBarMinWidth, (area.width() - kBarGap * (count - 1)) / count, kBarMaxWidth);
+  const QPalette& palette = option.palette;
+  painter->save();
+  painter->setRenderHint(QPainter::Antialiasing, false);
+  QFont font = option.font;
+  font.setPointSizeF(font.pointSizeF() * 0.85);
+  painter->setFont(font);
+  const QFontMetrics metrics(font);
+  for (int i = 0; i < count; ++i) {
+    const QRect bar(area.left() + i * (width + kBarGap), area.top(), width, area.height());
+    if (bar.right() > area.right()) break;  // too narrow: the tooltip still lists every GPU
+    painter->setPen(palette.color(QPalette::Mid));
+    painter->setBrush(palette.color(QPalette::Base));
+    painter->drawRect(bar.adjusted(0, 0, -1, -1));
+    QString label;
+    if (utils[i].isValid()) {
+      const double util = qBound(0.0, utils[i].toDouble(), 100.0);
+      QRect fill = bar.adjusted(1, 1, -1, -1);
+      fill.setWidth(static_cast<int>(fill.width() * util / 100.0 + 0.5));
+      painter->fillRect(fill, palette.color(QPalette::Highlight));
+      label = QString::number(util, 'f', 0);
+    } else {
+      painter->fillRect(bar.adjusted(1, 1, -1, -1),
+                        QBrush(palette.color(QPalette::Mid), Qt::BDiagPattern));
+      label = NodeTableModel::tr("N/A");
+    }
+    if (metrics.horizontalAdvance(label) + 2 <= bar.width()) {
+      painter->setPen(palette.color(QPalette::Text));
+      painter->drawText(bar, Qt::AlignCenter, label);
+    }
+  }
+  painter->restore();
+}
+
+QSize GpuBarsDelegate::sizeHint(const QStyleOptionViewItem& option,
+                                const QModelIndex& index) const {
+  QSize size = QStyledItemDelegate::sizeHint(option, index);
+  const QVariant value = index.data(NodeTableModel::kGpuUtilRole);
+  if (value.typeId() == QMetaType::QVariantList && !value.toList().isEmpty()) {
+    const int count = static_cast<int>(value.toList().size());
+    size.setWidth(qMax(size.width() / 2, count * (kBarMaxWidth + kBarGap) + 8));
+  }
+  size.setHeight(qMax(size.height(), 22));
+  return size;
+}
+
+}  // namespace ringside::gui

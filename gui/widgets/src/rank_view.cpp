@@ -1,0 +1,146 @@
+#include "ringside/gui/rank_view.h"
+
+#include <QHeaderView>
+#include <QLabel>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace ringside::gui {
+
+namespace {
+
+enum Column { kRank, kNode, kStepMs, kExposedMs, kVsMedian, kColumnCount };
+
+double medianOf(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const size_t middle = values.size() / 2;
+  return values.size() % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
+}
+
+std::optional<double> medianOf(const std::vector<RankStat>& ranks,
+                               std::optional<double> RankStat::*field) {
+  std::vector<double> values;
+  for (const RankStat& rank : ranks) {
+    if (rank.*field) values.push_back(*(rank.*field));
+  }
+  if (values.empty()) return std::nullopt;
+  return medianOf(std::move(values));
+}
+
+QString formatMs(const std::optional<double>& value) {
+  return value ? QString::number(*value, 'f', 3) : RankView::tr("N/A");
+}
+
+// A heat colour for a value relative to the median: white at or below it, deepening red up to
+// 50 % above.
+QColor heat(const std::optional<double>& value, const std::optional<double>& median) {
+  if (!value || !median || !(*median > 0)) return {};
+  const double excess = std::clamp((*value / *median - 1.0) / 0.5, 0.0, 1.0);
+  if (excess <= 0) return {};
+  return QColor::fromRgbF(1.0, 1.0 - 0.55 * excess, 1.0 - 0.55 * excess);
+}
+
+}  // namespace
+
+std::optional<SlowestRank> findSlowestRank(const std::vector<RankStat>& ranks) {
+  const RankStat* slowest = nullptr;
+  for (const RankStat& rank : ranks) {
+    if (!rank.stepMs) continue;
+    if (slowest == nullptr || *rank.stepMs > *slowest->stepMs ||
+        (*rank.stepMs == *slowest->stepMs && rank.rank < slowest->rank)) {
+      slowest = &rank;
+    }
+  }
+  if (slowest == nullptr) return std::nullopt;
+  SlowestRank result;
+  result.rank = slowest->rank;
+  result.node = slowest->node;
+  result.stepMs = *slowest->stepMs;
+  result.medianStepMs = *medianOf(ranks, &RankStat::stepMs);
+  result.overMedianPct =
+      result.medianStepMs > 0 ? (result.stepMs / result.medianStepMs - 1.0) * 100.0 : 0.0;
+  return result;
+}
+
+QString hostOfRank(const v1::RunSpec& spec, int rank, const QString& ownNode) {
+  if (spec.hosts().empty()) return ownNode;
+  int first = 0;
+  for (const auto& host : spec.hosts()) {
+    const int count = static_cast<int>(host.ranks());
+    if (rank >= first && rank < first + count) return QString::fromStdString(host.host());
+    first += count;
+  }
+  return {};
+}
+
+RankView::RankView(QWidget* parent)
+    : QWidget(parent), summary_(new QLabel(this)), table_(new QTableWidget(0, kColumnCount, this)) {
+  summary_->setText(tr("No per-rank timings yet (a run with more than one rank reports them)."));
+  summary_->setWordWrap(true);
+  summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  table_->setHorizontalHeaderLabels(
+      {tr("Rank"), tr("Node"), tr("Step (ms)"), tr("All-reduce wait (ms)"), tr("Step vs median")});
+  table_->verticalHeader()->hide();
+  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  table_->horizontalHeader()->setStretchLastSection(true);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(summary_);
+  layout->addWidget(table_, 1);
+}
+
+void RankView::setRanks(std::vector<RankStat> ranks) {
+  std::sort(ranks.begin(), ranks.end(),
+            [](const RankStat& a, const RankStat& b) { return a.rank < b.rank; });
+  const auto stepMedian = medianOf(ranks, &RankStat::stepMs);
+  const auto exposedMedian = medianOf(ranks, &RankStat::exposedCommMs);
+  const auto slowest = findSlowestRank(ranks);
+  table_->setRowCount(static_cast<int>(ranks.size()));
+  for (int row = 0; row < static_cast<int>(ranks.size()); ++row) {
+    const RankStat& rank = ranks[static_cast<size_t>(row)];
+    auto set = [&](int column, const QString& text, const QColor& background = {}) {
+      auto* item = new QTableWidgetItem(text);
+      if (column != kNode) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+      if (background.isValid()) {
+        item->setBackground(background);
+        item->setForeground(Qt::black);
+      }
+      if (slowest && slowest->rank == rank.rank) {
+        QFont font = item->font();
+        font.setBold(true);
+        item->setFont(font);
+      }
+      table_->setItem(row, column, item);
+    };
+    set(kRank, QString::number(rank.rank));
+    set(kNode, rank.node.isEmpty() ? tr("unknown") : rank.node);
+    set(kStepMs, formatMs(rank.stepMs), heat(rank.stepMs, stepMedian));
+    set(kExposedMs, formatMs(rank.exposedCommMs), heat(rank.exposedCommMs, exposedMedian));
+    QString vsMedian = tr("N/A");
+    if (rank.stepMs && stepMedian && *stepMedian > 0) {
+      vsMedian = QStringLiteral("%1%2%")
+                     .arg(*rank.stepMs >= *stepMedian ? QStringLiteral("+") : QString())
+                     .arg((*rank.stepMs / *stepMedian - 1.0) * 100.0, 0, 'f', 0);
+    }
+    set(kVsMedian, vsMedian);
+  }
+  if (!slowest) {
+    summary_->setText(tr("No per-rank timings yet (a run with more than one rank reports them)."));
+    return;
+  }
+  summary_->setText(tr("slowest: rank %1 on node %2, step %3 ms (%4% over median)")
+                        .arg(slowest->rank)
+                        .arg(slowest->node.isEmpty() ? tr("unknown") : slowest->node)
+                        .arg(slowest->stepMs, 0, 'f', 2)
+                        .arg(QStringLiteral("%1%2")
+                                 .arg(slowest->overMedianPct >= 0 ? QStringLiteral("+") : QString())
+                                 .arg(slowest->overMedianPct, 0, 'f', 0)));
+}
+
+QString RankView::summaryText() const { return summary_->text(); }
+
+}  // namespace ringside::gui

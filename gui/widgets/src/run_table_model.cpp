@@ -1,0 +1,483 @@
+#include "ringside/gui/run_table_model.h"
+
+#include <QBrush>
+#include <QColor>
+#include <QDateTime>
+#include <QFutureWatcher>
+#include <QHash>
+#include <QLocale>
+
+#include <algorithm>
+#include <cmath>
+
+namespace ringside::gui {
+
+namespace {
+
+// Store signals arrive per ingested batch while runs are live; one re-read per interval is
+// enough for a table.
+constexpr int kRefreshCoalesceMs = 250;
+
+// Runs `then` on the receiver's (GUI) thread once `future` is ready; nothing when the receiver
+// is gone by then.
+template <typename T, typename Then>
+void whenReady(QObject* receiver, QFuture<T> future, Then then) {
+  auto* watcher = new QFutureWatcher<T>(receiver);
+  QObject::connect(watcher, &QFutureWatcher<T>::finished, receiver, [watcher, then]() mutable {
+    then(watcher->result());
+    watcher->deleteLater();
+  });
+  watcher->setFuture(future);
+}
+
+double nowSeconds() { return QDateTime::currentMSecsSinceEpoch() / 1000.0; }
+
+bool isActive(v1::RunState state) {
+  return state == v1::QUEUED || state == v1::STARTING || state == v1::RUNNING;
+}
+
+QString normalizedTags(const QString& text) {
+  QStringList tags;
+  for (const QString& part : text.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+    const QString tag = part.trimmed();
+    if (!tag.isEmpty() && !tags.contains(tag)) tags << tag;
+  }
+  return tags.join(QStringLiteral(", "));
+}
+
+// Colours readable on light and dark palettes alike.
+QColor stateColor(v1::RunState state) {
+  switch (state) {
+    case v1::RUNNING:
+    case v1::STARTING:
+    case v1::QUEUED:
+      return QColor(0x2f, 0x80, 0xed);
+    case v1::COMPLETED:
+      return QColor(0x2e, 0x9d, 0x4f);
+    case v1::FAILED:
+      return QColor(0xd9, 0x48, 0x3b);
+    case v1::STOPPED:
+      return QColor(0xc0, 0x84, 0x1a);
+    default:
+      return {};
+  }
+}
+
+bool sameRow(const RunRecord& a, const RunRecord& b) {
+  return a.name == b.name && a.state == b.state && a.reason == b.reason && a.spec == b.spec &&
+         a.startTime == b.startTime && a.endTime == b.endTime && a.tags == b.tags &&
+         a.notes == b.notes && a.finalLoss == b.finalLoss && a.bestAccuracy == b.bestAccuracy &&
+         a.meanSamplesPerS == b.meanSamplesPerS && a.worldSize == b.worldSize;
+}
+
+}  // namespace
+
+RunTableModel::RunTableModel(MetricsStore& store, QObject* parent)
+    : QAbstractTableModel(parent), store_(store) {
+  refreshTimer_.setSingleShot(true);
+  refreshTimer_.setInterval(kRefreshCoalesceMs);
+  connect(&refreshTimer_, &QTimer::timeout, this, &RunTableModel::refresh);
+  connect(&store_, &MetricsStore::runChanged, this, &RunTableModel::scheduleRefresh);
+  connect(&store_, &MetricsStore::runDeleted, this, &RunTableModel::scheduleRefresh);
+}
+
+int RunTableModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(runs_.size());
+}
+
+int RunTableModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : kColumnCount;
+}
+
+const RunRecord* RunTableModel::record(int row) const {
+  return row >= 0 && row < runs_.size() ? &runs_[row] : nullptr;
+}
+
+int RunTableModel::rowOfRun(const QString& runId) const {
+  for (int row = 0; row < runs_.size(); ++row) {
+    if (runs_[row].runId == runId) return row;
+  }
+  return -1;
+}
+
+QString RunTableModel::stateText(v1::RunState state) {
+  switch (state) {
+    case v1::QUEUED:
+      return tr("queued");
+    case v1::STARTING:
+      return tr("starting");
+    case v1::RUNNING:
+      return tr("running");
+    case v1::COMPLETED:
+      return tr("completed");
+    case v1::FAILED:
+      return tr("failed");
+    case v1::STOPPED:
+      return tr("stopped");
+    default:
+      return tr("unknown");
+  }
+}
+
+QString RunTableModel::placementText(const RunRecord& run) {
+  v1::RunSpec spec;
+  if (run.spec.isEmpty() || !spec.ParseFromArray(run.spec.constData(), run.spec.size())) {
+    return run.worldSize > 0 ? QString::number(run.worldSize) : tr("N/A");
+  }
+  if (spec.hosts_size() == 0) {
+    const int ranks = spec.ranks_per_node() > 0 ? static_cast<int>(spec.ranks_per_node())
+                                                : std::max(run.worldSize, 1);
+    return tr("%1 × %2").arg(1).arg(ranks);
+  }
+  const uint32_t first = spec.hosts(0).ranks();
+  for (const auto& host : spec.hosts()) {
+    if (host.ranks() != first) {
+      return tr("%n rank(s) on %1 nodes", nullptr, run.worldSize).arg(spec.hosts_size());
+    }
+  }
+  return tr("%1 × %2").arg(spec.hosts_size()).arg(first);
+}
+
+QString RunTableModel::durationText(double seconds) {
+  const qint64 total = static_cast<qint64>(std::llround(std::max(0.0, seconds)));
+  const qint64 hours = total / 3600;
+  const qint64 minutes = (total % 3600) / 60;
+  const qint64 secs = total % 60;
+  if (hours > 0) return tr("%1 h %2 min").arg(hours).arg(minutes, 2, 10, QLatin1Char('0'));
+  if (minutes > 0) return tr("%1 min %2 s").arg(minutes).arg(secs, 2, 10, QLatin1Char('0'));
+  return tr("%1 s").arg(secs);
+}
+
+std::optional<double> RunTableModel::durationSeconds(const RunRecord& run) const {
+  if (run.startTime <= 0) return std::nullopt;
+  if (run.endTime > 0) return run.endTime - run.startTime;
+  if (isActive(run.state)) return nowSeconds() - run.startTime;
+  return std::nullopt;  // ended without an end time: unknown, not "still counting"
+}
+
+QVariant RunTableModel::data(const QModelIndex& index, int role) const {
+  const RunRecord* run = index.isValid() ? record(index.row()) : nullptr;
+  if (run == nullptr) return {};
+  const int column = index.column();
+  if (role == kRunIdRole) return run->runId;
+  if (role == kStateRole) return static_cast<int>(run->state);
+
+  // Numeric value of a column (nullopt: N/A; also nullopt for text columns).
+  auto number = [&]() -> std::optional<double> {
+    switch (column) {
+      case kStart:
+        return run->startTime > 0 ? std::optional<double>(run->startTime) : std::nullopt;
+      case kDuration:
+        return durationSeconds(*run);
+      case kFinalLoss:
+        return run->finalLoss;
+      case kBestAccuracy:
+        return run->bestAccuracy;
+      case kSamplesPerS:
+        return run->meanSamplesPerS;
+      default:
+        return std::nullopt;
+    }
+  };
+  const bool numeric = column == kStart || column == kDuration || column == kFinalLoss ||
+                       column == kBestAccuracy || column == kSamplesPerS;
+
+  switch (role) {
+    case Qt::DisplayRole: {
+      switch (column) {
+        case kName:
+          return run->name.isEmpty() ? run->runId : run->name;
+        case kState:
+          return stateText(run->state);
+        case kPlacement:
+          return placementText(*run);
+        case kTags:
+          return run->tags;
+        case kNotes:
+          return run->notes;
+        default:
+          break;
+      }
+      const std::optional<double> value = number();
+      if (!value || !std::isfinite(*value)) return tr("N/A");
+      const QLocale locale;
+      switch (column) {
+        case kStart:
+          return locale.toString(QDateTime::fromMSecsSinceEpoch(qint64(*value * 1000.0)),
+                                 QStringLiteral("yyyy-MM-dd HH:mm"));
+        case kDuration:
+          return durationText(*value);
+        case kFinalLoss:
+          return locale.toString(*value, 'f', 4);
+        case kBestAccuracy:
+          return tr("%1 %").arg(locale.toString(*value * 100.0, 'f', 2));
+        case kSamplesPerS:
+          return locale.toString(*value, 'f', 0);
+        default:
+          return {};
+      }
+    }
+    case Qt::EditRole:
+      if (column == kTags) return run->tags;
+      if (column == kNotes) return run->notes;
+      return data(index, Qt::DisplayRole);
+    case kSortRole:
+      if (numeric) {
+        const std::optional<double> value = number();
+        return value && std::isfinite(*value) ? QVariant(*value) : QVariant();
+      }
+      if (column == kPlacement) return run->worldSize;
+      return data(index, Qt::DisplayRole);
+    case Qt::TextAlignmentRole:
+      if (numeric && column != kStart) {
+        return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+      }
+      if (column == kPlacement) return QVariant::fromValue(Qt::AlignHCenter | Qt::AlignVCenter);
+      return {};
+    case Qt::ForegroundRole:
+      if (column == kState) {
+        const QColor color = stateColor(run->state);
+        if (color.isValid()) return QBrush(color);
+      }
+      return {};
+    case Qt::ToolTipRole:
+      switch (column) {
+        case kName:
+          return tr("Run %1").arg(run->runId);
+        case kState:
+          return run->reason.isEmpty()
+                     ? QVariant()
+                     : QVariant(tr("%1: %2").arg(stateText(run->state), run->reason));
+        case kTags:
+        case kNotes:
+          return tr("Double-click or press F2 to edit");
+        default:
+          return {};
+      }
+    default:
+      return {};
+  }
+}
+
+QVariant RunTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (orientation != Qt::Horizontal) return {};
+  if (role == Qt::DisplayRole) {
+    switch (section) {
+      case kName:
+        return tr("Name");
+      case kState:
+        return tr("State");
+      case kPlacement:
+        return tr("Nodes × ranks");
+      case kStart:
+        return tr("Start");
+      case kDuration:
+        return tr("Duration");
+      case kFinalLoss:
+        return tr("Final loss");
+      case kBestAccuracy:
+        return tr("Best accuracy");
+      case kSamplesPerS:
+        return tr("Samples/s");
+      case kTags:
+        return tr("Tags");
+      case kNotes:
+        return tr("Notes");
+      default:
+        return {};
+    }
+  }
+  if (role == Qt::ToolTipRole) {
+    switch (section) {
+      case kPlacement:
+        return tr("Nodes × ranks per node");
+      case kFinalLoss:
+        return tr("Training loss (train/loss) at the last step");
+      case kBestAccuracy:
+        return tr("Highest test accuracy (test/accuracy) of any evaluation");
+      case kSamplesPerS:
+        return tr("Mean training throughput (train/samples_per_s) over all ranks");
+      case kTags:
+      case kNotes:
+        return tr("Double-click or press F2 to edit");
+      default:
+        return {};
+    }
+  }
+  return {};
+}
+
+Qt::ItemFlags RunTableModel::flags(const QModelIndex& index) const {
+  Qt::ItemFlags result = QAbstractTableModel::flags(index);
+  if (index.isValid() && (index.column() == kTags || index.column() == kNotes)) {
+    result |= Qt::ItemIsEditable;
+  }
+  return result;
+}
+
+bool RunTableModel::setData(const QModelIndex& index, const QVariant& value, int role) {
+  if (role != Qt::EditRole || !index.isValid() || index.row() >= runs_.size()) return false;
+  const int column = index.column();
+  if (column != kTags && column != kNotes) return false;
+  RunRecord& run = runs_[index.row()];
+  const QString runId = run.runId;
+  QFuture<Status> write;
+  if (column == kTags) {
+    const QString tags = normalizedTags(value.toString());
+    if (tags == run.tags) return true;
+    run.tags = tags;
+    write = store_.setTags(runId, tags);
+  } else {
+    const QString notes = value.toString();
+    if (notes == run.notes) return true;
+    run.notes = notes;
+    write = store_.setNotes(runId, notes);
+  }
+  emit dataChanged(index, index, {Qt::DisplayRole, Qt::EditRole, kSortRole});
+  whenReady(this, write, [this, runId, column](const Status& status) {
+    if (status.isOk()) return;
+    emit errorOccurred(tr("Could not save the %1 of run %2: %3")
+                           .arg(column == kTags ? tr("tags") : tr("notes"), runId,
+                                QString::fromStdString(status.message())));
+    scheduleRefresh();
+  });
+  return true;
+}
+
+void RunTableModel::scheduleRefresh() {
+  if (!refreshTimer_.isActive()) refreshTimer_.start();
+}
+
+void RunTableModel::refresh() {
+  if (inFlight_) {
+    pending_ = true;
+    return;
+  }
+  inFlight_ = true;
+  whenReady(this, store_.runs(), [this](Result<std::vector<RunRecord>> runs) {
+    inFlight_ = false;
+    if (runs.isOk()) {
+      merge(std::move(runs).value());
+    } else {
+      emit errorOccurred(tr("Could not read the run history: %1")
+                             .arg(QString::fromStdString(runs.status().message())));
+    }
+    if (pending_) {
+      pending_ = false;
+      refresh();
+    }
+  });
+}
+
+void RunTableModel::merge(std::vector<RunRecord> runs) {
+  loaded_ = true;
+  QHash<QString, int> incoming;
+  for (int i = 0; i < static_cast<int>(runs.size()); ++i) incoming.insert(runs[i].runId, i);
+
+  // Rows that are gone, removed from the bottom so earlier row numbers stay valid.
+  for (int row = static_cast<int>(runs_.size()) - 1; row >= 0; --row) {
+    if (!incoming.contains(runs_[row].runId)) {
+      beginRemoveRows({}, row, row);
+      runs_.removeAt(row);
+      endRemoveRows();
+    }
+  }
+  // Rows that changed, updated in place (the proxy re-sorts and re-filters them).
+  QHash<QString, int> existing;
+  for (int row = 0; row < runs_.size(); ++row) existing.insert(runs_[row].runId, row);
+  for (const RunRecord& run : runs) {
+    const auto it = existing.constFind(run.runId);
+    if (it == existing.constEnd()) continue;
+    RunRecord& current = runs_[it.value()];
+    const bool changed = !sameRow(current, run);
+    const bool live = isActive(run.state);  // the duration keeps counting
+    current = run;
+    if (changed || live) {
+      emit dataChanged(index(it.value(), 0), index(it.value(), kColumnCount - 1));
+    }
+  }
+  // New runs, appended (the store's order is newest first; the proxy sorts anyway).
+  QVector<RunRecord> added;
+  for (RunRecord& run : runs) {
+    if (!existing.contains(run.runId)) added.append(std::move(run));
+  }
+  if (!added.isEmpty()) {
+    const int first = static_cast<int>(runs_.size());
+    beginInsertRows({}, first, first + static_cast<int>(added.size()) - 1);
+    runs_.append(added);
+    endInsertRows();
+  }
+  emit refreshed();
+}
+
+RunFilterProxy::RunFilterProxy(QObject* parent) : QSortFilterProxyModel(parent) {
+  setSortRole(RunTableModel::kSortRole);
+  setSortCaseSensitivity(Qt::CaseInsensitive);
+  setSortLocaleAware(true);
+  setDynamicSortFilter(true);
+}
+
+void RunFilterProxy::setTextFilter(const QString& text) {
+  if (text == text_) return;
+  text_ = text;
+  invalidateFilter();
+}
+
+void RunFilterProxy::setStateFilter(StateFilter filter) {
+  if (filter == state_) return;
+  state_ = filter;
+  invalidateFilter();
+}
+
+bool RunFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const {
+  auto* model = qobject_cast<const RunTableModel*>(sourceModel());
+  const RunRecord* run = model != nullptr ? model->record(sourceRow) : nullptr;
+  if (run == nullptr || sourceParent.isValid()) return false;
+  switch (state_) {
+    case StateFilter::kAll:
+      break;
+    case StateFilter::kActive:
+      if (!isActive(run->state)) return false;
+      break;
+    case StateFilter::kCompleted:
+      if (run->state != v1::COMPLETED) return false;
+      break;
+    case StateFilter::kFailed:
+      if (run->state != v1::FAILED) return false;
+      break;
+    case StateFilter::kStopped:
+      if (run->state != v1::STOPPED) return false;
+      break;
+  }
+  const QString needle = text_.trimmed();
+  if (needle.isEmpty()) return true;
+  for (const QString* field : {&run->name, &run->runId, &run->tags, &run->notes}) {
+    if (field->contains(needle, Qt::CaseInsensitive)) return true;
+  }
+  return false;
+}
+
+bool RunFilterProxy::lessThan(const QModelIndex& left, const QModelIndex& right) const {
+  const QVariant a = left.data(sortRole());
+  const QVariant b = right.data(sortRole());
+  // N/A counts as smaller than every value (first ascending, last descending).
+  if (!a.isValid() || !b.isValid()) return !a.isValid() && b.isValid();
+  const bool numeric = a.typeId() != QMetaType::QString && b.typeId() != QMetaType::QString;
+  if (numeric) {
+    const double x = a.toDouble();
+    const double y = b.toDouble();
+    if (x != y) return x < y;
+  } else {
+    const int order =
+        QString::localeAwareCompare(a.toString().toCaseFolded(), b.toString().toCaseFolded());
+    if (order != 0) return order < 0;
+  }
+  // Ties keep a stable, newest-first order by start time.
+  const auto* model = qobject_cast<const RunTableModel*>(sourceModel());
+  const RunRecord* l = model != nullptr ? model->record(left.row()) : nullptr;
+  const RunRecord* r = model != nullptr ? model->record(right.row()) : nullptr;
+  if (l != nullptr && r != nullptr) return l->createdTime > r->createdTime;
+  return false;
+}
+
+}  // namespace ringside::gui

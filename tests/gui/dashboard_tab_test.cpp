@@ -1,0 +1,188 @@
+// DashboardTab on a store-backed Controller (no agent): synthetic samples ingested into the
+// store reach the charts after runDataChanged, the per-rank view names the slowest rank and its
+// node, GPU telemetry of the run's node is charted, and the ETA helpers compute as documented.
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLineSeries>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+
+#include "ringside/gui/controller.h"
+#include "ringside/gui/dashboard_tab.h"
+#include "ringside/gui/metric_chart.h"
+#include "ringside/gui/rank_view.h"
+
+using namespace ringside;
+using namespace ringside::gui;
+
+namespace {
+
+const QString kRunId = QStringLiteral("run-synthetic");
+const QString kNodeId = QStringLiteral("node-a");
+
+v1::MetricSample sample(uint64_t seq, int64_t step, int rank, const char* name, double value,
+                        double wallTime) {
+  v1::MetricSample s;
+  s.set_seq(seq);
+  s.set_step(step);
+  s.set_epoch((step - 1) / 100);
+  s.set_wall_time(wallTime);
+  s.set_rank(rank);
+  s.set_name(name);
+  s.set_value(value);
+  return s;
+}
+
+// A 3-rank run, 150 of 200 steps done; rank 1 is the slowest (1.5 ms against a median of 1.1).
+IngestBatch syntheticRun(double startTime) {
+  IngestBatch batch;
+  batch.runId = kRunId;
+  batch.nodeId = kNodeId;
+  v1::RunStateEvent state;
+  state.set_seq(1);
+  v1::RunInfo* run = state.mutable_run();
+  run->set_run_id(kRunId.toStdString());
+  run->mutable_spec()->set_name("synthetic run");
+  run->mutable_spec()->mutable_trainer()->set_config_json(
+      R"({"epochs":2,"global_batch":100,"train_samples":10000})");
+  run->mutable_spec()->set_ranks_per_node(3);
+  run->set_state(v1::RUNNING);
+  run->set_created_time(startTime);
+  run->set_start_time(startTime);
+  run->set_world_size(3);
+  batch.states.push_back(state);
+  uint64_t seq = 2;
+  for (int64_t step = 1; step <= 150; ++step) {
+    const double t = startTime + 0.01 * step;
+    batch.samples.push_back(sample(seq++, step, -1, "train/loss", 2.0 / std::sqrt(step), t));
+    batch.samples.push_back(sample(seq++, step, -1, "train/samples_per_s", 10'000, t));
+    batch.samples.push_back(sample(seq++, step, -1, "time/compute_ms", 0.8, t));
+    batch.samples.push_back(sample(seq++, step, -1, "time/exposed_comm_ms", 0.2, t));
+    const double stepMs[] = {1.0, 1.5, 1.1};
+    for (int rank = 0; rank < 3; ++rank) {
+      batch.samples.push_back(
+          sample(seq++, step, rank, "time/step_ms", stepMs[rank] + (step == 150 ? 0 : 1), t));
+      batch.samples.push_back(sample(seq++, step, rank, "time/exposed_comm_ms", 0.1 * rank, t));
+    }
+  }
+  batch.samples.push_back(sample(seq++, 100, -1, "test/loss", 0.5, startTime + 1));
+  batch.samples.push_back(sample(seq++, 100, -1, "test/accuracy", 0.8, startTime + 1));
+  v1::LogLine line;
+  line.set_seq(seq++);
+  line.set_text("epoch 0 done");
+  batch.logLines.push_back(line);
+  return batch;
+}
+
+}  // namespace
+
+class DashboardTabTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void chartsAndRankViewFillFromTheStore() {
+    QTemporaryDir dir;
+    ControllerOptions options;
+    options.dataDir = dir.path();
+    options.startLocalAgent = false;
+    Controller controller(options);
+    QVERIFY(controller.start().isOk());
+    const double start = QDateTime::currentMSecsSinceEpoch() / 1000.0 - 30;
+    auto ingested = controller.store().ingest(syntheticRun(start));
+    ingested.waitForFinished();
+    QVERIFY(ingested.result().isOk());
+
+    DashboardTab tab(controller, kRunId);
+    tab.resize(1200, 900);
+    QSignalSpy titles(&tab, &DashboardTab::titleChanged);
+    emit controller.runDataChanged(kRunId);
+
+    QTRY_VERIFY(tab.lossChart()->lineSeries(DashboardTab::smoothedLossName()) != nullptr &&
+                tab.lossChart()->seriesData(DashboardTab::rawLossName()).size() == 150);
+    QTRY_VERIFY(tab.lossChart()->lineSeries(DashboardTab::smoothedLossName())->count() > 0);
+    QCOMPARE(tab.lossChart()->seriesData(DashboardTab::testLossName()).size(), size_t{1});
+    QCOMPARE(tab.title(), QStringLiteral("synthetic run"));
+    QVERIFY(titles.count() >= 1);
+    QCOMPARE(tab.stateText(), QStringLiteral("running"));
+    QTRY_VERIFY(tab.logText().contains(QStringLiteral("epoch 0 done")));
+    // 50 steps left at 10,000 samples/s / 100 per batch = 100 steps/s.
+    QTRY_COMPARE(tab.etaText(), QStringLiteral("1 s"));
+    // The stacked step-time chart holds compute below exposed communication.
+    QTRY_VERIFY(tab.stepTimeChart()->seriesNames().size() == 2 &&
+                tab.stepTimeChart()->seriesData(tab.stepTimeChart()->seriesNames()[1]).size() ==
+                    150);
+
+    QTRY_VERIFY2(tab.rankView()->summaryText().contains(QStringLiteral("rank 1")),
+                 qPrintable(tab.rankView()->summaryText()));
+    const QString summary = tab.rankView()->summaryText();
+    QVERIFY2(summary.contains(QStringLiteral("on node node-a")), qPrintable(summary));
+    QVERIFY2(summary.contains(QStringLiteral("1.50 ms")), qPrintable(summary));
+    QVERIFY2(summary.contains(QStringLiteral("+36%")), qPrintable(summary));
+
+    // GPU telemetry of the run's node becomes a chart series; other nodes are ignored.
+    v1::NodeTelemetry telemetry;
+    telemetry.set_wall_time(start + 5);
+    auto* gpu = telemetry.add_gpus();
+    gpu->set_index(0);
+    gpu->set_util_pct(87);
+    gpu->set_mem_used_mib(1024);
+    emit controller.telemetryReceived(QStringLiteral("other"), telemetry);
+    emit controller.telemetryReceived(kNodeId, telemetry);
+    QTRY_COMPARE(tab.gpuUtilChart()->seriesNames().size(), qsizetype{1});
+    QCOMPARE(tab.gpuUtilChart()->seriesData(tab.gpuUtilChart()->seriesNames()[0]).size(),
+             size_t{1});
+  }
+
+  void slowestRankAndHosts() {
+    std::vector<RankStat> ranks{
+        {0, "a", 1.0, 0.1}, {1, "a", 2.0, 0.3}, {2, "b", 1.0, {}}, {3, "b", {}, {}}};
+    const auto slowest = findSlowestRank(ranks);
+    QVERIFY(slowest.has_value());
+    QCOMPARE(slowest->rank, 1);
+    QCOMPARE(slowest->node, QStringLiteral("a"));
+    QCOMPARE(slowest->medianStepMs, 1.0);
+    QCOMPARE(slowest->overMedianPct, 100.0);
+    QVERIFY(!findSlowestRank({{0, "a", {}, {}}}).has_value());
+
+    v1::RunSpec spec;
+    auto* h1 = spec.add_hosts();
+    h1->set_host("gpu01");
+    h1->set_ranks(2);
+    auto* h2 = spec.add_hosts();
+    h2->set_host("gpu02");
+    h2->set_ranks(2);
+    QCOMPARE(hostOfRank(spec, 1, "own"), QStringLiteral("gpu01"));
+    QCOMPARE(hostOfRank(spec, 2, "own"), QStringLiteral("gpu02"));
+    QCOMPARE(hostOfRank(spec, 4, "own"), QString());
+    QCOMPARE(hostOfRank(v1::RunSpec(), 3, "own"), QStringLiteral("own"));
+  }
+
+  void etaFromConfigAndRate() {
+    const auto config = [](const char* json) { return QJsonDocument::fromJson(json).object(); };
+    QCOMPARE(totalStepsOf(config(R"({"epochs":3,"global_batch":128,"train_samples":1000})"), {}),
+             std::optional<int64_t>(21));  // 1000 / 128 = 7 full batches per epoch
+    QCOMPARE(totalStepsOf(config(R"({"epochs":3,"global_batch":128,
+                                     "data":"/usr/share/datasets/fashion-mnist"})"),
+                          {}),
+             std::optional<int64_t>(3 * 468));
+    QCOMPARE(totalStepsOf(config(R"({"epochs":3,"global_batch":128,"data":"/x"})"), 50),
+             std::optional<int64_t>(150));
+    QCOMPARE(totalStepsOf(config(R"({"epochs":3,"max_steps":40,"global_batch":128,
+                                     "data":"/x"})"),
+                          50),
+             std::optional<int64_t>(40));
+    QCOMPARE(totalStepsOf(config(R"({"epochs":3,"data":"/x"})"), {}), std::nullopt);
+    QCOMPARE(etaSeconds(100, 400, 10.0), std::optional<double>(30.0));
+    QCOMPARE(etaSeconds(500, 400, 10.0), std::optional<double>(0.0));
+    QCOMPARE(etaSeconds(100, std::nullopt, 10.0), std::nullopt);
+    QCOMPARE(etaSeconds(100, 400, std::nullopt), std::nullopt);
+    QCOMPARE(formatDuration(42.4), QStringLiteral("42 s"));
+    QCOMPARE(formatDuration(185), QStringLiteral("3 min 05 s"));
+    QCOMPARE(formatDuration(3720), QStringLiteral("1 h 02 min"));
+  }
+};
+
+QTEST_MAIN(DashboardTabTest)
+#include "dashboard_tab_test.moc"

@@ -1,0 +1,260 @@
+// MetricChart: decimation reaches the QLineSeries (a 1,000,000-point series is drawn with about
+// two points per pixel column, spikes kept), the indexed decimation equals decimateMinMax, log
+// axes, EMA smoothing, stacked areas, hover read-out, zoom, and PNG/SVG export.
+#include <QApplication>
+#include <QChart>
+#include <QChartView>
+#include <QFile>
+#include <QImage>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QMouseEvent>
+#include <QTemporaryDir>
+#include <QValueAxis>
+#include <QXmlStreamReader>
+#include <QtTest>
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include "ringside/gui/metric_chart.h"
+
+using ringside::gui::AxisScale;
+using ringside::gui::decimateMinMax;
+using ringside::gui::emaSmooth;
+using ringside::gui::MetricChart;
+using ringside::gui::MinMaxIndex;
+using ringside::gui::SeriesPoint;
+
+namespace {
+
+std::vector<SeriesPoint> longSeries(size_t count) {
+  std::vector<SeriesPoint> points(count);
+  for (size_t i = 0; i < count; ++i) {
+    points[i] = {static_cast<double>(i + 1), std::sin(static_cast<double>(i) * 1e-4)};
+  }
+  return points;
+}
+
+bool samePoints(const QList<QPointF>& drawn, const std::vector<SeriesPoint>& expected) {
+  if (drawn.size() != static_cast<qsizetype>(expected.size())) return false;
+  for (size_t i = 0; i < expected.size(); ++i) {
+    if (drawn[static_cast<qsizetype>(i)] != QPointF(expected[i].x, expected[i].y)) return false;
+  }
+  return true;
+}
+
+bool sameSeries(const std::vector<SeriesPoint>& a, const std::vector<SeriesPoint>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].x != b[i].x) return false;
+    if (!(a[i].y == b[i].y || (std::isnan(a[i].y) && std::isnan(b[i].y)))) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+class MetricChartTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void decimationReachesTheLineSeries() {
+    MetricChart chart(QStringLiteral("loss"));
+    chart.resize(800, 500);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    std::vector<SeriesPoint> points = longSeries(1'000'000);
+    points[500'000].y = 100.0;   // a spike up
+    points[700'001].y = -100.0;  // and one down
+    chart.setSeries(QStringLiteral("train/loss"), points);
+    chart.replotNow();
+    chart.forceReplot();  // once more, now that the plot area has its final size
+    QLineSeries* line = chart.lineSeries(QStringLiteral("train/loss"));
+    QVERIFY(line != nullptr);
+    const int columns = chart.plotColumns();
+    QVERIFY2(columns > 300 && columns <= 800, qPrintable(QString::number(columns)));
+    const QList<QPointF> drawn = line->points();
+    QVERIFY(!drawn.isEmpty());
+    QVERIFY2(drawn.size() <= 2 * columns + 2,
+             qPrintable(QStringLiteral("%1 points for %2 columns").arg(drawn.size()).arg(columns)));
+    bool up = false;
+    bool down = false;
+    for (const QPointF& point : drawn) {
+      up |= point == QPointF(500'001, 100.0);
+      down |= point == QPointF(700'002, -100.0);
+    }
+    QVERIFY(up);
+    QVERIFY(down);
+    // Exactly what decimateMinMax gives for the drawn range and width.
+    const auto [xMin, xMax] = chart.visibleXRange();
+    QVERIFY(samePoints(drawn, decimateMinMax(points, xMin, xMax, columns)));
+    // The y axis shows both spikes.
+    const auto [yMin, yMax] = chart.visibleYRange();
+    QVERIFY(yMin < -100.0 && yMax > 100.0);
+
+    // Zoomed in: only the visible part, still decimated exactly.
+    chart.setXRange(400'000, 450'000);
+    chart.replotNow();
+    const QList<QPointF> zoomed = line->points();
+    QVERIFY(zoomed.size() <= 2 * columns + 2);
+    QVERIFY(samePoints(zoomed, decimateMinMax(points, 400'000, 450'000, columns)));
+    QCOMPARE(chart.visibleXRange(), std::make_pair(400'000.0, 450'000.0));
+    chart.resetZoom();
+    chart.replotNow();
+    QCOMPARE(chart.visibleXRange(), std::make_pair(1.0, 1'000'000.0));
+  }
+
+  void indexedDecimationEqualsDecimateMinMax() {
+    std::mt19937 random(7);
+    std::uniform_real_distribution<double> uniform(0.0, 1.0);
+    for (int trial = 0; trial < 40; ++trial) {
+      const size_t count = 1000 + random() % 200'000;
+      std::vector<SeriesPoint> points(count);
+      double x = trial % 2 == 0 ? -50.0 : 0.5;
+      for (size_t i = 0; i < count; ++i) {
+        x += uniform(random) < 0.1 ? 0.0 : uniform(random);  // repeated x values too
+        double y = std::round(uniform(random) * 20);         // many ties
+        if (uniform(random) < 0.05) y = std::numeric_limits<double>::quiet_NaN();
+        points[i] = {x, y};
+      }
+      const MinMaxIndex index(points);
+      const AxisScale scale = trial % 3 == 0 ? AxisScale::kLog : AxisScale::kLinear;
+      const double span = points.back().x - points.front().x;
+      double low = points.front().x + span * uniform(random) * 0.5;
+      double high = low + span * (0.01 + uniform(random));
+      if (scale == AxisScale::kLog) low = std::max(low, 0.25);
+      const int columns = 1 + static_cast<int>(random() % 1200);
+      QVERIFY2(sameSeries(index.decimate(low, high, columns, scale),
+                          decimateMinMax(points, low, high, columns, scale)),
+               qPrintable(QStringLiteral("trial %1").arg(trial)));
+    }
+  }
+
+  void logAxisToggle() {
+    MetricChart chart(QStringLiteral("log"));
+    chart.resize(600, 400);
+    chart.setSeries(QStringLiteral("s"), {{0, -1}, {1, 0}, {10, 5}, {100, 50}, {1000, 500}});
+    chart.replotNow();
+    QVERIFY(qobject_cast<QValueAxis*>(chart.chart()->axes(Qt::Vertical).value(0)) != nullptr);
+    chart.setLogY(true);
+    chart.replotNow();
+    auto* yAxis = qobject_cast<QLogValueAxis*>(chart.chart()->axes(Qt::Vertical).value(0));
+    QVERIFY(yAxis != nullptr);
+    QVERIFY(yAxis->min() > 0 && yAxis->min() <= 5 && yAxis->max() >= 500);
+    for (const QPointF& point : chart.lineSeries(QStringLiteral("s"))->points()) {
+      QVERIFY(point.y() > 0);  // y <= 0 cannot be drawn on a log axis
+    }
+    chart.setLogX(true);
+    chart.replotNow();
+    QVERIFY(qobject_cast<QLogValueAxis*>(chart.chart()->axes(Qt::Horizontal).value(0)) != nullptr);
+    QVERIFY(chart.visibleXRange().first > 0);
+    chart.setLogX(false);
+    chart.setLogY(false);
+    chart.replotNow();
+    QVERIFY(qobject_cast<QValueAxis*>(chart.chart()->axes(Qt::Horizontal).value(0)) != nullptr);
+    QCOMPARE(chart.lineSeries(QStringLiteral("s"))->count(), 5);
+  }
+
+  void emaMatchesHandComputedValues() {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const std::vector<SeriesPoint> points{{1, 1}, {2, 2}, {3, nan}, {4, 3}};
+    const auto smoothed = emaSmooth(points, 0.5);
+    QCOMPARE(smoothed.size(), size_t{4});
+    // last = 0.5 -> 0.5 / 0.5; 1.25 / 0.75; NaN passed through; 2.125 / 0.875.
+    QCOMPARE(smoothed[0].y, 1.0);
+    QVERIFY(std::abs(smoothed[1].y - 1.25 / 0.75) < 1e-12);
+    QVERIFY(std::isnan(smoothed[2].y));
+    QVERIFY(std::abs(smoothed[3].y - 2.125 / 0.875) < 1e-12);
+    QCOMPARE(smoothed[3].x, 4.0);
+    // Weight 0 and a constant series are returned unchanged.
+    QCOMPARE(emaSmooth(points, 0.0)[1].y, 2.0);
+    const auto constant = emaSmooth(std::vector<SeriesPoint>{{1, 3}, {2, 3}, {3, 3}}, 0.9);
+    QCOMPARE(constant[2].y, 3.0);
+    // Weight 0.9: the first value is itself (debiased), then a slow approach.
+    const auto slow = emaSmooth(std::vector<SeriesPoint>{{1, 10}, {2, 0}}, 0.9);
+    QVERIFY(std::abs(slow[0].y - 10.0) < 1e-12);
+    QVERIFY(std::abs(slow[1].y - (0.9 * 1.0) / (1 - 0.81)) < 1e-12);
+  }
+
+  void stackedAreasAddUp() {
+    MetricChart chart(QStringLiteral("step time"));
+    chart.resize(600, 400);
+    chart.setStacked(true);
+    chart.setSeries(QStringLiteral("compute"), {{1, 2}, {2, 3}, {3, 4}});
+    chart.setSeries(QStringLiteral("exposed"), {{1, 1}, {2, 1}, {3, 0.5}});
+    chart.replotNow();
+    const QList<QPointF> top = chart.lineSeries(QStringLiteral("exposed"))->points();
+    QCOMPARE(top, (QList<QPointF>{{1, 3}, {2, 4}, {3, 4.5}}));
+    QCOMPARE(chart.visibleYRange().first, 0.0);
+  }
+
+  void hoverFindsTheNearestPoint() {
+    MetricChart chart(QStringLiteral("hover"));
+    chart.resize(600, 400);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    chart.setSeries(QStringLiteral("acc"), {{0, 0}, {1, 1}, {2, 4}, {3, 9}, {4, 16}});
+    chart.forceReplot();
+    const QPointF near = chart.positionOf({2, 4}) + QPointF(3, -2);
+    const auto found = chart.nearestPoint(near);
+    QVERIFY(found.has_value());
+    QCOMPARE(found->series, QStringLiteral("acc"));
+    QCOMPARE(found->point.x, 2.0);
+    QCOMPARE(found->point.y, 4.0);
+    // Far from every point: nothing.
+    QVERIFY(!chart.nearestPoint(chart.positionOf({0.5, 14}), 10).has_value());
+    // A mouse move over the view shows it in the read-out.
+    QMouseEvent move(QEvent::MouseMove, near, chart.chartView()->viewport()->mapToGlobal(near),
+                     Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+    QApplication::sendEvent(chart.chartView()->viewport(), &move);
+    QVERIFY2(chart.readoutText().contains(QStringLiteral("x = 2")) &&
+                 chart.readoutText().contains(QStringLiteral("y = 4")),
+             qPrintable(chart.readoutText()));
+  }
+
+  void exportsPngAndSvg() {
+    QTemporaryDir dir;
+    MetricChart chart(QStringLiteral("export"));
+    chart.resize(640, 420);
+    chart.setAxisTitles(QStringLiteral("step"), QStringLiteral("loss"));
+    chart.setSeries(QStringLiteral("raw"), longSeries(10'000), QColor(Qt::red), true);
+    chart.setSeries(QStringLiteral("smoothed <EMA>"), emaSmooth(longSeries(10'000), 0.9));
+    const QString png = dir.filePath(QStringLiteral("chart.png"));
+    QVERIFY(chart.exportPng(png).isOk());
+    const QImage image(png);
+    QVERIFY(!image.isNull());
+    QVERIFY(image.width() > 100 && image.height() > 100);
+    QSet<QRgb> colours;
+    for (int y = 0; y < image.height(); y += 7) {
+      for (int x = 0; x < image.width(); x += 7) colours.insert(image.pixel(x, y));
+    }
+    QVERIFY(colours.size() > 3);  // not a blank image
+
+    const QString svg = dir.filePath(QStringLiteral("chart.svg"));
+    QVERIFY(chart.exportSvg(svg).isOk());
+    QFile file(svg);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QXmlStreamReader xml(&file);
+    QStringList names;
+    int pointCount = 0;
+    while (!xml.atEnd()) {
+      xml.readNext();
+      if (xml.isStartElement() && xml.name() == QLatin1String("polyline")) {
+        names << xml.attributes().value(QLatin1String("data-name")).toString();
+        pointCount = static_cast<int>(
+            xml.attributes().value(QLatin1String("points")).split(QLatin1Char(' ')).size());
+      }
+    }
+    QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+    QCOMPARE(names, (QStringList{QStringLiteral("raw"), QStringLiteral("smoothed <EMA>")}));
+    QCOMPARE(pointCount,
+             static_cast<int>(chart.lineSeries(QStringLiteral("smoothed <EMA>"))->count()));
+    QVERIFY(!chart.exportPng(QStringLiteral("/nonexistent-dir/x.png")).isOk());
+    QVERIFY(!chart.exportSvg(QStringLiteral("/nonexistent-dir/x.svg")).isOk());
+  }
+};
+
+QTEST_MAIN(MetricChartTest)
+#include "metric_chart_test.moc"
