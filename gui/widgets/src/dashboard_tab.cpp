@@ -44,7 +44,7 @@ void whenReady(QObject* context, QFuture<T> future, Then then) {
   auto* watcher = new QFutureWatcher<T>(context);
   QObject::connect(watcher, &QFutureWatcher<T>::finished, context,
                    [watcher, then = std::move(then)]() mutable {
-                     then(watcher->future().takeResult());
+                     then(watcher->result());
                      watcher->deleteLater();
                    });
   watcher->setFuture(future);
