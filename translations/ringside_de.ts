@@ -1,0 +1,2195 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="de_DE">
+<context>
+    <name>main</name>
+    <message>
+        <location filename="../gui/app/main.cpp" line="23"/>
+        <source>Orchestrate and monitor data-parallel training.</source>
+        <translation>Datenparalleles Training orchestrieren und überwachen.</translation>
+    </message>
+    <message>
+        <location filename="../gui/app/main.cpp" line="28"/>
+        <source>Directory for the run database, keys and the local agent.</source>
+        <translation>Verzeichnis für die Laufdatenbank, die Schlüssel und den lokalen Agenten.</translation>
+    </message>
+    <message>
+        <location filename="../gui/app/main.cpp" line="29"/>
+        <location filename="../gui/app/main.cpp" line="44"/>
+        <source>dir</source>
+        <translation>Verzeichnis</translation>
+    </message>
+    <message>
+        <location filename="../gui/app/main.cpp" line="32"/>
+        <source>User-interface language, e.g. de or en.</source>
+        <translation>Sprache der Benutzeroberfläche, z. B. de oder en.</translation>
+    </message>
+    <message>
+        <location filename="../gui/app/main.cpp" line="33"/>
+        <source>code</source>
+        <translation>Code</translation>
+    </message>
+    <message>
+        <location filename="../gui/app/main.cpp" line="35"/>
+        <source>Launch the run in the setup form as soon as a node is online.</source>
+        <translation>Den Lauf aus dem Einrichtungsformular starten, sobald ein Knoten online ist.</translation>
+    </message>
+    <message>
+        <location filename="../gui/app/main.cpp" line="39"/>
+        <source>Do not start the embedded local agent.</source>
+        <translation>Den eingebetteten lokalen Agenten nicht starten.</translation>
+    </message>
+    <message>
+        <location filename="../gui/app/main.cpp" line="42"/>
+        <source>Launch two short runs, save every main view as PNG in &lt;dir&gt;, and quit (scripts/screenshots).</source>
+        <translation>Zwei kurze Läufe starten, jede Hauptansicht als PNG in &lt;Verzeichnis&gt; speichern und beenden (scripts/screenshots).</translation>
+    </message>
+    <message>
+        <location filename="../gui/app/main.cpp" line="65"/>
+        <source>Ringside cannot start</source>
+        <translation>Ringside kann nicht starten</translation>
+    </message>
+</context>
+<context>
+    <name>ringside::gui</name>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="44"/>
+        <source>Give the run a name.</source>
+        <translation>Geben Sie dem Lauf einen Namen.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="45"/>
+        <source>A run needs at least one rank.</source>
+        <translation>Ein Lauf braucht mindestens einen Rang.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="48"/>
+        <source>Only %1 slots are free on this node; choose at most %1 ranks.</source>
+        <translation>Auf diesem Knoten sind nur %1 Slots frei; wählen Sie höchstens %1 Ränge.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="52"/>
+        <source>Enter the command to run, e.g. python3 train.py --epochs 3.</source>
+        <translation>Geben Sie den auszuführenden Befehl ein, z. B. python3 train.py --epochs 3.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="56"/>
+        <source>Choose the dataset directory.</source>
+        <translation>Wählen Sie das Datensatzverzeichnis.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="58"/>
+        <source>Give at least one hidden layer width, e.g. 256,128.</source>
+        <translation>Geben Sie mindestens eine Breite für eine verborgene Schicht an, z. B. 256,128.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="61"/>
+        <source>Layer widths must be positive (got %1).</source>
+        <translation>Schichtbreiten müssen positiv sein (erhalten: %1).</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="65"/>
+        <source>Train for at least one epoch.</source>
+        <translation>Trainieren Sie mindestens eine Epoche.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="66"/>
+        <source>The global batch must be at least 1.</source>
+        <translation>Der globale Batch muss mindestens 1 sein.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="68"/>
+        <source>The global batch %1 is not divisible by %2 ranks; use a multiple of %2.</source>
+        <translation>Der globale Batch %1 ist nicht durch %2 Ränge teilbar; verwenden Sie ein Vielfaches von %2.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="72"/>
+        <source>The learning rate must be above 0.</source>
+        <translation>Die Lernrate muss größer als 0 sein.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="74"/>
+        <source>Momentum must be in [0, 1).</source>
+        <translation>Das Momentum muss in [0, 1) liegen.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="76"/>
+        <source>Weight decay cannot be negative.</source>
+        <translation>Der Weight Decay darf nicht negativ sein.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="79"/>
+        <source>AdamW betas must be in [0, 1).</source>
+        <translation>Die AdamW-Betas müssen in [0, 1) liegen.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="82"/>
+        <source>Choose SGD or AdamW.</source>
+        <translation>Wählen Sie SGD oder AdamW.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="86"/>
+        <source>Choose a constant, step or cosine schedule.</source>
+        <translation>Wählen Sie einen konstanten, stufenweisen oder Kosinus-Zeitplan.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="88"/>
+        <source>Warm-up steps cannot be negative.</source>
+        <translation>Die Warm-up-Schritte dürfen nicht negativ sein.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="90"/>
+        <source>The step schedule needs a period above 0 epochs.</source>
+        <translation>Der Stufen-Zeitplan braucht eine Periode von mehr als 0 Epochen.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="93"/>
+        <source>The final learning rate must be between 0 and the learning rate.</source>
+        <translation>Die End-Lernrate muss zwischen 0 und der Lernrate liegen.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="97"/>
+        <source>Choose auto, mpi or nccl.</source>
+        <translation>Wählen Sie auto, mpi oder nccl.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="99"/>
+        <source>The bucket size must be above 0 MiB.</source>
+        <translation>Die Bucket-Größe muss größer als 0 MiB sein.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="101"/>
+        <source>The checkpoint interval cannot be negative.</source>
+        <translation>Das Prüfpunktintervall darf nicht negativ sein.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="234"/>
+        <source>This file is not a Ringside run preset.</source>
+        <translation>Diese Datei ist keine Ringside-Laufvorlage.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="238"/>
+        <source>Preset version %1 is not supported (this Ringside reads version %2).</source>
+        <translation>Vorlagenversion %1 wird nicht unterstützt (dieses Ringside liest Version %2).</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="248"/>
+        <source>The preset&apos;s &quot;trainer&quot; entry must be an object.</source>
+        <translation>Der Eintrag „trainer“ der Vorlage muss ein Objekt sein.</translation>
+    </message>
+</context>
+<context>
+    <name>ringside::gui::AddNodeDialog</name>
+    <message>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="68"/>
+        <source>Edit node</source>
+        <translation>Knoten bearbeiten</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="68"/>
+        <source>Add node</source>
+        <translation>Knoten hinzufügen</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="71"/>
+        <source>Node</source>
+        <translation>Knoten</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="74"/>
+        <source>e.g. gpu01 (optional; the host when empty)</source>
+        <translation>z. B. gpu01 (optional; leer: der Host)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="75"/>
+        <source>&amp;Name:</source>
+        <translation>&amp;Name:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="77"/>
+        <source>host name or address, e.g. gpu01 or 10.0.0.5</source>
+        <translation>Hostname oder Adresse, z. B. gpu01 oder 10.0.0.5</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="78"/>
+        <source>&amp;Host:</source>
+        <translation>&amp;Host:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="84"/>
+        <source>&amp;Control port:</source>
+        <translation>Steuer&amp;port:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="88"/>
+        <source>&amp;Events port:</source>
+        <translation>&amp;Ereignisport:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="91"/>
+        <source>40 characters; on the node run: ringside-agent print-public-key</source>
+        <translation>40 Zeichen; auf dem Knoten ausführen: ringside-agent print-public-key</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="97"/>
+        <source>Agent public &amp;key:</source>
+        <translation>Öffentlicher Sch&amp;lüssel des Agenten:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="102"/>
+        <source>Authorize this GUI on the node</source>
+        <translation>Diese GUI auf dem Knoten autorisieren</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="105"/>
+        <source>The agent serves only clients whose public key is in its allowlist. This GUI&apos;s public key:</source>
+        <translation>Der Agent bedient nur Clients, deren öffentlicher Schlüssel in seiner Zulassungsliste steht. Öffentlicher Schlüssel dieser GUI:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="116"/>
+        <source>&amp;Copy</source>
+        <translation>&amp;Kopieren</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="117"/>
+        <source>Copy this GUI&apos;s public key to the clipboard</source>
+        <translation>Den öffentlichen Schlüssel dieser GUI in die Zwischenablage kopieren</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="122"/>
+        <source>On the node run:</source>
+        <translation>Auf dem Knoten ausführen:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="128"/>
+        <source>Copy co&amp;mmand</source>
+        <translation>Be&amp;fehl kopieren</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="139"/>
+        <source>&amp;Save</source>
+        <translation>&amp;Speichern</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="139"/>
+        <source>&amp;Add</source>
+        <translation>Hin&amp;zufügen</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="173"/>
+        <source>A host name has no spaces; enter e.g. gpu01 or 10.0.0.5.</source>
+        <translation>Ein Hostname enthält keine Leerzeichen; geben Sie z. B. gpu01 oder 10.0.0.5 ein.</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="180"/>
+        <source>Not a valid agent key (%1). Paste the 40 characters that &quot;ringside-agent print-public-key&quot; prints on the node.</source>
+        <translation>Kein gültiger Agent-Schlüssel (%1). Fügen Sie die 40 Zeichen ein, die „ringside-agent print-public-key“ auf dem Knoten ausgibt.</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="194"/>
+        <source>Enter the agent&apos;s public key.</source>
+        <translation>Geben Sie den öffentlichen Schlüssel des Agenten ein.</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="195"/>
+        <source>Enter the node&apos;s host.</source>
+        <translation>Geben Sie den Host des Knotens ein.</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="207"/>
+        <source>The node could not be saved: %1</source>
+        <translation>Der Knoten konnte nicht gespeichert werden: %1</translation>
+    </message>
+</context>
+<context>
+    <name>ringside::gui::AgentConnection</name>
+    <message>
+        <location filename="../gui/core/src/agent_connection.cpp" line="141"/>
+        <source>not connected to the agent; the request was not sent</source>
+        <translation>nicht mit dem Agenten verbunden; die Anfrage wurde nicht gesendet</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/agent_connection.cpp" line="608"/>
+        <source>the agent did not answer in time</source>
+        <translation>der Agent hat nicht rechtzeitig geantwortet</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/agent_connection.cpp" line="620"/>
+        <source>the agent did not answer a catch-up request in time</source>
+        <translation>der Agent hat eine Nachholanfrage nicht rechtzeitig beantwortet</translation>
+    </message>
+</context>
+<context>
+    <name>ringside::gui::CompareView</name>
+    <message numerus="yes">
+        <location filename="../gui/widgets/src/compare_view.cpp" line="90"/>
+        <source>Comparing %n run(s)</source>
+        <translation>
+            <numerusform>Vergleich von %n Lauf</numerusform>
+            <numerusform>Vergleich von %n Läufen</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="95"/>
+        <source>Export &amp;chart</source>
+        <translation>&amp;Diagramm exportieren</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="96"/>
+        <source>Save one chart, as shown, as PNG or SVG</source>
+        <translation>Ein Diagramm wie angezeigt als PNG oder SVG speichern</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="100"/>
+        <source>Export metrics &amp;CSV…</source>
+        <translation>Metriken als &amp;CSV exportieren…</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="102"/>
+        <source>Write every metric sample of each run, at full resolution, to &lt;name&gt;-&lt;run id&gt;.csv in a folder</source>
+        <translation>Jeden Messwert jedes Laufs in voller Auflösung nach &lt;Name&gt;-&lt;Lauf-ID&gt;.csv in einem Ordner schreiben</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="129"/>
+        <source>As PNG…</source>
+        <translation>Als PNG…</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="130"/>
+        <source>As SVG…</source>
+        <translation>Als SVG…</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="158"/>
+        <source>Training loss</source>
+        <translation>Trainingsverlust</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="158"/>
+        <source>Test accuracy</source>
+        <translation>Testgenauigkeit</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="158"/>
+        <source>Throughput</source>
+        <translation>Durchsatz</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="159"/>
+        <source>Step time</source>
+        <translation>Schrittzeit</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="160"/>
+        <source>loss (nats)</source>
+        <translation>Verlust (nats)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="160"/>
+        <source>accuracy (%)</source>
+        <translation>Genauigkeit (%)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="160"/>
+        <source>samples/s</source>
+        <translation>Samples/s</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="160"/>
+        <source>ms</source>
+        <translation>ms</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="173"/>
+        <source>step</source>
+        <translation>Schritt</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="174"/>
+        <source>Loading…</source>
+        <translation>Wird geladen…</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="182"/>
+        <source>Summary</source>
+        <translation>Zusammenfassung</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="194"/>
+        <source>Settings</source>
+        <translation>Einstellungen</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="196"/>
+        <source>Show only settings that &amp;differ</source>
+        <translation>Nur &amp;abweichende Einstellungen anzeigen</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="222"/>
+        <source>Could not read run %1: %2</source>
+        <translation>Lauf %1 konnte nicht gelesen werden: %2</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="251"/>
+        <source>%1 (%2)</source>
+        <translation>%1 (%2)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="267"/>
+        <source>No data</source>
+        <translation>Keine Daten</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="273"/>
+        <source>State</source>
+        <translation>Status</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="273"/>
+        <source>Nodes × ranks</source>
+        <translation>Knoten × Ränge</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="273"/>
+        <source>Final loss</source>
+        <translation>Endverlust</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="274"/>
+        <source>Best accuracy</source>
+        <translation>Beste Genauigkeit</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="274"/>
+        <source>Samples/s</source>
+        <translation>Samples/s</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="274"/>
+        <source>Duration</source>
+        <translation>Dauer</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="275"/>
+        <source>Samples stored</source>
+        <translation>Gespeicherte Messwerte</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="293"/>
+        <source>N/A</source>
+        <translation>k. A.</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="318"/>
+        <source>%1 %</source>
+        <translation>%1 %</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="351"/>
+        <source>The runs differ in this setting</source>
+        <translation>Die Läufe unterscheiden sich in dieser Einstellung</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="408"/>
+        <source>Save chart as SVG</source>
+        <translation>Diagramm als SVG speichern</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="408"/>
+        <source>Save chart as PNG</source>
+        <translation>Diagramm als PNG speichern</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="409"/>
+        <source>SVG images (*.svg)</source>
+        <translation>SVG-Bilder (*.svg)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="409"/>
+        <source>PNG images (*.png)</source>
+        <translation>PNG-Bilder (*.png)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="413"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="431"/>
+        <source>Export failed</source>
+        <translation>Export fehlgeschlagen</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="419"/>
+        <source>Export the runs&apos; metrics as CSV into folder</source>
+        <translation>Metriken der Läufe als CSV in Ordner exportieren</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="432"/>
+        <source>Could not write %1: %2</source>
+        <translation>%1 konnte nicht geschrieben werden: %2</translation>
+    </message>
+</context>
+<context>
+    <name>ringside::gui::Controller</name>
+    <message>
+        <location filename="../gui/core/src/controller.cpp" line="96"/>
+        <source>%1 (this workstation)</source>
+        <translation>%1 (dieser Arbeitsplatz)</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/controller.cpp" line="119"/>
+        <source>The local agent could not start: %1</source>
+        <translation>Der lokale Agent konnte nicht starten: %1</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/controller.cpp" line="238"/>
+        <source>Storing data of run %1 failed: %2</source>
+        <translation>Speichern der Daten von Lauf %1 fehlgeschlagen: %2</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/controller.cpp" line="324"/>
+        <source>Node %1 is not connected.</source>
+        <translation>Knoten %1 ist nicht verbunden.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/controller.cpp" line="335"/>
+        <source>The node of run %1 is not connected.</source>
+        <translation>Der Knoten von Lauf %1 ist nicht verbunden.</translation>
+    </message>
+</context>
+<context>
+    <name>ringside::gui::DashboardTab</name>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="58"/>
+        <source>queued</source>
+        <translation>wartend</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="60"/>
+        <source>starting</source>
+        <translation>startet</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="62"/>
+        <source>running</source>
+        <translation>läuft</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="64"/>
+        <source>completed</source>
+        <translation>abgeschlossen</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="66"/>
+        <source>failed</source>
+        <translation>fehlgeschlagen</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="68"/>
+        <source>stopped</source>
+        <translation>gestoppt</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="70"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="185"/>
+        <source>unknown</source>
+        <translation>unbekannt</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="139"/>
+        <source>%1 h %2 min</source>
+        <translation>%1 h %2 min</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="142"/>
+        <source>%1 min %2 s</source>
+        <translation>%1 min %2 s</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="144"/>
+        <source>%1 s</source>
+        <translation>%1 s</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="147"/>
+        <source>train loss (raw)</source>
+        <translation>Trainingsverlust (roh)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="148"/>
+        <source>train loss</source>
+        <translation>Trainingsverlust</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="149"/>
+        <source>test loss</source>
+        <translation>Testverlust</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="168"/>
+        <source>Stop failed: %1</source>
+        <translation>Stoppen fehlgeschlagen: %1</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="190"/>
+        <source>&amp;Stop run</source>
+        <translation>Lauf &amp;stoppen</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="191"/>
+        <source>Stop the run: its ranks checkpoint and exit</source>
+        <translation>Den Lauf stoppen: seine Ränge schreiben einen Prüfpunkt und beenden sich</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="197"/>
+        <source>State:</source>
+        <translation>Status:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="200"/>
+        <source>Elapsed:</source>
+        <translation>Verstrichen:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="203"/>
+        <source>ETA:</source>
+        <translation>Restzeit:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="210"/>
+        <source>Step</source>
+        <translation>Schritt</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="210"/>
+        <source>Epoch</source>
+        <translation>Epoche</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="210"/>
+        <source>Wall time</source>
+        <translation>Echtzeit</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="211"/>
+        <source>What the x axis of the training charts shows</source>
+        <translation>Was die x-Achse der Trainingsdiagramme zeigt</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="212"/>
+        <source>Log &amp;x</source>
+        <translation>Log. &amp;x</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="213"/>
+        <source>Log &amp;y</source>
+        <translation>Log. &amp;y</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="218"/>
+        <source>Exponential moving average weight of the train loss line</source>
+        <translation>Gewicht des exponentiellen gleitenden Mittels (EMA) der Trainingsverlustkurve</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="220"/>
+        <source>&amp;Reset zoom</source>
+        <translation>Zoom &amp;zurücksetzen</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="222"/>
+        <source>Zoom: drag a rectangle or use the wheel; pan: right-drag or arrow keys; reset: double-click</source>
+        <translation>Zoomen: Rechteck aufziehen oder Mausrad; Verschieben: mit rechter Maustaste ziehen oder Pfeiltasten; Zurücksetzen: Doppelklick</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="225"/>
+        <source>X axis:</source>
+        <translation>x-Achse:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="230"/>
+        <source>Smoothing:</source>
+        <translation>Glättung:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="236"/>
+        <source>Loss</source>
+        <translation>Verlust</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="237"/>
+        <source>Test accuracy</source>
+        <translation>Testgenauigkeit</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="238"/>
+        <source>Throughput</source>
+        <translation>Durchsatz</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="239"/>
+        <source>Step time</source>
+        <translation>Schrittzeit</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="241"/>
+        <source>All-reduce time</source>
+        <translation>All-Reduce-Zeit</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="242"/>
+        <source>All-reduce bus bandwidth</source>
+        <translation>All-Reduce-Busbandbreite</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="243"/>
+        <source>GPU utilization</source>
+        <translation>GPU-Auslastung</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="244"/>
+        <source>GPU memory</source>
+        <translation>GPU-Speicher</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="246"/>
+        <source>No telemetry from the run&apos;s node yet</source>
+        <translation>Noch keine Telemetrie vom Knoten des Laufs</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="248"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="322"/>
+        <source>time since start (s)</source>
+        <translation>Zeit seit Start (s)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="249"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="328"/>
+        <source>accuracy</source>
+        <translation>Genauigkeit</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="250"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="327"/>
+        <source>loss (nats)</source>
+        <translation>Verlust (nats)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="251"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="329"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="444"/>
+        <source>samples/s</source>
+        <translation>Samples/s</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="252"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="253"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="330"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="331"/>
+        <source>ms per step</source>
+        <translation>ms pro Schritt</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="254"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="332"/>
+        <source>busbw (GB/s)</source>
+        <translation>Busbandbreite (GB/s)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="255"/>
+        <source>utilization (%)</source>
+        <translation>Auslastung (%)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="256"/>
+        <source>memory used (MiB)</source>
+        <translation>belegter Speicher (MiB)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="279"/>
+        <source>Per rank</source>
+        <translation>Pro Rang</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="280"/>
+        <source>Log</source>
+        <translation>Protokoll</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="322"/>
+        <source>step</source>
+        <translation>Schritt</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="322"/>
+        <source>epoch</source>
+        <translation>Epoche</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="344"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="347"/>
+        <source>GPU %1</source>
+        <translation>GPU %1</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="442"/>
+        <source>test accuracy</source>
+        <translation>Testgenauigkeit</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="446"/>
+        <source>compute</source>
+        <translation>Berechnung</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="448"/>
+        <source>exposed communication</source>
+        <translation>nicht überlappte Kommunikation</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="450"/>
+        <source>all-reduce</source>
+        <translation>All-Reduce</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="452"/>
+        <source>busbw</source>
+        <translation>Busbandbreite</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="500"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="501"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="512"/>
+        <source>N/A</source>
+        <translation>k. A.</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="507"/>
+        <source>done</source>
+        <translation>fertig</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="576"/>
+        <source>N/A: the node does not report this value</source>
+        <translation>k. A.: Der Knoten meldet diesen Wert nicht</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="576"/>
+        <source>No GPUs on this node</source>
+        <translation>Keine GPUs auf diesem Knoten</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="591"/>
+        <source>Stop run</source>
+        <translation>Lauf stoppen</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="592"/>
+        <source>Stop the run &quot;%1&quot;? Its ranks write a checkpoint and exit.</source>
+        <translation>Den Lauf „%1“ stoppen? Seine Ränge schreiben einen Prüfpunkt und beenden sich.</translation>
+    </message>
+</context>
+<context>
+    <name>ringside::gui::HistoryPanel</name>
+    <message>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="64"/>
+        <source>Filter by name, run id, tags or notes</source>
+        <translation>Nach Name, Lauf-ID, Tags oder Notizen filtern</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="68"/>
+        <source>Show only runs whose name, id, tags or notes contain this</source>
+        <translation>Nur Läufe anzeigen, deren Name, ID, Tags oder Notizen diesen Text enthalten</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="70"/>
+        <source>All states</source>
+        <translation>Alle Status</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="71"/>
+        <source>Running</source>
+        <translation>Laufend</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="72"/>
+        <source>Completed</source>
+        <translation>Abgeschlossen</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="73"/>
+        <source>Failed</source>
+        <translation>Fehlgeschlagen</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="74"/>
+        <source>Stopped</source>
+        <translation>Gestoppt</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="76"/>
+        <source>Show only runs in this state (Running includes queued and starting runs)</source>
+        <translation>Nur Läufe in diesem Status anzeigen (Laufend schließt wartende und startende Läufe ein)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="78"/>
+        <source>&amp;Filter:</source>
+        <translation>&amp;Filter:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="80"/>
+        <source>&amp;State:</source>
+        <translation>S&amp;tatus:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="110"/>
+        <source>&amp;Open</source>
+        <translation>&amp;Öffnen</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="111"/>
+        <source>Open the run&apos;s dashboard; or double-click a row</source>
+        <translation>Das Dashboard des Laufs öffnen; oder eine Zeile doppelklicken</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="112"/>
+        <source>C&amp;lone</source>
+        <translation>&amp;Klonen</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="114"/>
+        <source>Fill the run setup form with this run&apos;s settings</source>
+        <translation>Das Einrichtungsformular mit den Einstellungen dieses Laufs füllen</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="115"/>
+        <source>Co&amp;mpare</source>
+        <translation>&amp;Vergleichen</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="116"/>
+        <source>Compare two or more selected runs</source>
+        <translation>Zwei oder mehr ausgewählte Läufe vergleichen</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="117"/>
+        <source>E&amp;xport CSV…</source>
+        <translation>CSV e&amp;xportieren…</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="119"/>
+        <source>Write every metric sample of the selected runs to CSV</source>
+        <translation>Jeden Messwert der ausgewählten Läufe als CSV schreiben</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="120"/>
+        <source>&amp;Delete…</source>
+        <translation>&amp;Löschen…</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="122"/>
+        <source>Delete the selected runs with their metrics and logs</source>
+        <translation>Die ausgewählten Läufe samt Metriken und Protokollen löschen</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../gui/widgets/src/history_panel.cpp" line="242"/>
+        <source>%n run(s)</source>
+        <translation>
+            <numerusform>%n Lauf</numerusform>
+            <numerusform>%n Läufe</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../gui/widgets/src/history_panel.cpp" line="243"/>
+        <source>%1 of %n run(s)</source>
+        <translation>
+            <numerusform>%1 von %n Lauf</numerusform>
+            <numerusform>%1 von %n Läufen</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="259"/>
+        <source>Clone run</source>
+        <translation>Lauf klonen</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="260"/>
+        <source>The settings of run %1 are not known yet: its node has not reported them. Connect the node that ran it and try again.</source>
+        <translation>Die Einstellungen von Lauf %1 sind noch nicht bekannt: Sein Knoten hat sie nicht gemeldet. Verbinden Sie den Knoten, auf dem er lief, und versuchen Sie es erneut.</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="280"/>
+        <source>Export metrics as CSV</source>
+        <translation>Metriken als CSV exportieren</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="282"/>
+        <source>CSV files (*.csv);;All files (*)</source>
+        <translation>CSV-Dateien (*.csv);;Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="287"/>
+        <source>Export metrics as CSV into folder</source>
+        <translation>Metriken als CSV in Ordner exportieren</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="297"/>
+        <source>Export failed</source>
+        <translation>Export fehlgeschlagen</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="298"/>
+        <source>Could not write %1: %2</source>
+        <translation>%1 konnte nicht geschrieben werden: %2</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="313"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="323"/>
+        <source>Delete runs</source>
+        <translation>Läufe löschen</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="314"/>
+        <source>Stop these runs before deleting them: %1</source>
+        <translation>Stoppen Sie diese Läufe, bevor Sie sie löschen: %1</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="319"/>
+        <source>Delete run &quot;%1&quot; with all its metrics and log lines? This cannot be undone.</source>
+        <translation>Lauf „%1“ samt allen Metriken und Protokollzeilen löschen? Dies kann nicht rückgängig gemacht werden.</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../gui/widgets/src/history_panel.cpp" line="321"/>
+        <source>Delete %n runs with all their metrics and log lines? This cannot be undone.</source>
+        <translation>
+            <numerusform>%n Lauf samt allen Metriken und Protokollzeilen löschen? Dies kann nicht rückgängig gemacht werden.</numerusform>
+            <numerusform>%n Läufe samt allen Metriken und Protokollzeilen löschen? Dies kann nicht rückgängig gemacht werden.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="332"/>
+        <source>Could not delete run %1: %2</source>
+        <translation>Lauf %1 konnte nicht gelöscht werden: %2</translation>
+    </message>
+</context>
+<context>
+    <name>ringside::gui::LocalAgent</name>
+    <message>
+        <location filename="../gui/core/src/local_agent.cpp" line="87"/>
+        <source>ringside-agent not found (looked beside %1, in its build tree and on PATH): install ringside-agent or add a node by address</source>
+        <translation>ringside-agent nicht gefunden (gesucht neben %1, in dessen Build-Verzeichnis und im PATH): Installieren Sie ringside-agent oder fügen Sie einen Knoten über seine Adresse hinzu</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/local_agent.cpp" line="93"/>
+        <source>local agent: a state directory and the GUI&apos;s public key (40 characters) are needed</source>
+        <translation>lokaler Agent: Ein Zustandsverzeichnis und der öffentliche Schlüssel der GUI (40 Zeichen) werden benötigt</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/local_agent.cpp" line="97"/>
+        <source>cannot create the local agent&apos;s state directory %1</source>
+        <translation>das Zustandsverzeichnis %1 des lokalen Agenten kann nicht angelegt werden</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/local_agent.cpp" line="144"/>
+        <source>ringside-agent %1 did not finish within %2 s</source>
+        <translation>ringside-agent %1 wurde nicht innerhalb von %2 s beendet</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/local_agent.cpp" line="155"/>
+        <source>ringside-agent %1 failed (exit code %2): %3</source>
+        <translation>ringside-agent %1 fehlgeschlagen (Exit-Code %2): %3</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/local_agent.cpp" line="163"/>
+        <source>cannot run %1 (%2): %3</source>
+        <translation>%1 kann nicht ausgeführt werden (%2): %3</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/local_agent.cpp" line="178"/>
+        <source>ringside-agent print-public-key printed no key: &quot;%1&quot;</source>
+        <translation>ringside-agent print-public-key hat keinen Schlüssel ausgegeben: „%1“</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/local_agent.cpp" line="212"/>
+        <source>the local agent did not start serving within %1 s:
+%2</source>
+        <translation>der lokale Agent war nicht innerhalb von %1 s bereit:
+%2</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/local_agent.cpp" line="222"/>
+        <source>the local agent exited (code %1) before serving:
+%2</source>
+        <translation>der lokale Agent wurde beendet (Code %1), bevor er bereit war:
+%2</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/local_agent.cpp" line="230"/>
+        <source>cannot run %1: %2</source>
+        <translation>%1 kann nicht ausgeführt werden: %2</translation>
+    </message>
+</context>
+<context>
+    <name>ringside::gui::MainWindow</name>
+    <message>
+        <location filename="../gui/app/main_window.cpp" line="31"/>
+        <source>Ringside</source>
+        <translation>Ringside</translation>
+    </message>
+    <message>
+        <location filename="../gui/app/main_window.cpp" line="40"/>
+        <source>Nodes</source>
+        <translation>Knoten</translation>
+    </message>
+    <message>
+        <location filename="../gui/app/main_window.cpp" line="41"/>
+        <source>New run</source>
+        <translation>Neuer Lauf</translation>
+    </message>
+    <message>
+        <location filename="../gui/app/main_window.cpp" line="42"/>
+        <source>History</source>
+        <translation>Verlauf</translation>
+    </message>
+    <message>
+        <location filename="../gui/app/main_window.cpp" line="61"/>
+        <source>Launched run %1</source>
+        <translation>Lauf %1 gestartet</translation>
+    </message>
+    <message>
+        <location filename="../gui/app/main_window.cpp" line="65"/>
+        <source>Launch failed</source>
+        <translation>Start fehlgeschlagen</translation>
+    </message>
+    <message>
+        <location filename="../gui/app/main_window.cpp" line="87"/>
+        <source>&amp;File</source>
+        <translation>&amp;Datei</translation>
+    </message>
+    <message>
+        <location filename="../gui/app/main_window.cpp" line="88"/>
+        <source>&amp;Quit</source>
+        <translation>&amp;Beenden</translation>
+    </message>
+    <message>
+        <location filename="../gui/app/main_window.cpp" line="90"/>
+        <source>&amp;View</source>
+        <translation>&amp;Ansicht</translation>
+    </message>
+    <message>
+        <location filename="../gui/app/main_window.cpp" line="91"/>
+        <source>&amp;Nodes</source>
+        <translation>&amp;Knoten</translation>
+    </message>
+    <message>
+        <location filename="../gui/app/main_window.cpp" line="91"/>
+        <source>New &amp;run</source>
+        <translation>Neuer &amp;Lauf</translation>
+    </message>
+    <message>
+        <location filename="../gui/app/main_window.cpp" line="91"/>
+        <source>&amp;History</source>
+        <translation>&amp;Verlauf</translation>
+    </message>
+    <message>
+        <location filename="../gui/app/main_window.cpp" line="97"/>
+        <source>&amp;Close tab</source>
+        <translation>Tab &amp;schließen</translation>
+    </message>
+    <message>
+        <location filename="../gui/app/main_window.cpp" line="102"/>
+        <source>Ne&amp;xt tab</source>
+        <translation>&amp;Nächster Tab</translation>
+    </message>
+    <message>
+        <location filename="../gui/app/main_window.cpp" line="106"/>
+        <source>&amp;Help</source>
+        <translation>&amp;Hilfe</translation>
+    </message>
+    <message>
+        <location filename="../gui/app/main_window.cpp" line="107"/>
+        <source>&amp;About Ringside</source>
+        <translation>Ü&amp;ber Ringside</translation>
+    </message>
+    <message>
+        <location filename="../gui/app/main_window.cpp" line="108"/>
+        <source>About Ringside</source>
+        <translation>Über Ringside</translation>
+    </message>
+    <message>
+        <location filename="../gui/app/main_window.cpp" line="109"/>
+        <source>&lt;b&gt;Ringside&lt;/b&gt; %1&lt;br&gt;Orchestrate and monitor data-parallel training.&lt;br&gt;Your public key (for agents&apos; allowlists):&lt;br&gt;&lt;tt&gt;%2&lt;/tt&gt;</source>
+        <translation>&lt;b&gt;Ringside&lt;/b&gt; %1&lt;br&gt;Datenparalleles Training orchestrieren und überwachen.&lt;br&gt;Ihr öffentlicher Schlüssel (für die Zulassungslisten der Agenten):&lt;br&gt;&lt;tt&gt;%2&lt;/tt&gt;</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../gui/app/main_window.cpp" line="139"/>
+        <source>%n node(s) online</source>
+        <translation>
+            <numerusform>%n Knoten online</numerusform>
+            <numerusform>%n Knoten online</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../gui/app/main_window.cpp" line="170"/>
+        <source>Compare (%n)</source>
+        <translation>
+            <numerusform>Vergleichen (%n)</numerusform>
+            <numerusform>Vergleichen (%n)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../gui/app/main_window.cpp" line="177"/>
+        <source>%1 (copy)</source>
+        <translation>%1 (Kopie)</translation>
+    </message>
+</context>
+<context>
+    <name>ringside::gui::MetricChart</name>
+    <message>
+        <location filename="../gui/widgets/src/metric_chart.cpp" line="929"/>
+        <source>%1: x = %2, y = %3</source>
+        <translation>%1: x = %2, y = %3</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/metric_chart.cpp" line="942"/>
+        <source>Could not write the PNG file %1: check the folder exists and is writable.</source>
+        <translation>Die PNG-Datei %1 konnte nicht geschrieben werden: Prüfen Sie, ob der Ordner existiert und beschreibbar ist.</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/metric_chart.cpp" line="1062"/>
+        <source>Could not write the SVG file %1: %2</source>
+        <translation>Die SVG-Datei %1 konnte nicht geschrieben werden: %2</translation>
+    </message>
+</context>
+<context>
+    <name>ringside::gui::NodeDetailPane</name>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="75"/>
+        <source>Select a node to see its details and live charts.</source>
+        <translation>Wählen Sie einen Knoten aus, um seine Details und Live-Diagramme zu sehen.</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="107"/>
+        <source>CPU (%)</source>
+        <translation>CPU (%)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="107"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="110"/>
+        <source>%</source>
+        <translation>%</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="108"/>
+        <source>Memory used (GiB)</source>
+        <translation>Belegter Speicher (GiB)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="108"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="111"/>
+        <source>GiB</source>
+        <translation>GiB</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="109"/>
+        <source>Network (MB/s)</source>
+        <translation>Netzwerk (MB/s)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="109"/>
+        <source>MB/s</source>
+        <translation>MB/s</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="110"/>
+        <source>GPU utilization (%)</source>
+        <translation>GPU-Auslastung (%)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="111"/>
+        <source>GPU memory used (GiB)</source>
+        <translation>Belegter GPU-Speicher (GiB)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="112"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="344"/>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="113"/>
+        <source>used</source>
+        <translation>belegt</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="114"/>
+        <source>receive</source>
+        <translation>Empfang</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="114"/>
+        <source>transmit</source>
+        <translation>Senden</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="160"/>
+        <source>seconds ago</source>
+        <translation>vor Sekunden</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="291"/>
+        <source>GPU %1</source>
+        <translation>GPU %1</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="322"/>
+        <source>Node %1 is no longer listed.</source>
+        <translation>Knoten %1 ist nicht mehr aufgeführt.</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="326"/>
+        <source>%1 — %2</source>
+        <translation>%1 — %2</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="328"/>
+        <source>No inventory yet: the node has not answered.</source>
+        <translation>Noch keine Bestandsdaten: Der Knoten hat nicht geantwortet.</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="341"/>
+        <source>Host name</source>
+        <translation>Hostname</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="342"/>
+        <source>Address</source>
+        <translation>Adresse</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="343"/>
+        <source>OS</source>
+        <translation>Betriebssystem</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="345"/>
+        <source>Cores</source>
+        <translation>Kerne</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="346"/>
+        <source>Memory</source>
+        <translation>Speicher</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="347"/>
+        <source>%1 GiB</source>
+        <translation>%1 GiB</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="351"/>
+        <source>%1: %2, %3 GiB, driver %4, CUDA %5</source>
+        <translation>%1: %2, %3 GiB, Treiber %4, CUDA %5</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="356"/>
+        <source>GPUs</source>
+        <translation>GPUs</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="356"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="360"/>
+        <source>none</source>
+        <translation>keine</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="357"/>
+        <source>Slots</source>
+        <translation>Slots</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="360"/>
+        <source>Labels</source>
+        <translation>Labels</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="361"/>
+        <source>Agent</source>
+        <translation>Agent</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="362"/>
+        <source>Node id</source>
+        <translation>Knoten-ID</translation>
+    </message>
+</context>
+<context>
+    <name>ringside::gui::NodeTableModel</name>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="333"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="348"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="27"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="298"/>
+        <source>N/A</source>
+        <translation>k. A.</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="21"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="22"/>
+        <source>%1 s</source>
+        <translation>%1 s</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="23"/>
+        <source>%1 min</source>
+        <translation>%1 min</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="24"/>
+        <source>%1 h</source>
+        <translation>%1 h</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="111"/>
+        <source>The local agent, started by this GUI on loopback</source>
+        <translation>Der lokale Agent, von dieser GUI auf Loopback gestartet</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="119"/>
+        <source>GPU %1: %2, %3 GiB</source>
+        <translation>GPU %1: %2, %3 GiB</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="160"/>
+        <source>Name</source>
+        <translation>Name</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="162"/>
+        <source>Address</source>
+        <translation>Adresse</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="164"/>
+        <source>State</source>
+        <translation>Status</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="166"/>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="168"/>
+        <source>Memory</source>
+        <translation>Speicher</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="170"/>
+        <source>GPUs</source>
+        <translation>GPUs</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="172"/>
+        <source>Slots</source>
+        <translation>Slots</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="174"/>
+        <source>Agent</source>
+        <translation>Agent</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="197"/>
+        <source>connecting…</source>
+        <translation>verbindet…</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="199"/>
+        <source>draining</source>
+        <translation>gesperrt</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="199"/>
+        <source>online</source>
+        <translation>online</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="202"/>
+        <source>offline</source>
+        <translation>offline</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="206"/>
+        <source>%1 (%2)</source>
+        <translation>%1 (%2)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="214"/>
+        <source>1 core</source>
+        <translation>1 Kern</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="214"/>
+        <source>%1 cores</source>
+        <translation>%1 Kerne</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="216"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="239"/>
+        <source>%1 %</source>
+        <translation>%1 %</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="225"/>
+        <source>%1 / %2 GiB</source>
+        <translation>%1 / %2 GiB</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="232"/>
+        <source>none</source>
+        <translation>keine</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="253"/>
+        <source>%1 free / %2 used %3</source>
+        <translation>%1 frei / %2 belegt %3</translation>
+    </message>
+</context>
+<context>
+    <name>ringside::gui::NodesPanel</name>
+    <message>
+        <location filename="../gui/widgets/src/nodes_panel.cpp" line="40"/>
+        <source>&amp;Add node…</source>
+        <translation>Knoten &amp;hinzufügen…</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/nodes_panel.cpp" line="41"/>
+        <source>Add a node by its address and the agent&apos;s public key</source>
+        <translation>Einen Knoten über seine Adresse und den öffentlichen Schlüssel des Agenten hinzufügen</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/nodes_panel.cpp" line="42"/>
+        <source>&amp;Edit…</source>
+        <translation>&amp;Bearbeiten…</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/nodes_panel.cpp" line="43"/>
+        <source>Change the selected node&apos;s name, address or key</source>
+        <translation>Name, Adresse oder Schlüssel des ausgewählten Knotens ändern</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/nodes_panel.cpp" line="44"/>
+        <source>&amp;Remove</source>
+        <translation>&amp;Entfernen</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/nodes_panel.cpp" line="45"/>
+        <source>Remove the selected node from this GUI</source>
+        <translation>Den ausgewählten Knoten aus dieser GUI entfernen</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/nodes_panel.cpp" line="46"/>
+        <source>&amp;Drain</source>
+        <translation>&amp;Sperren</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/nodes_panel.cpp" line="47"/>
+        <source>The selected node accepts no new runs; running ones go on</source>
+        <translation>Der ausgewählte Knoten nimmt keine neuen Läufe an; laufende werden fortgesetzt</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/nodes_panel.cpp" line="48"/>
+        <source>&amp;Undrain</source>
+        <translation>&amp;Freigeben</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/nodes_panel.cpp" line="49"/>
+        <source>The selected node accepts new runs again</source>
+        <translation>Der ausgewählte Knoten nimmt wieder neue Läufe an</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/nodes_panel.cpp" line="194"/>
+        <source>Remove node</source>
+        <translation>Knoten entfernen</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/nodes_panel.cpp" line="195"/>
+        <source>Remove node &quot;%1&quot; from this GUI?</source>
+        <translation>Knoten „%1“ aus dieser GUI entfernen?</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/nodes_panel.cpp" line="198"/>
+        <source>The local agent is stopped; runs on it go on, and their history stays in this GUI.</source>
+        <translation>Der lokale Agent wird gestoppt; Läufe darauf werden fortgesetzt, und ihr Verlauf bleibt in dieser GUI erhalten.</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/nodes_panel.cpp" line="200"/>
+        <source>The agent and its runs are not touched; the run history stays in this GUI.</source>
+        <translation>Der Agent und seine Läufe bleiben unberührt; der Laufverlauf bleibt in dieser GUI erhalten.</translation>
+    </message>
+</context>
+<context>
+    <name>ringside::gui::RankView</name>
+    <message>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="33"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="123"/>
+        <source>N/A</source>
+        <translation>k. A.</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="80"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="132"/>
+        <source>No per-rank timings yet (a run with more than one rank reports them).</source>
+        <translation>Noch keine Zeiten pro Rang (ein Lauf mit mehr als einem Rang meldet sie).</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="84"/>
+        <source>Rank</source>
+        <translation>Rang</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="84"/>
+        <source>Node</source>
+        <translation>Knoten</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="84"/>
+        <source>Step (ms)</source>
+        <translation>Schritt (ms)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="84"/>
+        <source>All-reduce wait (ms)</source>
+        <translation>All-Reduce-Wartezeit (ms)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="84"/>
+        <source>Step vs median</source>
+        <translation>Schritt ggü. Median</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="120"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="137"/>
+        <source>unknown</source>
+        <translation>unbekannt</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="135"/>
+        <source>slowest: rank %1 on node %2, step %3 ms (%4% over median)</source>
+        <translation>am langsamsten: Rang %1 auf Knoten %2, Schritt %3 ms (%4 % über dem Median)</translation>
+    </message>
+</context>
+<context>
+    <name>ringside::gui::RunSetupPanel</name>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="56"/>
+        <source>Run</source>
+        <translation>Lauf</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="59"/>
+        <source>e.g. fmnist baseline</source>
+        <translation>z. B. fmnist baseline</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="60"/>
+        <source>&amp;Name:</source>
+        <translation>&amp;Name:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="63"/>
+        <source>comma-separated, e.g. sweep, mlp</source>
+        <translation>kommagetrennt, z. B. sweep, mlp</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="64"/>
+        <source>&amp;Tags:</source>
+        <translation>&amp;Tags:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="65"/>
+        <source>Ringside trainer</source>
+        <translation>Ringside-Trainer</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="66"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="158"/>
+        <source>Custom command</source>
+        <translation>Eigener Befehl</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="72"/>
+        <source>Job:</source>
+        <translation>Job:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="80"/>
+        <source>Data and model</source>
+        <translation>Daten und Modell</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="83"/>
+        <source>Browse…</source>
+        <translation>Durchsuchen…</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="87"/>
+        <source>Dataset directory:</source>
+        <translation>Datensatzverzeichnis:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="90"/>
+        <source>Hidden layer widths; input and output sizes come from the dataset</source>
+        <translation>Breiten der verborgenen Schichten; Ein- und Ausgabegrößen ergeben sich aus dem Datensatz</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="91"/>
+        <source>&amp;Hidden layers:</source>
+        <translation>&amp;Verborgene Schichten:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="95"/>
+        <source>Optimizer</source>
+        <translation>Optimierer</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="98"/>
+        <source>SGD</source>
+        <translation>SGD</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="99"/>
+        <source>AdamW</source>
+        <translation>AdamW</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="100"/>
+        <source>&amp;Optimizer:</source>
+        <translation>&amp;Optimierer:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="102"/>
+        <source>&amp;Learning rate:</source>
+        <translation>&amp;Lernrate:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="105"/>
+        <source>&amp;Momentum:</source>
+        <translation>&amp;Momentum:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="107"/>
+        <source>Nesterov</source>
+        <translation>Nesterov</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="111"/>
+        <source>Beta &amp;1:</source>
+        <translation>Beta &amp;1:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="112"/>
+        <source>Beta &amp;2:</source>
+        <translation>Beta &amp;2:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="115"/>
+        <source>&amp;Weight decay:</source>
+        <translation>&amp;Weight Decay:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="117"/>
+        <source>Cosine</source>
+        <translation>Kosinus</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="118"/>
+        <source>Step</source>
+        <translation>Stufen</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="119"/>
+        <source>Constant</source>
+        <translation>Konstant</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="120"/>
+        <source>LR &amp;schedule:</source>
+        <translation>LR-&amp;Zeitplan:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="122"/>
+        <source>&amp;Warm-up steps:</source>
+        <translation>Warm-&amp;up-Schritte:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="126"/>
+        <source>Decay every (epochs):</source>
+        <translation>Abklingen alle (Epochen):</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="128"/>
+        <source>Decay factor:</source>
+        <translation>Abklingfaktor:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="129"/>
+        <source>Final learning rate:</source>
+        <translation>End-Lernrate:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="133"/>
+        <source>Training</source>
+        <translation>Training</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="136"/>
+        <source>&amp;Epochs:</source>
+        <translation>&amp;Epochen:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="138"/>
+        <source>&amp;Global batch:</source>
+        <translation>&amp;Globaler Batch:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="141"/>
+        <source>Auto (GPU when present)</source>
+        <translation>Automatisch (GPU, falls vorhanden)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="142"/>
+        <source>NCCL (GPU)</source>
+        <translation>NCCL (GPU)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="143"/>
+        <source>MPI (CPU)</source>
+        <translation>MPI (CPU)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="144"/>
+        <source>&amp;Backend:</source>
+        <translation>&amp;Backend:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="146"/>
+        <source>Gradient &amp;bucket (MiB):</source>
+        <translation>Gradienten-Bu&amp;cket (MiB):</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="148"/>
+        <source>at the end and on stop</source>
+        <translation>am Ende und beim Stoppen</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="149"/>
+        <source>&amp;Checkpoint every (steps):</source>
+        <translation>&amp;Prüfpunkt alle (Schritte):</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="153"/>
+        <source>S&amp;eed:</source>
+        <translation>See&amp;d:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="161"/>
+        <source>python3 train.py --epochs 3</source>
+        <translation>python3 train.py --epochs 3</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="163"/>
+        <source>Started under mpirun on every rank; report metrics by printing JSON Lines records on stdout (see docs/metrics.md)</source>
+        <translation>Wird auf jedem Rang unter mpirun gestartet; Metriken meldet er, indem er JSON-Lines-Datensätze auf stdout ausgibt (siehe docs/metrics.md)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="165"/>
+        <source>Co&amp;mmand:</source>
+        <translation>Be&amp;fehl:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="170"/>
+        <source>Placement</source>
+        <translation>Platzierung</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="173"/>
+        <source>N&amp;ode:</source>
+        <translation>&amp;Knoten:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="177"/>
+        <source>&amp;Ranks per node:</source>
+        <translation>&amp;Ränge pro Knoten:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="187"/>
+        <source>L&amp;oad preset…</source>
+        <translation>Vorl&amp;age laden…</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="188"/>
+        <source>&amp;Save preset…</source>
+        <translation>Vorlage speic&amp;hern…</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="189"/>
+        <source>&amp;Launch</source>
+        <translation>&amp;Starten</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="192"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="364"/>
+        <source>Launch the run (Ctrl+Enter)</source>
+        <translation>Den Lauf starten (Strg+Eingabe)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="207"/>
+        <source>Dataset directory</source>
+        <translation>Datensatzverzeichnis</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="322"/>
+        <source> (offline)</source>
+        <translation> (offline)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="352"/>
+        <source>Free slots: unknown</source>
+        <translation>Freie Slots: unbekannt</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="352"/>
+        <source>Free slots: %1</source>
+        <translation>Freie Slots: %1</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="363"/>
+        <source>No node to launch on: add one in Nodes</source>
+        <translation>Kein Knoten zum Starten: Fügen Sie unter „Knoten“ einen hinzu</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="368"/>
+        <source>Load run preset</source>
+        <translation>Laufvorlage laden</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="369"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="395"/>
+        <source>Run presets (*.json)</source>
+        <translation>Laufvorlagen (*.json)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="373"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="385"/>
+        <source>Load preset</source>
+        <translation>Vorlage laden</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="374"/>
+        <source>Cannot read %1: %2</source>
+        <translation>%1 kann nicht gelesen werden: %2</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="381"/>
+        <source>%1 is not valid JSON: %2</source>
+        <translation>%1 ist kein gültiges JSON: %2</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="393"/>
+        <source>Save run preset</source>
+        <translation>Laufvorlage speichern</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="400"/>
+        <source>Save preset</source>
+        <translation>Vorlage speichern</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="401"/>
+        <source>Cannot write %1: %2</source>
+        <translation>%1 kann nicht geschrieben werden: %2</translation>
+    </message>
+</context>
+<context>
+    <name>ringside::gui::RunTableModel</name>
+    <message>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="106"/>
+        <source>queued</source>
+        <translation>wartend</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="108"/>
+        <source>starting</source>
+        <translation>startet</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="110"/>
+        <source>running</source>
+        <translation>läuft</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="112"/>
+        <source>completed</source>
+        <translation>abgeschlossen</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="114"/>
+        <source>failed</source>
+        <translation>fehlgeschlagen</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="116"/>
+        <source>stopped</source>
+        <translation>gestoppt</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="118"/>
+        <source>unknown</source>
+        <translation>unbekannt</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="125"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="202"/>
+        <source>N/A</source>
+        <translation>k. A.</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="130"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="138"/>
+        <source>%1 × %2</source>
+        <translation>%1 × %2</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="135"/>
+        <source>%n rank(s) on %1 nodes</source>
+        <translation>
+            <numerusform>%n Rang auf %1 Knoten</numerusform>
+            <numerusform>%n Ränge auf %1 Knoten</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="146"/>
+        <source>%1 h %2 min</source>
+        <translation>%1 h %2 min</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="147"/>
+        <source>%1 min %2 s</source>
+        <translation>%1 min %2 s</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="148"/>
+        <source>%1 s</source>
+        <translation>%1 s</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="213"/>
+        <source>%1 %</source>
+        <translation>%1 %</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="246"/>
+        <source>Run %1</source>
+        <translation>Lauf %1</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="250"/>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="253"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="302"/>
+        <source>Double-click or press F2 to edit</source>
+        <translation>Zum Bearbeiten doppelklicken oder F2 drücken</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="267"/>
+        <source>Name</source>
+        <translation>Name</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="269"/>
+        <source>State</source>
+        <translation>Status</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="271"/>
+        <source>Nodes × ranks</source>
+        <translation>Knoten × Ränge</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="273"/>
+        <source>Start</source>
+        <translation>Start</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="275"/>
+        <source>Duration</source>
+        <translation>Dauer</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="277"/>
+        <source>Final loss</source>
+        <translation>Endverlust</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="279"/>
+        <source>Best accuracy</source>
+        <translation>Beste Genauigkeit</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="281"/>
+        <source>Samples/s</source>
+        <translation>Samples/s</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="283"/>
+        <source>Tags</source>
+        <translation>Tags</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="285"/>
+        <source>Notes</source>
+        <translation>Notizen</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="293"/>
+        <source>Nodes × ranks per node</source>
+        <translation>Knoten × Ränge pro Knoten</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="295"/>
+        <source>Training loss (train/loss) at the last step</source>
+        <translation>Trainingsverlust (train/loss) im letzten Schritt</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="297"/>
+        <source>Highest test accuracy (test/accuracy) of any evaluation</source>
+        <translation>Höchste Testgenauigkeit (test/accuracy) aller Auswertungen</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="299"/>
+        <source>Mean training throughput (train/samples_per_s) over all ranks</source>
+        <translation>Mittlerer Trainingsdurchsatz (train/samples_per_s) über alle Ränge</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="339"/>
+        <source>Could not save the %1 of run %2: %3</source>
+        <translation>Speichern der %1 von Lauf %2 fehlgeschlagen: %3</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="340"/>
+        <source>tags</source>
+        <translation>Tags</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="340"/>
+        <source>notes</source>
+        <translation>Notizen</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="362"/>
+        <source>Could not read the run history: %1</source>
+        <translation>Der Laufverlauf konnte nicht gelesen werden: %1</translation>
+    </message>
+</context>
+</TS>
