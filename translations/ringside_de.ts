@@ -15,37 +15,37 @@
     </message>
     <message>
         <location filename="../gui/app/main.cpp" line="29"/>
-        <location filename="../gui/app/main.cpp" line="44"/>
+        <location filename="../gui/app/main.cpp" line="47"/>
         <source>dir</source>
         <translation>Verzeichnis</translation>
     </message>
     <message>
-        <location filename="../gui/app/main.cpp" line="32"/>
+        <location filename="../gui/app/main.cpp" line="33"/>
         <source>User-interface language, e.g. de or en.</source>
         <translation>Sprache der Benutzeroberfläche, z. B. de oder en.</translation>
     </message>
     <message>
-        <location filename="../gui/app/main.cpp" line="33"/>
+        <location filename="../gui/app/main.cpp" line="34"/>
         <source>code</source>
         <translation>Code</translation>
     </message>
     <message>
-        <location filename="../gui/app/main.cpp" line="35"/>
+        <location filename="../gui/app/main.cpp" line="36"/>
         <source>Launch the run in the setup form as soon as a node is online.</source>
         <translation>Den Lauf aus dem Einrichtungsformular starten, sobald ein Knoten online ist.</translation>
     </message>
     <message>
-        <location filename="../gui/app/main.cpp" line="39"/>
+        <location filename="../gui/app/main.cpp" line="41"/>
         <source>Do not start the embedded local agent.</source>
         <translation>Den eingebetteten lokalen Agenten nicht starten.</translation>
     </message>
     <message>
-        <location filename="../gui/app/main.cpp" line="42"/>
+        <location filename="../gui/app/main.cpp" line="44"/>
         <source>Launch two short runs, save every main view as PNG in &lt;dir&gt;, and quit (scripts/screenshots).</source>
         <translation>Zwei kurze Läufe starten, jede Hauptansicht als PNG in &lt;Verzeichnis&gt; speichern und beenden (scripts/screenshots).</translation>
     </message>
     <message>
-        <location filename="../gui/app/main.cpp" line="65"/>
+        <location filename="../gui/app/main.cpp" line="68"/>
         <source>Ringside cannot start</source>
         <translation>Ringside kann nicht starten</translation>
     </message>
@@ -574,7 +574,7 @@
     <message>
         <location filename="../gui/widgets/src/dashboard_tab.cpp" line="64"/>
         <source>completed</source>
-        <translation>abgeschlossen</translation>
+        <translation>fertig</translation>
     </message>
     <message>
         <location filename="../gui/widgets/src/dashboard_tab.cpp" line="66"/>
@@ -665,7 +665,7 @@
     <message>
         <location filename="../gui/widgets/src/dashboard_tab.cpp" line="210"/>
         <source>Wall time</source>
-        <translation>Echtzeit</translation>
+        <translation>Laufzeit</translation>
     </message>
     <message>
         <location filename="../gui/widgets/src/dashboard_tab.cpp" line="211"/>
@@ -799,7 +799,7 @@
     <message>
         <location filename="../gui/widgets/src/dashboard_tab.cpp" line="256"/>
         <source>memory used (MiB)</source>
-        <translation>belegter Speicher (MiB)</translation>
+        <translation>Belegter Speicher (MiB)</translation>
     </message>
     <message>
         <location filename="../gui/widgets/src/dashboard_tab.cpp" line="279"/>
@@ -910,7 +910,7 @@
     <message>
         <location filename="../gui/widgets/src/history_panel.cpp" line="72"/>
         <source>Completed</source>
-        <translation>Abgeschlossen</translation>
+        <translation>Fertig</translation>
     </message>
     <message>
         <location filename="../gui/widgets/src/history_panel.cpp" line="73"/>
@@ -1208,12 +1208,12 @@
         <translation>Ü&amp;ber Ringside</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="108"/>
+        <location filename="../gui/app/main_window.cpp" line="109"/>
         <source>About Ringside</source>
         <translation>Über Ringside</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="109"/>
+        <location filename="../gui/app/main_window.cpp" line="110"/>
         <source>&lt;b&gt;Ringside&lt;/b&gt; %1&lt;br&gt;Orchestrate and monitor data-parallel training.&lt;br&gt;Your public key (for agents&apos; allowlists):&lt;br&gt;&lt;tt&gt;%2&lt;/tt&gt;</source>
         <translation>&lt;b&gt;Ringside&lt;/b&gt; %1&lt;br&gt;Datenparalleles Training orchestrieren und überwachen.&lt;br&gt;Ihr öffentlicher Schlüssel (für die Zulassungslisten der Agenten):&lt;br&gt;&lt;tt&gt;%2&lt;/tt&gt;</translation>
     </message>
@@ -1226,7 +1226,7 @@
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../gui/app/main_window.cpp" line="170"/>
+        <location filename="../gui/app/main_window.cpp" line="174"/>
         <source>Compare (%n)</source>
         <translation>
             <numerusform>Vergleichen (%n)</numerusform>
@@ -1234,7 +1234,7 @@
         </translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="177"/>
+        <location filename="../gui/app/main_window.cpp" line="181"/>
         <source>%1 (copy)</source>
         <translation>%1 (Kopie)</translation>
     </message>
@@ -1673,7 +1673,7 @@
     <message>
         <location filename="../gui/widgets/src/rank_view.cpp" line="135"/>
         <source>slowest: rank %1 on node %2, step %3 ms (%4% over median)</source>
-        <translation>am langsamsten: Rang %1 auf Knoten %2, Schritt %3 ms (%4 % über dem Median)</translation>
+        <translation>Am langsamsten: Rang %1 auf Knoten %2, Schritt %3 ms (%4 % über dem Median)</translation>
     </message>
 </context>
 <context>
@@ -1897,7 +1897,7 @@
     <message>
         <location filename="../gui/widgets/src/run_setup_panel.cpp" line="163"/>
         <source>Started under mpirun on every rank; report metrics by printing JSON Lines records on stdout (see docs/metrics.md)</source>
-        <translation>Wird auf jedem Rang unter mpirun gestartet; Metriken meldet er, indem er JSON-Lines-Datensätze auf stdout ausgibt (siehe docs/metrics.md)</translation>
+        <translation>Läuft unter mpirun auf jedem Rang; Metriken als JSON-Lines-Datensätze auf stdout ausgeben (siehe docs/metrics.md)</translation>
     </message>
     <message>
         <location filename="../gui/widgets/src/run_setup_panel.cpp" line="165"/>
@@ -2028,7 +2028,7 @@
     <message>
         <location filename="../gui/widgets/src/run_table_model.cpp" line="112"/>
         <source>completed</source>
-        <translation>abgeschlossen</translation>
+        <translation>fertig</translation>
     </message>
     <message>
         <location filename="../gui/widgets/src/run_table_model.cpp" line="114"/>

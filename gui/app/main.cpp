@@ -72,6 +72,9 @@ int main(int argc, char** argv) {
   ringside::gui::MainWindow window(controller);
   window.show();
   if (parser.isSet(launch)) window.launchWhenReady();
-  if (parser.isSet(screenshots)) window.runScreenshotTour(parser.value(screenshots));
+  if (parser.isSet(screenshots)) {
+    QDir().mkpath(parser.value(screenshots));
+    window.runScreenshotTour(parser.value(screenshots));
+  }
   return QApplication::exec();
 }
