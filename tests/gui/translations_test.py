@@ -13,7 +13,9 @@ import xml.etree.ElementTree as ET
 def messages(path):
     found = {}
     for context in ET.parse(path).getroot().iter("context"):
-        name = context.findtext("name")
+        # lupdate run by the build resolves namespaces ("ringside::gui::NodesPanel"); a bare run
+        # over the source folders may not ("NodesPanel"): compare the class name only.
+        name = (context.findtext("name") or "").split("::")[-1]
         for message in context.iter("message"):
             found[(name, message.findtext("source"))] = message
     return found
@@ -27,9 +29,12 @@ def main():
                        check=True)
         wanted = messages(extracted)
     have = messages(ts_file)
+    # A bare lupdate cannot always tell which class a tr() in a nested helper class belongs to;
+    # fall back to the same source text in any context.
+    by_source = {source: message for (_, source), message in have.items()}
     problems = []
     for (context, source), _ in sorted(wanted.items()):
-        message = have.get((context, source))
+        message = have.get((context, source)) or by_source.get(source)
         if message is None:
             problems.append(f"missing: {context}: {source!r}")
             continue

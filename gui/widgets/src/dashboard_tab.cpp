@@ -298,7 +298,7 @@ void DashboardTab::buildUi() {
     for (MetricChart* chart : charts()) chart->setLogY(on);
   });
   connect(smoothing_, &QSlider::valueChanged, this, [this](int value) {
-    smoothingValue_->setText(QString::number(value / 100.0, 'f', 2));
+    smoothingValue_->setText(QLocale().toString(value / 100.0, 'f', 2));
     applySmoothing();
   });
   connect(resetZoom, &QPushButton::clicked, this, [this] {

@@ -27,7 +27,7 @@ constexpr int kRedrawDelayMs = 500;  // charts redraw at most twice a second
 constexpr double kMiBPerGiB = 1024.0;
 constexpr int kChartMinHeight = 170;
 
-QString gib(double mib) { return QString::number(mib / kMiBPerGiB, 'f', 1); }
+QString gib(double mib) { return QLocale().toString(mib / kMiBPerGiB, 'f', 1); }
 
 // The GPU indices to draw: the inventory's, else those in the latest sample.
 QList<uint32_t> gpuIndices(const std::optional<v1::NodeInfo>& info,

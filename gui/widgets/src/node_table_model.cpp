@@ -26,7 +26,7 @@ QString ageText(qint64 ageMs) {
 
 QString notAvailable() { return NodeTableModel::tr("N/A"); }
 
-QString gib(double mib) { return QString::number(mib / kMiBPerGiB, 'f', 1); }
+QString gib(double mib) { return QLocale().toString(mib / kMiBPerGiB, 'f', 1); }
 
 // The slots in use: the latest telemetry's count is newer than the last hello's.
 int slotsUsed(const NodeView& node) {

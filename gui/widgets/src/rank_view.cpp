@@ -30,7 +30,7 @@ std::optional<double> medianOf(const std::vector<RankStat>& ranks,
 }
 
 QString formatMs(const std::optional<double>& value) {
-  return value ? QString::number(*value, 'f', 3) : RankView::tr("N/A");
+  return value ? QLocale().toString(*value, 'f', 3) : RankView::tr("N/A");
 }
 
 // A heat colour for a value relative to the median: white at or below it, deepening red up to
