@@ -1,4 +1,5 @@
 #include "ringside/gui/controller.h"
+#include "ringside/gui/when_ready.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -15,17 +16,6 @@ namespace {
 constexpr const char* kLocalNodeId = "local";
 
 double nowSeconds() { return QDateTime::currentMSecsSinceEpoch() / 1000.0; }
-
-// Runs `then` on the receiver's (GUI) thread once `future` is ready.
-template <typename T, typename Then>
-void whenReady(QObject* receiver, QFuture<T> future, Then then) {
-  auto* watcher = new QFutureWatcher<T>(receiver);
-  QObject::connect(watcher, &QFutureWatcher<T>::finished, receiver, [watcher, then]() mutable {
-    then(watcher->result());
-    watcher->deleteLater();
-  });
-  watcher->setFuture(future);
-}
 
 QString addressOf(const QString& control, const QString& events) {
   return control + QLatin1Char(' ') + events;

@@ -1,4 +1,5 @@
 #include "ringside/gui/compare_view.h"
+#include "ringside/gui/when_ready.h"
 
 #include <QCheckBox>
 #include <QDateTime>
@@ -36,16 +37,6 @@ namespace ringside::gui {
 namespace {
 
 constexpr int kReloadIntervalMs = 1000;  // live runs: re-read at most once a second
-
-template <typename T, typename Then>
-void whenReady(QObject* receiver, QFuture<T> future, Then then) {
-  auto* watcher = new QFutureWatcher<T>(receiver);
-  QObject::connect(watcher, &QFutureWatcher<T>::finished, receiver, [watcher, then]() mutable {
-    then(watcher->result());
-    watcher->deleteLater();
-  });
-  watcher->setFuture(future);
-}
 
 bool isActive(v1::RunState state) {
   return state == v1::QUEUED || state == v1::STARTING || state == v1::RUNNING;

@@ -1,4 +1,5 @@
 #include "ringside/gui/dashboard_tab.h"
+#include "ringside/gui/when_ready.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -35,20 +36,6 @@ constexpr qint64 kRankFetchEveryMs = 1000;  // per-rank values change once per l
 constexpr int kLogTailLines = 300;
 constexpr size_t kTelemetryPoints = 20'000;  // per GPU and value, oldest dropped first
 constexpr int64_t kMnistTrainSamples = 60'000;
-
-// Runs `then(result)` on `context`'s thread once `future` is ready, moving the result out.
-template <typename T, typename Then>
-void whenReady(QObject* context, QFuture<T> future, Then then) {
-  // A watcher rather than QFuture::then(context, ...), which crashes in Qt 6.4 here (seen in
-  // QFutureInterfaceBase::reportStarted when the store's future was already finished).
-  auto* watcher = new QFutureWatcher<T>(context);
-  QObject::connect(watcher, &QFutureWatcher<T>::finished, context,
-                   [watcher, then = std::move(then)]() mutable {
-                     then(watcher->result());
-                     watcher->deleteLater();
-                   });
-  watcher->setFuture(future);
-}
 
 double nowSeconds() { return QDateTime::currentMSecsSinceEpoch() / 1000.0; }
 

@@ -1,4 +1,5 @@
 #include "ringside/gui/history_panel.h"
+#include "ringside/gui/when_ready.h"
 
 #include <QComboBox>
 #include <QDir>
@@ -26,16 +27,6 @@
 namespace ringside::gui {
 
 namespace {
-
-template <typename T, typename Then>
-void whenReady(QObject* receiver, QFuture<T> future, Then then) {
-  auto* watcher = new QFutureWatcher<T>(receiver);
-  QObject::connect(watcher, &QFutureWatcher<T>::finished, receiver, [watcher, then]() mutable {
-    then(watcher->result());
-    watcher->deleteLater();
-  });
-  watcher->setFuture(future);
-}
 
 bool isActive(v1::RunState state) {
   return state == v1::QUEUED || state == v1::STARTING || state == v1::RUNNING;

@@ -1,4 +1,5 @@
 #include "ringside/gui/run_table_model.h"
+#include "ringside/gui/when_ready.h"
 
 #include <QBrush>
 #include <QColor>
@@ -17,18 +18,6 @@ namespace {
 // Store signals arrive per ingested batch while runs are live; one re-read per interval is
 // enough for a table.
 constexpr int kRefreshCoalesceMs = 250;
-
-// Runs `then` on the receiver's (GUI) thread once `future` is ready; nothing when the receiver
-// is gone by then.
-template <typename T, typename Then>
-void whenReady(QObject* receiver, QFuture<T> future, Then then) {
-  auto* watcher = new QFutureWatcher<T>(receiver);
-  QObject::connect(watcher, &QFutureWatcher<T>::finished, receiver, [watcher, then]() mutable {
-    then(watcher->result());
-    watcher->deleteLater();
-  });
-  watcher->setFuture(future);
-}
 
 double nowSeconds() { return QDateTime::currentMSecsSinceEpoch() / 1000.0; }
 
