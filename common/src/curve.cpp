@@ -444,11 +444,7 @@ void ZapHandler::run() {
         if (!more) break;
       }
       if (request.empty()) continue;
-      if (handle(socket_, request)) {
-        accepted_.fetch_add(1, std::memory_order_relaxed);
-      } else {
-        refused_.fetch_add(1, std::memory_order_relaxed);
-      }
+      handle(socket_, request);
     } catch (const zmq::error_t& error) {
       if (error.num() == ETERM) break;  // the context is shutting down
     }
@@ -484,6 +480,9 @@ bool ZapHandler::handle(zmq::socket_t& socket, std::vector<zmq::message_t>& requ
   }
   const std::string statusCode = accept ? "200" : "400";
   if (accept) statusText = "OK";
+  // Count before replying: once the reply is out, the connection (and a test watching it) may
+  // already see the outcome.
+  (accept ? accepted_ : refused_).fetch_add(1, std::memory_order_relaxed);
   socket.send(zmq::buffer(std::string_view("1.0")), zmq::send_flags::sndmore);
   socket.send(zmq::buffer(requestId), zmq::send_flags::sndmore);
   socket.send(zmq::buffer(statusCode), zmq::send_flags::sndmore);
