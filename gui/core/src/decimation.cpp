@@ -36,19 +36,30 @@ bool drawable(const SeriesPoint& point, AxisScale scale) {
 
 }  // namespace
 
-std::vector<SeriesPoint> decimateMinMax(std::span<const SeriesPoint> points, double xMin,
-                                        double xMax, int pixelColumns, AxisScale scale) {
-  std::vector<SeriesPoint> out;
+VisibleRange visibleRange(std::span<const SeriesPoint> points, double xMin, double xMax,
+                          int pixelColumns, AxisScale scale) {
   if (pixelColumns < 1 || !std::isfinite(xMin) || !std::isfinite(xMax) || !(xMax > xMin) ||
       (scale == AxisScale::kLog && !(xMin > 0.0))) {
-    return out;
+    return {};
   }
   const auto byX = [](const SeriesPoint& point, double x) { return point.x < x; };
   const auto xBelow = [](double x, const SeriesPoint& point) { return x < point.x; };
-  const size_t begin = static_cast<size_t>(
-      std::lower_bound(points.begin(), points.end(), xMin, byX) - points.begin());
-  const size_t end = static_cast<size_t>(
-      std::upper_bound(points.begin(), points.end(), xMax, xBelow) - points.begin());
+  VisibleRange range;
+  range.begin = static_cast<size_t>(std::lower_bound(points.begin(), points.end(), xMin, byX) -
+                                    points.begin());
+  range.end = static_cast<size_t>(std::upper_bound(points.begin(), points.end(), xMax, xBelow) -
+                                  points.begin());
+  range.drawable = true;
+  return range;
+}
+
+std::vector<SeriesPoint> decimateMinMax(std::span<const SeriesPoint> points, double xMin,
+                                        double xMax, int pixelColumns, AxisScale scale) {
+  std::vector<SeriesPoint> out;
+  const VisibleRange range = visibleRange(points, xMin, xMax, pixelColumns, scale);
+  if (!range.drawable) return out;
+  const size_t begin = range.begin;
+  const size_t end = range.end;
 
   out.reserve(2 * static_cast<size_t>(pixelColumns) + 2);
   // The nearest drawable point left of the view (NaN runs and, in log scale, x <= 0 skipped).

@@ -273,16 +273,10 @@ size_t MinMaxIndex::columnEnd(size_t first, size_t end, int column,
 std::vector<SeriesPoint> MinMaxIndex::decimate(double xMin, double xMax, int pixelColumns,
                                                AxisScale scale) const {
   std::vector<SeriesPoint> out;
-  if (pixelColumns < 1 || !std::isfinite(xMin) || !std::isfinite(xMax) || !(xMax > xMin) ||
-      (scale == AxisScale::kLog && !(xMin > 0.0))) {
-    return out;
-  }
-  const auto byX = [](const SeriesPoint& point, double x) { return point.x < x; };
-  const auto xBelow = [](double x, const SeriesPoint& point) { return x < point.x; };
-  const size_t begin = static_cast<size_t>(
-      std::lower_bound(points_.begin(), points_.end(), xMin, byX) - points_.begin());
-  const size_t end = static_cast<size_t>(
-      std::upper_bound(points_.begin(), points_.end(), xMax, xBelow) - points_.begin());
+  const VisibleRange range = visibleRange(points_, xMin, xMax, pixelColumns, scale);
+  if (!range.drawable) return out;
+  const size_t begin = range.begin;
+  const size_t end = range.end;
   if (minTable_.empty() ||
       end - begin < kIndexedPointsPerColumn * static_cast<size_t>(pixelColumns)) {
     return decimateMinMax(points_, xMin, xMax, pixelColumns, scale);

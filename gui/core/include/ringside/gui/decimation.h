@@ -3,6 +3,7 @@
 // cost depends on the chart's width, not on the run's length. The full data stays in SQLite.
 #pragma once
 
+#include <cstddef>
 #include <span>
 #include <vector>
 
@@ -33,6 +34,18 @@ enum class AxisScale {
 // Returns an empty vector when nothing is drawable or the arguments are unusable
 // (pixelColumns < 1, xMax <= xMin, a non-finite bound, or xMin <= 0 with AxisScale::kLog).
 // Thread-safe (a pure function).
+// The indices [begin, end) of the points of `points` (sorted by x) with xMin <= x <= xMax.
+// `drawable` is false, and the range empty, when the view cannot be drawn: no pixel columns, a
+// non-finite bound, xMax <= xMin, or log scale with xMin <= 0. Shared by decimateMinMax and the
+// chart's indexed decimation so both agree on the view.
+struct VisibleRange {
+  size_t begin = 0;
+  size_t end = 0;
+  bool drawable = false;
+};
+VisibleRange visibleRange(std::span<const SeriesPoint> points, double xMin, double xMax,
+                          int pixelColumns, AxisScale scale);
+
 std::vector<SeriesPoint> decimateMinMax(std::span<const SeriesPoint> points, double xMin,
                                         double xMax, int pixelColumns,
                                         AxisScale scale = AxisScale::kLinear);
