@@ -1,11 +1,13 @@
-// MetricChart: decimation reaches the QLineSeries (a 1,000,000-point series is drawn with about
+// MetricChart: decimation reaches what is drawn (a 1,000,000-point series is drawn with about
 // two points per pixel column, spikes kept), the indexed decimation equals decimateMinMax, log
-// axes, EMA smoothing, stacked areas, hover read-out, zoom, and PNG/SVG export.
+// axes, EMA smoothing, stacked areas, the painted pixels (lines, areas, markers, legend entries),
+// hover read-out, zoom, and PNG/SVG export.
 #include <QApplication>
 #include <QChart>
 #include <QChartView>
 #include <QFile>
 #include <QImage>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QMouseEvent>
@@ -37,12 +39,31 @@ std::vector<SeriesPoint> longSeries(size_t count) {
   return points;
 }
 
-bool samePoints(const QList<QPointF>& drawn, const std::vector<SeriesPoint>& expected) {
-  if (drawn.size() != static_cast<qsizetype>(expected.size())) return false;
+bool samePoints(const std::vector<SeriesPoint>& drawn, const std::vector<SeriesPoint>& expected) {
+  if (drawn.size() != expected.size()) return false;
   for (size_t i = 0; i < expected.size(); ++i) {
-    if (drawn[static_cast<qsizetype>(i)] != QPointF(expected[i].x, expected[i].y)) return false;
+    if (drawn[i].x != expected[i].x || drawn[i].y != expected[i].y) return false;
   }
   return true;
+}
+
+// Whether `image` has a pixel of `colour` (within `tolerance` per channel) within `radius` pixels
+// of `at`.
+bool hasColourNear(const QImage& image, QPoint at, QColor colour, int radius = 2,
+                   int tolerance = 40) {
+  for (int dy = -radius; dy <= radius; ++dy) {
+    for (int dx = -radius; dx <= radius; ++dx) {
+      const QPoint p = at + QPoint(dx, dy);
+      if (!image.rect().contains(p)) continue;
+      const QColor c = image.pixelColor(p);
+      if (std::abs(c.red() - colour.red()) <= tolerance &&
+          std::abs(c.green() - colour.green()) <= tolerance &&
+          std::abs(c.blue() - colour.blue()) <= tolerance) {
+        return true;
+      }
+    }
+  }
+  return false;
 }
 
 bool sameSeries(const std::vector<SeriesPoint>& a, const std::vector<SeriesPoint>& b) {
@@ -60,7 +81,7 @@ class MetricChartTest : public QObject {
   Q_OBJECT
 
  private slots:
-  void decimationReachesTheLineSeries() {
+  void decimationReachesTheDrawing() {
     MetricChart chart(QStringLiteral("loss"));
     chart.resize(800, 500);
     chart.show();
@@ -71,19 +92,17 @@ class MetricChartTest : public QObject {
     chart.setSeries(QStringLiteral("train/loss"), points);
     chart.replotNow();
     chart.forceReplot();  // once more, now that the plot area has its final size
-    QLineSeries* line = chart.lineSeries(QStringLiteral("train/loss"));
-    QVERIFY(line != nullptr);
     const int columns = chart.plotColumns();
     QVERIFY2(columns > 300 && columns <= 800, qPrintable(QString::number(columns)));
-    const QList<QPointF> drawn = line->points();
-    QVERIFY(!drawn.isEmpty());
-    QVERIFY2(drawn.size() <= 2 * columns + 2,
+    const std::vector<SeriesPoint> drawn = chart.drawnPoints(QStringLiteral("train/loss"));
+    QVERIFY(!drawn.empty());
+    QVERIFY2(drawn.size() <= 2 * static_cast<size_t>(columns) + 2,
              qPrintable(QStringLiteral("%1 points for %2 columns").arg(drawn.size()).arg(columns)));
     bool up = false;
     bool down = false;
-    for (const QPointF& point : drawn) {
-      up |= point == QPointF(500'001, 100.0);
-      down |= point == QPointF(700'002, -100.0);
+    for (const SeriesPoint& point : drawn) {
+      up |= point.x == 500'001 && point.y == 100.0;
+      down |= point.x == 700'002 && point.y == -100.0;
     }
     QVERIFY(up);
     QVERIFY(down);
@@ -97,8 +116,8 @@ class MetricChartTest : public QObject {
     // Zoomed in: only the visible part, still decimated exactly.
     chart.setXRange(400'000, 450'000);
     chart.replotNow();
-    const QList<QPointF> zoomed = line->points();
-    QVERIFY(zoomed.size() <= 2 * columns + 2);
+    const std::vector<SeriesPoint> zoomed = chart.drawnPoints(QStringLiteral("train/loss"));
+    QVERIFY(zoomed.size() <= 2 * static_cast<size_t>(columns) + 2);
     QVERIFY(samePoints(zoomed, decimateMinMax(points, 400'000, 450'000, columns)));
     QCOMPARE(chart.visibleXRange(), std::make_pair(400'000.0, 450'000.0));
     chart.resetZoom();
@@ -143,8 +162,10 @@ class MetricChartTest : public QObject {
     auto* yAxis = qobject_cast<QLogValueAxis*>(chart.chart()->axes(Qt::Vertical).value(0));
     QVERIFY(yAxis != nullptr);
     QVERIFY(yAxis->min() > 0 && yAxis->min() <= 5 && yAxis->max() >= 500);
-    for (const QPointF& point : chart.lineSeries(QStringLiteral("s"))->points()) {
-      QVERIFY(point.y() > 0);  // y <= 0 cannot be drawn on a log axis
+    const std::vector<SeriesPoint> onLog = chart.drawnPoints(QStringLiteral("s"));
+    QCOMPARE(onLog.size(), size_t{3});
+    for (const SeriesPoint& point : onLog) {
+      QVERIFY(point.y > 0);  // y <= 0 cannot be drawn on a log axis
     }
     chart.setLogX(true);
     chart.replotNow();
@@ -154,7 +175,7 @@ class MetricChartTest : public QObject {
     chart.setLogY(false);
     chart.replotNow();
     QVERIFY(qobject_cast<QValueAxis*>(chart.chart()->axes(Qt::Horizontal).value(0)) != nullptr);
-    QCOMPARE(chart.lineSeries(QStringLiteral("s"))->count(), 5);
+    QCOMPARE(chart.drawnPoints(QStringLiteral("s")).size(), size_t{5});
   }
 
   void emaMatchesHandComputedValues() {
@@ -185,9 +206,80 @@ class MetricChartTest : public QObject {
     chart.setSeries(QStringLiteral("compute"), {{1, 2}, {2, 3}, {3, 4}});
     chart.setSeries(QStringLiteral("exposed"), {{1, 1}, {2, 1}, {3, 0.5}});
     chart.replotNow();
-    const QList<QPointF> top = chart.lineSeries(QStringLiteral("exposed"))->points();
-    QCOMPARE(top, (QList<QPointF>{{1, 3}, {2, 4}, {3, 4.5}}));
+    const std::vector<SeriesPoint> top = chart.drawnPoints(QStringLiteral("exposed"));
+    QVERIFY(samePoints(top, {{1, 3}, {2, 4}, {3, 4.5}}));
     QCOMPARE(chart.visibleYRange().first, 0.0);
+  }
+
+  void paintsLinesAreasMarkersAndLegendEntries() {
+    MetricChart chart(QStringLiteral("pixels"));
+    chart.resize(640, 420);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    const QColor red(220, 0, 0);
+    const QColor blue(0, 0, 220);
+    chart.setSeries(QStringLiteral("line"), longSeries(20'000), red);
+    chart.setSeries(QStringLiteral("sparse"), {{5'000, 0.5}, {15'000, -0.5}}, blue);
+    chart.setSeries(QStringLiteral("gone"), {{1, 0.0}, {20'000, 0.0}}, QColor(0, 160, 0));
+    chart.removeSeries(QStringLiteral("gone"));
+    chart.forceReplot();
+    QApplication::processEvents();
+    chart.forceReplot();
+    QImage image = chart.chartView()->grab().toImage();
+    // The line passes through its drawn points; the sparse series is drawn as markers.
+    for (const SeriesPoint& point : chart.drawnPoints(QStringLiteral("line"))) {
+      if (point.x < 100 || point.x > 19'900) continue;  // at the frame
+      QVERIFY2(hasColourNear(image, chart.positionOf(point).toPoint(), red),
+               qPrintable(QStringLiteral("no line at x = %1").arg(point.x)));
+    }
+    QVERIFY(hasColourNear(image, chart.positionOf({5'000, 0.5}).toPoint(), blue, 1, 10));
+    QVERIFY(hasColourNear(image, chart.positionOf({15'000, -0.5}).toPoint(), blue, 1, 10));
+    // Nothing is drawn outside the plot area (the series are clipped to it).
+    chart.setXRange(5'000, 6'000);
+    chart.setYRange(0.4, 0.52);  // the line leaves the plot at the top
+    chart.replotNow();
+    QApplication::processEvents();  // the chart's layout follows the new axis labels
+    chart.replotNow();
+    const QRect plot = chart.chartView()
+                           ->mapFromScene(chart.chart()->mapToScene(chart.chart()->plotArea()))
+                           .boundingRect();
+    // (The legend's markers carry the series' colours too.)
+    const QRect legend =
+        chart.chartView()
+            ->mapFromScene(chart.chart()->legend()->mapToScene(chart.chart()->legend()->rect()))
+            .boundingRect();
+    image = chart.chartView()->grab().toImage();
+    for (int x = 0; x < image.width(); x += 2) {
+      for (int y = 0; y < image.height(); y += 2) {
+        if (plot.adjusted(-2, -2, 2, 2).contains(x, y) || legend.contains(x, y)) continue;
+        QVERIFY2(
+            !hasColourNear(image, {x, y}, red, 0, 10) && !hasColourNear(image, {x, y}, blue, 0, 10),
+            qPrintable(QStringLiteral("series colour outside the plot at %1,%2").arg(x).arg(y)));
+      }
+    }
+    // A removed series leaves no legend entry.
+    QStringList entries;
+    for (QLegendMarker* marker : chart.chart()->legend()->markers()) {
+      if (marker->isVisible()) entries << marker->label();
+    }
+    QCOMPARE(entries, (QStringList{QStringLiteral("line"), QStringLiteral("sparse")}));
+
+    // Stacked: the lower area is filled between the zero line and its top.
+    MetricChart stacked(QStringLiteral("stacked"));
+    stacked.resize(640, 420);
+    stacked.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&stacked));
+    stacked.setStacked(true);
+    stacked.setSeries(QStringLiteral("compute"), {{0, 2}, {10, 2}}, red);
+    stacked.setSeries(QStringLiteral("exposed"), {{0, 1}, {10, 1}}, blue);
+    stacked.forceReplot();
+    QApplication::processEvents();
+    stacked.forceReplot();
+    const QImage areas = stacked.chartView()->grab().toImage();
+    const QColor computeFill = areas.pixelColor(stacked.positionOf({5, 1}).toPoint());
+    const QColor exposedFill = areas.pixelColor(stacked.positionOf({5, 2.5}).toPoint());
+    QVERIFY2(computeFill.red() > computeFill.blue() + 50, qPrintable(computeFill.name()));
+    QVERIFY2(exposedFill.blue() > exposedFill.red() + 50, qPrintable(exposedFill.name()));
   }
 
   void hoverFindsTheNearestPoint() {
@@ -250,7 +342,7 @@ class MetricChartTest : public QObject {
     QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
     QCOMPARE(names, (QStringList{QStringLiteral("raw"), QStringLiteral("smoothed <EMA>")}));
     QCOMPARE(pointCount,
-             static_cast<int>(chart.lineSeries(QStringLiteral("smoothed <EMA>"))->count()));
+             static_cast<int>(chart.drawnPoints(QStringLiteral("smoothed <EMA>")).size()));
     QVERIFY(!chart.exportPng(QStringLiteral("/nonexistent-dir/x.png")).isOk());
     QVERIFY(!chart.exportSvg(QStringLiteral("/nonexistent-dir/x.svg")).isOk());
   }

@@ -11,7 +11,6 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QLineSeries>
 #include <QLocale>
 #include <QMenu>
 #include <QMessageBox>
@@ -372,8 +371,7 @@ MetricChart* CompareView::chart(const QString& metric) const {
 int CompareView::drawnPointCount(const QString& metric, int runIndex) const {
   const Chart* chart = chartOf(metric);
   if (chart == nullptr || runIndex < 0 || runIndex >= runIds_.size()) return 0;
-  const QLineSeries* series = chart->widget->lineSeries(runLabel(runIndex));
-  return series != nullptr ? static_cast<int>(series->count()) : 0;
+  return static_cast<int>(chart->widget->drawnPoints(runLabel(runIndex)).size());
 }
 
 Status CompareView::exportChartPng(const QString& metric, const QString& path) const {

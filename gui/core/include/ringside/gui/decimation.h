@@ -1,10 +1,12 @@
 // Min/max decimation of a long series for charting (DESIGN.md decision 8): a series of any length
-// is reduced to at most two points per pixel column before it reaches a QLineSeries, so redraw
+// is reduced to at most two points per pixel column before it is drawn, so redraw
 // cost depends on the chart's width, not on the run's length. The full data stays in SQLite.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace ringside::gui {
@@ -21,6 +23,18 @@ enum class AxisScale {
   kLog,     // equal widths in log10(x); only points with x > 0 are drawn
 };
 
+// The indices [begin, end) of the points of `points` (sorted by x) with xMin <= x <= xMax.
+// `drawable` is false, and the range empty, when the view cannot be drawn: no pixel columns, a
+// non-finite bound, xMax <= xMin, or log scale with xMin <= 0. Shared by decimateMinMax and the
+// chart's indexed decimation so both agree on the view.
+struct VisibleRange {
+  size_t begin = 0;
+  size_t end = 0;
+  bool drawable = false;
+};
+VisibleRange visibleRange(std::span<const SeriesPoint> points, double xMin, double xMax,
+                          int pixelColumns, AxisScale scale);
+
 // Reduces `points` (sorted by x ascending, no NaN x) to what a line chart of `pixelColumns`
 // columns spanning [xMin, xMax] needs to look exactly like the full series:
 //  - for every column, the point with the smallest y and the point with the largest y (the first
@@ -34,20 +48,38 @@ enum class AxisScale {
 // Returns an empty vector when nothing is drawable or the arguments are unusable
 // (pixelColumns < 1, xMax <= xMin, a non-finite bound, or xMin <= 0 with AxisScale::kLog).
 // Thread-safe (a pure function).
-// The indices [begin, end) of the points of `points` (sorted by x) with xMin <= x <= xMax.
-// `drawable` is false, and the range empty, when the view cannot be drawn: no pixel columns, a
-// non-finite bound, xMax <= xMin, or log scale with xMin <= 0. Shared by decimateMinMax and the
-// chart's indexed decimation so both agree on the view.
-struct VisibleRange {
-  size_t begin = 0;
-  size_t end = 0;
-  bool drawable = false;
-};
-VisibleRange visibleRange(std::span<const SeriesPoint> points, double xMin, double xMax,
-                          int pixelColumns, AxisScale scale);
-
 std::vector<SeriesPoint> decimateMinMax(std::span<const SeriesPoint> points, double xMin,
                                         double xMax, int pixelColumns,
                                         AxisScale scale = AxisScale::kLinear);
+
+// Exact min/max decimation of one series with a precomputed index (blocks of 64 points with a
+// sparse table over the blocks): returns the same points as decimateMinMax(points, ...) but costs
+// O(columns * log n) instead of O(visible points) when many points share a pixel column (8 series
+// of 1,000,000 points: ~1 ms instead of ~100 ms). `points` must outlive the index and must not
+// change; rebuild after any change (O(n) time, about n / 16 bytes). Series of 2^31 points or more
+// are not indexed (decimate() then falls back to decimateMinMax).
+// Thread-safety: const methods may run concurrently; the index is immutable once built.
+class MinMaxIndex {
+ public:
+  MinMaxIndex() = default;
+  explicit MinMaxIndex(std::span<const SeriesPoint> points);
+
+  std::vector<SeriesPoint> decimate(double xMin, double xMax, int pixelColumns,
+                                    AxisScale scale = AxisScale::kLinear) const;
+
+ private:
+  // First indices of the smallest and the largest non-NaN y in [begin, end); -1 when all are NaN.
+  std::pair<int64_t, int64_t> argMinMax(size_t begin, size_t end) const;
+  // The first index in (first, end) whose pixel column is beyond `column`, or `end`.
+  template <typename ColumnOf>
+  size_t columnEnd(size_t first, size_t end, int column, const ColumnOf& columnOf) const;
+
+  std::span<const SeriesPoint> points_;
+  std::vector<std::vector<int32_t>> minTable_;  // [level][block]: over 2^level blocks
+  std::vector<std::vector<int32_t>> maxTable_;
+  // x of every block's first point: the column boundaries are searched here first, so a search
+  // touches the (large) point array only inside one block (cache misses dominate otherwise).
+  std::vector<double> blockX_;
+};
 
 }  // namespace ringside::gui

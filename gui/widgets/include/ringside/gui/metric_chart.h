@@ -1,11 +1,12 @@
 // MetricChart: one Qt Charts plot of named series, each held in full in memory and reduced to
-// min/max per pixel column (decimateMinMax, DESIGN.md decision 8) on every replot, so redraw cost
-// depends on the chart's width, not on the run's length. Zoom (rubber band with the left button,
-// wheel), pan (right or middle drag, arrow keys), reset (double-click, Home), linear or log axes,
-// a hover read-out of the nearest drawn point, a legend, an optional stacked-area mode, and PNG
-// or SVG export. Replots are coalesced: every change only marks the chart dirty and a single-shot
-// timer (at most ~30 Hz) redraws once.
-// GUI thread only.
+// min/max per pixel column (MinMaxIndex, DESIGN.md decision 8) on every replot, so redraw cost
+// depends on the chart's width, not on the run's length. Qt Charts lays out and draws the title,
+// axes, grid and legend; the decimated series are painted by the chart's own item over the plot
+// area (a QLineSeries would rebuild a path and a stroked shape per change, costlier than drawing).
+// Zoom (rubber band with the left button, wheel), pan (right or middle drag, arrow keys), reset
+// (double-click, Home), linear or log axes, a hover read-out of the nearest drawn point, a legend,
+// an optional stacked-area mode, and PNG or SVG export. Replots are coalesced: every change only
+// marks the chart dirty and a single-shot timer (at most ~30 Hz) redraws once. GUI thread only.
 #pragma once
 
 #include <QColor>
@@ -21,50 +22,16 @@
 
 #include "ringside/common/status.h"
 #include "ringside/gui/decimation.h"
+#include "ringside/gui/smoothing.h"
 
 class QChart;
 class QChartView;
 class QLabel;
-class QLineSeries;
+class QPainter;
 class QTimer;
 class QAbstractAxis;
 
 namespace ringside::gui {
-
-// TensorBoard's debiased exponential moving average ("smoothing" slider): with weight w in
-// [0, 0.99], last = w * last + (1 - w) * y and the output is last / (1 - w^k) after k finite
-// values, so the first points are not pulled towards 0. Non-finite y values are passed through
-// unchanged and do not update the average; a series whose values are all equal is returned as is
-// (as TensorBoard does). w <= 0 returns the input. Output has the input's length and x values.
-std::vector<SeriesPoint> emaSmooth(std::span<const SeriesPoint> points, double weight);
-
-// Exact min/max decimation of one series with a precomputed index (blocks of 64 points with a
-// sparse table over the blocks): returns the same points as decimateMinMax(points, ...) but costs
-// O(columns * log n) instead of O(visible points) when many points share a pixel column (8 series
-// of 1,000,000 points: ~1 ms instead of ~100 ms). `points` must outlive the index and must not
-// change; rebuild after any change (O(n)).
-class MinMaxIndex {
- public:
-  MinMaxIndex() = default;
-  explicit MinMaxIndex(std::span<const SeriesPoint> points);
-
-  std::vector<SeriesPoint> decimate(double xMin, double xMax, int pixelColumns,
-                                    AxisScale scale = AxisScale::kLinear) const;
-
- private:
-  // First indices of the smallest and the largest non-NaN y in [begin, end); -1 when all are NaN.
-  std::pair<int64_t, int64_t> argMinMax(size_t begin, size_t end) const;
-  // The first index in (first, end) whose pixel column is beyond `column`, or `end`.
-  template <typename ColumnOf>
-  size_t columnEnd(size_t first, size_t end, int column, const ColumnOf& columnOf) const;
-
-  std::span<const SeriesPoint> points_;
-  std::vector<std::vector<int32_t>> minTable_;  // [level][block]: over 2^level blocks
-  std::vector<std::vector<int32_t>> maxTable_;
-  // x of every block's first point: the column boundaries are searched here first, so a search
-  // touches the (large) point array only inside one block (cache misses dominate otherwise).
-  std::vector<double> blockX_;
-};
 
 // One point found by the hover read-out.
 struct HoverPoint {
@@ -144,8 +111,9 @@ class MetricChart : public QWidget {
   // For tests and the benchmark.
   QChart* chart() const { return chart_; }
   QChartView* chartView() const;
-  // The Qt series drawing `name` (its upper line in stacked mode); nullptr when unknown.
-  QLineSeries* lineSeries(const QString& name) const;
+  // The points the last replot drew for `name` (value space; the decimated visible range, its
+  // upper line in stacked mode); empty when unknown or nothing is drawable.
+  std::vector<SeriesPoint> drawnPoints(const QString& name) const;
 
  signals:
   // The visible ranges changed through zoom or pan (not through new data).
@@ -156,11 +124,15 @@ class MetricChart : public QWidget {
 
  private:
   class View;
+  class Plot;
   struct Series;
   friend class View;
+  friend class Plot;
 
   void scheduleReplot();
   void replot();
+  // Draws every series' shown points over the plot area (Plot's paint, chart coordinates).
+  void paintSeries(QPainter& painter) const;
   void rebuildAxes();
   void updateHover(QPointF position);
   std::pair<double, double> dataXRange() const;
@@ -172,6 +144,7 @@ class MetricChart : public QWidget {
 
   QChart* chart_;
   View* view_;
+  Plot* plot_;
   QLabel* readout_;
   QLabel* placeholder_;
   QTimer* replotTimer_;
