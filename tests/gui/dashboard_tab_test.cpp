@@ -3,7 +3,11 @@
 // node, GPU telemetry of the run's node is charted, and the ETA helpers compute as documented.
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
 #include <QLineSeries>
+#include <QLocale>
+#include <QScopeGuard>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -181,6 +185,38 @@ class DashboardTabTest : public QObject {
     QCOMPARE(formatDuration(42.4), QStringLiteral("42 s"));
     QCOMPARE(formatDuration(185), QStringLiteral("3 min 05 s"));
     QCOMPARE(formatDuration(3720), QStringLiteral("1 h 02 min"));
+  }
+
+  // Under --lang de the read-outs use a decimal comma and group thousands with a dot.
+  void readOutsFollowTheDefaultLocale() {
+    const QLocale saved;
+    QLocale::setDefault(QLocale(QLocale::German, QLocale::Germany));
+    const auto restore = qScopeGuard([&saved] { QLocale::setDefault(saved); });
+    QCOMPARE(formatDuration(1234 * 3600.0 + 300), QStringLiteral("1.234 h 05 min"));
+    QCOMPARE(formatDuration(185), QStringLiteral("3 min 05 s"));
+
+    RankView view;
+    view.setRanks({{0, "a", 1.0, 0.25}, {1, "a", 1.5, 0.5}, {2, "b", 1.1, 0.125}});
+    const QString summary = view.summaryText();
+    QVERIFY2(summary.contains(QStringLiteral("step 1,50 ms (+36% over median)")),
+             qPrintable(summary));
+    auto* table = view.findChild<QTableWidget*>();
+    QVERIFY(table != nullptr);
+    QCOMPARE(table->item(1, 2)->text(), QStringLiteral("1,500"));  // step (ms) of rank 1
+    QCOMPARE(table->item(2, 3)->text(), QStringLiteral("0,125"));  // all-reduce wait of rank 2
+
+    QTemporaryDir dir;
+    ControllerOptions options;
+    options.dataDir = dir.path();
+    options.startLocalAgent = false;
+    Controller controller(options);
+    QVERIFY(controller.start().isOk());
+    DashboardTab tab(controller, kRunId);
+    bool smoothingShown = false;  // the slider's value next to it, 0.60 at first
+    for (const QLabel* label : tab.findChildren<QLabel*>()) {
+      smoothingShown |= label->text() == QStringLiteral("0,60");
+    }
+    QVERIFY(smoothingShown);
   }
 };
 

@@ -1,16 +1,22 @@
 // HistoryPanel: Clone emits the form of the run's stored spec, Compare needs two or more selected
 // runs, Open follows double-click and Return. CompareView: overlaid, decimated series per run, the
-// config diff's differing rows highlighted, and chart export as PNG and SVG.
+// config diff's differing rows highlighted, and chart export as PNG and SVG. Under the German
+// translation the State column fits "fehlgeschlagen" even when the first rows hold no failed run.
 // With RINGSIDE_SCREENSHOT_DIR set, the panel and a compare view are also saved there as PNGs.
 #include <QtTest/QtTest>
 
+#include <QFontMetrics>
 #include <QLineEdit>
 #include <QLineSeries>
+#include <QLocale>
 #include <QPushButton>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QTranslator>
+#include <QXmlStreamReader>
 
 #include <cmath>
 
@@ -86,6 +92,41 @@ IngestBatch curves(const QString& runId, int steps, double finalLoss, double acc
   }
   return batch;
 }
+
+// The finished, singular messages of a Qt Linguist .ts file as a translator. The app's .qm is built
+// only with the app target (into its resources); the test reads the .ts it is compiled from.
+class TsTranslator : public QTranslator {
+ public:
+  bool loadTs(const QString& path) {
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) return false;
+    QXmlStreamReader xml(&file);
+    QString context;
+    QString source;
+    while (!xml.atEnd()) {
+      if (xml.readNext() != QXmlStreamReader::StartElement) continue;
+      if (xml.name() == QLatin1String("name")) {
+        context = xml.readElementText();
+      } else if (xml.name() == QLatin1String("source")) {
+        source = xml.readElementText();
+      } else if (xml.name() == QLatin1String("translation")) {
+        const QString type = xml.attributes().value(QLatin1String("type")).toString();
+        const QString text = xml.readElementText(QXmlStreamReader::SkipChildElements);
+        if (type.isEmpty() && !text.trimmed().isEmpty()) messages_.insert({context, source}, text);
+      }
+    }
+    if (xml.hasError()) qWarning("%s: %s", qPrintable(path), qPrintable(xml.errorString()));
+    return !xml.hasError() && !messages_.isEmpty();
+  }
+  QString translate(const char* context, const char* sourceText, const char* /*disambiguation*/,
+                    int /*n*/) const override {
+    return messages_.value({QString::fromUtf8(context), QString::fromUtf8(sourceText)});
+  }
+  bool isEmpty() const override { return messages_.isEmpty(); }
+
+ private:
+  QHash<QPair<QString, QString>, QString> messages_;
+};
 
 QPushButton* button(QWidget& parent, const char* objectName) {
   return parent.findChild<QPushButton*>(QString::fromLatin1(objectName));
@@ -233,6 +274,71 @@ class HistoryPanelTest : public QObject {
     QTRY_COMPARE(panel.model()->rowCount(), 3);
     panel.selectRuns({"r-1", "r-2"});
     saveScreenshot(panel, "history_panel.png");
+  }
+
+  // Regression: the State column was fitted once, to the first rows; under --lang de a failed
+  // run arriving later showed a cut-off "fehlgeschlagen".
+  void stateColumnFitsTheLongestTranslatedState() {
+    const QLocale saved;
+    QLocale::setDefault(QLocale(QLocale::German, QLocale::Germany));
+    TsTranslator german;
+    QVERIFY(german.loadTs(QFINDTESTDATA("../../translations/ringside_de.ts")));
+    QVERIFY(QCoreApplication::installTranslator(&german));
+    const auto restore = qScopeGuard([&] {
+      QCoreApplication::removeTranslator(&german);
+      QLocale::setDefault(saved);
+    });
+    const QString failed = RunTableModel::stateText(v1::FAILED);
+    QCOMPARE(failed, QStringLiteral("fehlgeschlagen"));
+    QString longest;
+    for (int state = v1::RunState_MIN; state <= v1::RunState_MAX; ++state) {
+      const QString text = RunTableModel::stateText(static_cast<v1::RunState>(state));
+      if (text.size() > longest.size()) longest = text;
+    }
+
+    // A history whose first rows are all completed runs ("fertig").
+    QTemporaryDir dir;
+    ControllerOptions options;
+    options.dataDir = dir.path();
+    options.startLocalAgent = false;
+    Controller controller(options);
+    QVERIFY(controller.start().isOk());
+    const double t0 = 1'767'000'000.0;
+    QVERIFY(await(controller.store().upsertRun(
+                      "n1", runInfo("r-ok", forms_[0], v1::COMPLETED, t0, t0 + 95)))
+                .isOk());
+    HistoryPanel panel(controller);
+    panel.resize(1100, 360);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QTRY_COMPARE(panel.model()->rowCount(), 1);
+    QTableView* table = panel.table();
+    const QFontMetrics metrics(table->font());
+    // At least the panel's padding of 12 px beside the text (the style's cell margins add more).
+    constexpr int kPadding = 12;
+    for (const QString& text : {longest, failed}) {
+      QVERIFY2(
+          table->columnWidth(RunTableModel::kState) >= metrics.horizontalAdvance(text) + kPadding,
+          qPrintable(QStringLiteral("%1 px for \"%2\" (%3 px)")
+                         .arg(table->columnWidth(RunTableModel::kState))
+                         .arg(text)
+                         .arg(metrics.horizontalAdvance(text))));
+    }
+
+    // The failed run arrives: its cell text fits the column as it is.
+    QVERIFY(await(controller.store().upsertRun(
+                      "n1", runInfo("r-bad", forms_[2], v1::FAILED, t0 + 600, t0 + 660)))
+                .isOk());
+    QTRY_COMPARE(panel.model()->rowCount(), 2);
+    const int row = panel.proxy()
+                        ->mapFromSource(panel.model()->index(panel.model()->rowOfRun("r-bad"), 0))
+                        .row();
+    const QModelIndex cell = table->model()->index(row, RunTableModel::kState);
+    QCOMPARE(cell.data().toString(), failed);
+    const QAbstractItemView* view = table;  // sizeHintForColumn is public there
+    QVERIFY(view->sizeHintForColumn(RunTableModel::kState) <=
+            table->columnWidth(RunTableModel::kState));
+    saveScreenshot(panel, "history_panel_de.png");
   }
 
   void compareViewOverlaysDecimatedSeriesAndDiffsTheConfig() {

@@ -1,11 +1,14 @@
 // The nodes panel's parts without an agent: the table's cell texts (N/A for absent values, never
-// 0), the address round trip the edit dialog relies on, the add-node dialog's key validation and
-// the GUI key it shows, and the detail pane's rolling telemetry series.
+// 0; numbers in the default locale), the address round trip the edit dialog relies on, the
+// add-node dialog's key validation and the GUI key it shows, and the detail pane's rolling
+// telemetry series.
 #include <QClipboard>
 #include <QGuiApplication>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QPushButton>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -124,6 +127,26 @@ class NodesPanelTest : public QObject {
     QCOMPARE(NodeTableModel::stateText(draining), QStringLiteral("draining (12 s)"));
     draining.state = NodeState::Offline;
     QCOMPARE(NodeTableModel::stateText(draining), QStringLiteral("offline (12 s)"));
+  }
+
+  // Under --lang de (QLocale::setDefault(German)) the read-outs use a decimal comma and group
+  // thousands with a dot; the address's port is not a quantity and stays as it is.
+  void cellsFollowTheDefaultLocale() {
+    const QLocale saved;
+    QLocale::setDefault(QLocale(QLocale::German, QLocale::Germany));
+    const auto restore = qScopeGuard([&saved] { QLocale::setDefault(saved); });
+    NodeView node = gpuNode();
+    node.info->set_cpu_cores(1024);
+    node.info->set_slots_total(2048);
+    node.telemetry->set_cpu_pct(99.6);
+    node.telemetry->set_mem_used_mib(1536);
+    QCOMPARE(NodeTableModel::stateText(node), QStringLiteral("online (0,4 s)"));
+    QCOMPARE(NodeTableModel::addressText(node), QStringLiteral("gpu01:47600"));
+    QCOMPARE(NodeTableModel::cpuText(node), QStringLiteral("AMD EPYC 7763, 1.024 cores, 100 %"));
+    QCOMPARE(NodeTableModel::memoryText(node), QStringLiteral("1,5 / 512,0 GiB"));
+    QCOMPARE(NodeTableModel::slotsText(node), QStringLiteral("2.047 free / 1 used gpu"));
+    node.heartbeatAgeMs = qint64{1234} * 3600 * 1000;
+    QCOMPARE(NodeTableModel::stateText(node), QStringLiteral("online (1.234 h)"));
   }
 
   void addressParsesBackToHostAndPorts() {

@@ -1,8 +1,12 @@
 // RunTableModel and RunFilterProxy over a real MetricsStore: rows and their text, N/A for absent
-// summary values, numeric sorting, text and state filters, tags and notes written to the store,
-// and refresh on the store's runChanged/runDeleted.
+// summary values, numbers in the default locale (but CSV export in the C locale), numeric sorting,
+// text and state filters, tags and notes written to the store, and refresh on the store's
+// runChanged/runDeleted.
 #include <QtTest/QtTest>
 
+#include <QFile>
+#include <QLocale>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 
@@ -144,6 +148,36 @@ class RunTableModelTest : public QObject {
     QVERIFY(model.flags(model.index(a, RunTableModel::kNotes)).testFlag(Qt::ItemIsEditable));
     QVERIFY(!model.flags(model.index(a, RunTableModel::kName)).testFlag(Qt::ItemIsEditable));
     QVERIFY(!model.setData(model.index(a, RunTableModel::kName), "renamed"));
+  }
+
+  // Under --lang de the table reads "0,5000" and "10.000"; the CSV export is a file format and
+  // stays in the C locale whatever the GUI's language.
+  void germanTableButCLocaleCsv() {
+    const QLocale saved;
+    QLocale::setDefault(QLocale(QLocale::German, QLocale::Germany));
+    const auto restore = qScopeGuard([&saved] { QLocale::setDefault(saved); });
+    RunTableModel model(*store_);
+    model.refresh();
+    QTRY_VERIFY(model.loaded());
+    auto text = [&](const char* runId, int column) {
+      return model.index(model.rowOfRun(runId), column).data().toString();
+    };
+    QCOMPARE(text("r-a", RunTableModel::kFinalLoss), QStringLiteral("0,5000"));
+    QCOMPARE(text("r-a", RunTableModel::kBestAccuracy), QStringLiteral("80,00 %"));
+    QCOMPARE(text("r-d", RunTableModel::kSamplesPerS), QStringLiteral("10.000"));
+    QCOMPARE(RunTableModel::durationText(1234 * 3600.0 + 300), QStringLiteral("1.234 h 05 min"));
+
+    const QString csv = dir_->filePath("r-a.csv");
+    QVERIFY(await(store_->exportCsv("r-a", csv)).isOk());
+    QFile file(csv);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QStringList lines = QString::fromUtf8(file.readAll()).split('\n', Qt::SkipEmptyParts);
+    QCOMPARE(lines.value(0), QStringLiteral("step,epoch,wall_time,rank,name,value"));
+    QVERIFY2(lines.contains(QStringLiteral("2,0,1700000002,-1,train/loss,0.5")),
+             qPrintable(lines.join('\n')));
+    QVERIFY2(lines.contains(QStringLiteral("2,0,1700000002,-1,train/samples_per_s,1000")),
+             qPrintable(lines.join('\n')));
+    for (const QString& line : lines) QCOMPARE(line.count(','), 5);
   }
 
   void sortsNumbersNumericallyWithNaFirst() {

@@ -77,7 +77,7 @@ CompareView::CompareView(Controller& controller, QStringList runIds, QWidget* pa
   records_.resize(runIds_.size());
   reloadRun_.fill(false, runIds_.size());
 
-  auto* title = new QLabel(tr("Comparing %n run(s)", nullptr, static_cast<int>(runIds_.size())));
+  auto* title = new QLabel(tr("Comparing %Ln run(s)", nullptr, static_cast<int>(runIds_.size())));
   QFont titleFont = title->font();
   titleFont.setBold(true);
   title->setFont(titleFont);

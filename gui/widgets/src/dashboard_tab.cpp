@@ -10,6 +10,7 @@
 #include <QHBoxLayout>
 #include <QJsonDocument>
 #include <QLabel>
+#include <QLocale>
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
@@ -122,13 +123,18 @@ QString formatDuration(double seconds) {
   const qint64 hours = total / 3600;
   const qint64 minutes = (total % 3600) / 60;
   const qint64 secs = total % 60;
+  const QLocale locale;
   if (hours > 0) {
-    return DashboardTab::tr("%1 h %2 min").arg(hours).arg(minutes, 2, 10, QLatin1Char('0'));
+    return DashboardTab::tr("%1 h %2 min")
+        .arg(locale.toString(hours))
+        .arg(minutes, 2, 10, QLatin1Char('0'));
   }
   if (minutes > 0) {
-    return DashboardTab::tr("%1 min %2 s").arg(minutes).arg(secs, 2, 10, QLatin1Char('0'));
+    return DashboardTab::tr("%1 min %2 s")
+        .arg(locale.toString(minutes))
+        .arg(secs, 2, 10, QLatin1Char('0'));
   }
-  return DashboardTab::tr("%1 s").arg(secs);
+  return DashboardTab::tr("%1 s").arg(locale.toString(secs));
 }
 
 QString DashboardTab::rawLossName() { return tr("train loss (raw)"); }
@@ -203,7 +209,7 @@ void DashboardTab::buildUi() {
   smoothing_->setValue(60);
   smoothing_->setMaximumWidth(180);
   smoothing_->setToolTip(tr("Exponential moving average weight of the train loss line"));
-  smoothingValue_ = new QLabel(QStringLiteral("0.60"), this);
+  smoothingValue_ = new QLabel(QLocale().toString(smoothing_->value() / 100.0, 'f', 2), this);
   auto* resetZoom = new QPushButton(tr("&Reset zoom"), this);
   resetZoom->setToolTip(
       tr("Zoom: drag a rectangle or use the wheel; pan: right-drag or arrow keys; reset: "

@@ -11,11 +11,14 @@
 #include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QShortcut>
 #include <QStandardPaths>
+#include <QStyle>
+#include <QStyleOptionViewItem>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -27,6 +30,9 @@
 namespace ringside::gui {
 
 namespace {
+
+// Added to a column's content width when the columns are fitted: air between the columns.
+constexpr int kColumnPadding = 12;
 
 bool isActive(v1::RunState state) {
   return state == v1::QUEUED || state == v1::STARTING || state == v1::RUNNING;
@@ -41,6 +47,27 @@ QString csvFileName(const QString& name, const QString& runId) {
 
 QString withShortcut(const QString& text, const QKeySequence& key) {
   return QStringLiteral("%1 (%2)").arg(text, key.toString(QKeySequence::NativeText));
+}
+
+// The width the State column needs for the longest text of any run state (as translated now,
+// in the table's current font, with the style's cell margins) plus the padding: the column
+// is fitted to the first rows only, and a later "failed" ("fehlgeschlagen" in German) must not be
+// cut off.
+int stateColumnWidth(const QTableView* table) {
+  QStyleOptionViewItem option;
+  option.initFrom(table->viewport());
+  option.font = table->font();
+  option.fontMetrics = QFontMetrics(option.font);
+  option.features = QStyleOptionViewItem::HasDisplay;
+  option.displayAlignment = Qt::AlignLeft | Qt::AlignVCenter;
+  int width = 0;
+  for (int state = v1::RunState_MIN; state <= v1::RunState_MAX; ++state) {
+    option.text = RunTableModel::stateText(static_cast<v1::RunState>(state));
+    width = std::max(
+        width,
+        table->style()->sizeFromContents(QStyle::CT_ItemViewItem, &option, QSize(), table).width());
+  }
+  return width + kColumnPadding;
 }
 
 }  // namespace
@@ -128,6 +155,7 @@ HistoryPanel::HistoryPanel(Controller& controller, QWidget* parent)
   column->addLayout(filters);
   column->addWidget(table_, 1);
   column->addLayout(buttons);
+  fitStateColumn();
 
   // Return is handled in eventFilter (only while the table itself has focus, so that Return in
   // a tags or notes editor still commits the edit); Delete only while the table has focus, so
@@ -182,13 +210,22 @@ HistoryPanel::HistoryPanel(Controller& controller, QWidget* parent)
       columnsFitted_ = true;
       table_->resizeColumnsToContents();
       for (int c = 0; c < RunTableModel::kColumnCount; ++c) {
-        table_->setColumnWidth(c, std::min(table_->columnWidth(c) + 12, kMaxInitialWidth));
+        table_->setColumnWidth(c,
+                               std::min(table_->columnWidth(c) + kColumnPadding, kMaxInitialWidth));
       }
+      fitStateColumn();
     }
   });
 
   updateActions();
   model_->refresh();
+}
+
+void HistoryPanel::fitStateColumn() {
+  const int needed = stateColumnWidth(table_);
+  if (table_->columnWidth(RunTableModel::kState) < needed) {
+    table_->setColumnWidth(RunTableModel::kState, needed);
+  }
 }
 
 QStringList HistoryPanel::selectedRunIds() const {
@@ -230,8 +267,9 @@ void HistoryPanel::updateActions() {
   delete_->setEnabled(!ids.isEmpty());
   const int shown = proxy_->rowCount();
   const int total = model_->rowCount();
-  countLabel_->setText(shown == total ? tr("%n run(s)", nullptr, total)
-                                      : tr("%1 of %n run(s)", nullptr, total).arg(shown));
+  countLabel_->setText(shown == total
+                           ? tr("%Ln run(s)", nullptr, total)
+                           : tr("%1 of %Ln run(s)", nullptr, total).arg(QLocale().toString(shown)));
 }
 
 void HistoryPanel::openSelected() {
@@ -309,7 +347,7 @@ void HistoryPanel::deleteSelected() {
       ids.size() == 1
           ? tr("Delete run \"%1\" with all its metrics and log lines? This cannot be undone.")
                 .arg(displayName(ids.first()))
-          : tr("Delete %n runs with all their metrics and log lines? This cannot be undone.",
+          : tr("Delete %Ln runs with all their metrics and log lines? This cannot be undone.",
                nullptr, static_cast<int>(ids.size()));
   if (QMessageBox::question(this, tr("Delete runs"), question,
                             QMessageBox::Yes | QMessageBox::Cancel,
@@ -326,6 +364,10 @@ void HistoryPanel::deleteSelected() {
 }
 
 bool HistoryPanel::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == table_ &&
+      (event->type() == QEvent::FontChange || event->type() == QEvent::StyleChange)) {
+    fitStateColumn();
+  }
   // Key presses reach the table only while it has focus itself: an open tags or notes editor
   // gets Return first and commits the edit.
   if (watched == table_ && event->type() == QEvent::KeyPress) {

@@ -7,6 +7,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineSeries>
+#include <QLocale>
 #include <QScrollArea>
 #include <QStackedWidget>
 #include <QTimer>
@@ -153,6 +154,9 @@ NodeDetailPane::Chart NodeDetailPane::makeChart(const QString& title, const QStr
   chart.chart->setTitle(title);
   chart.chart->setMargins(QMargins(2, 2, 2, 2));
   chart.chart->legend()->setAlignment(Qt::AlignBottom);
+  // Axis labels in the default locale ("0,5" in German); the label formats below only choose
+  // the precision then.
+  chart.chart->setLocalizeNumbers(true);
   chart.x = new QValueAxis;
   chart.x->setRange(-kHistorySeconds, 0);
   chart.x->setTickCount(6);
@@ -342,7 +346,7 @@ void NodeDetailPane::updateInfo() {
   addRow(tr("Address"), NodeTableModel::addressText(*node).toHtmlEscaped());
   addRow(tr("OS"), text(info.os()));
   addRow(tr("CPU"), text(info.cpu_model()));
-  addRow(tr("Cores"), QString::number(info.cpu_cores()));
+  addRow(tr("Cores"), QLocale().toString(info.cpu_cores()));
   addRow(tr("Memory"), info.memory_total_mib() > 0
                            ? tr("%1 GiB").arg(gib(static_cast<double>(info.memory_total_mib())))
                            : NodeTableModel::tr("N/A"));

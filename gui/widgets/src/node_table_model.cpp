@@ -2,6 +2,7 @@
 
 #include <QApplication>
 #include <QColor>
+#include <QLocale>
 #include <QPainter>
 #include <QPalette>
 
@@ -16,13 +17,19 @@ constexpr int kBarMaxWidth = 46;  // px per GPU bar
 constexpr int kBarMinWidth = 8;
 constexpr int kBarGap = 3;
 
-// "0.4 s", "12 s", "5 min", "3 h".
+// "0.4 s", "12 s", "5 min", "3 h"; numbers in the default locale ("0,4 s" in German).
 QString ageText(qint64 ageMs) {
-  if (ageMs < 10000) return NodeTableModel::tr("%1 s").arg(ageMs / 1000.0, 0, 'f', 1);
-  if (ageMs < 120000) return NodeTableModel::tr("%1 s").arg(ageMs / 1000);
-  if (ageMs < 2 * 3600 * 1000) return NodeTableModel::tr("%1 min").arg(ageMs / 60000);
-  return NodeTableModel::tr("%1 h").arg(ageMs / 3600000);
+  const QLocale locale;
+  if (ageMs < 10000) return NodeTableModel::tr("%1 s").arg(locale.toString(ageMs / 1000.0, 'f', 1));
+  if (ageMs < 120000) return NodeTableModel::tr("%1 s").arg(locale.toString(ageMs / 1000));
+  if (ageMs < 2 * 3600 * 1000) {
+    return NodeTableModel::tr("%1 min").arg(locale.toString(ageMs / 60000));
+  }
+  return NodeTableModel::tr("%1 h").arg(locale.toString(ageMs / 3600000));
 }
+
+// A percentage without decimals, "87" (the unit is in the caller's text).
+QString percent(double value) { return QLocale().toString(value, 'f', 0); }
 
 QString notAvailable() { return NodeTableModel::tr("N/A"); }
 
@@ -211,9 +218,9 @@ QString NodeTableModel::cpuText(const NodeView& node) {
   QStringList parts;
   if (!node.info->cpu_model().empty()) parts.append(QString::fromStdString(node.info->cpu_model()));
   const int cores = static_cast<int>(node.info->cpu_cores());
-  parts.append(cores == 1 ? tr("1 core") : tr("%1 cores").arg(cores));
+  parts.append(cores == 1 ? tr("1 core") : tr("%1 cores").arg(QLocale().toString(cores)));
   parts.append(node.telemetry && node.telemetry->has_cpu_pct()
-                   ? tr("%1 %").arg(node.telemetry->cpu_pct(), 0, 'f', 0)
+                   ? tr("%1 %").arg(percent(node.telemetry->cpu_pct()))
                    : notAvailable());
   return parts.join(QStringLiteral(", "));
 }
@@ -236,7 +243,7 @@ QString NodeTableModel::gpusText(const NodeView& node) {
     if (node.telemetry) {
       for (const v1::GpuTelemetry& sample : node.telemetry->gpus()) {
         if (sample.index() == gpu.index() && sample.has_util_pct()) {
-          util = tr("%1 %").arg(sample.util_pct(), 0, 'f', 0);
+          util = tr("%1 %").arg(percent(sample.util_pct()));
         }
       }
     }
@@ -250,7 +257,10 @@ QString NodeTableModel::slotsText(const NodeView& node) {
   const int total = static_cast<int>(node.info->slots_total());
   const int used = slotsUsed(node);
   const QString kind = QString::fromStdString(node.info->slot_kind());
-  return tr("%1 free / %2 used %3").arg(qMax(0, total - used)).arg(used).arg(kind).trimmed();
+  const QLocale locale;
+  return tr("%1 free / %2 used %3")
+      .arg(locale.toString(qMax(0, total - used)), locale.toString(used), kind)
+      .trimmed();
 }
 
 void GpuBarsDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option,
@@ -291,7 +301,7 @@ void GpuBarsDelegate::paint(QPainter* painter, const QStyleOptionViewItem& optio
       QRect fill = bar.adjusted(1, 1, -1, -1);
       fill.setWidth(static_cast<int>(fill.width() * util / 100.0 + 0.5));
       painter->fillRect(fill, palette.color(QPalette::Highlight));
-      label = QString::number(util, 'f', 0);
+      label = percent(util);
     } else {
       painter->fillRect(bar.adjusted(1, 1, -1, -1),
                         QBrush(palette.color(QPalette::Mid), Qt::BDiagPattern));

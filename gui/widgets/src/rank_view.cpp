@@ -2,6 +2,7 @@
 
 #include <QHeaderView>
 #include <QLabel>
+#include <QLocale>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -31,6 +32,11 @@ std::optional<double> medianOf(const std::vector<RankStat>& ranks,
 
 QString formatMs(const std::optional<double>& value) {
   return value ? QLocale().toString(*value, 'f', 3) : RankView::tr("N/A");
+}
+
+// "+12", "-3", "+0": a difference in percent, signed, in the default locale.
+QString signedPercent(double pct) {
+  return (pct >= 0 ? QStringLiteral("+") : QString()) + QLocale().toString(pct, 'f', 0);
 }
 
 // A heat colour for a value relative to the median: white at or below it, deepening red up to
@@ -122,9 +128,7 @@ void RankView::setRanks(std::vector<RankStat> ranks) {
     set(kExposedMs, formatMs(rank.exposedCommMs), heat(rank.exposedCommMs, exposedMedian));
     QString vsMedian = tr("N/A");
     if (rank.stepMs && stepMedian && *stepMedian > 0) {
-      vsMedian = QStringLiteral("%1%2%")
-                     .arg(*rank.stepMs >= *stepMedian ? QStringLiteral("+") : QString())
-                     .arg((*rank.stepMs / *stepMedian - 1.0) * 100.0, 0, 'f', 0);
+      vsMedian = signedPercent((*rank.stepMs / *stepMedian - 1.0) * 100.0) + QLatin1Char('%');
     }
     set(kVsMedian, vsMedian);
   }
@@ -132,13 +136,13 @@ void RankView::setRanks(std::vector<RankStat> ranks) {
     summary_->setText(tr("No per-rank timings yet (a run with more than one rank reports them)."));
     return;
   }
+  // One multi-arg call: a node name holding "%3" is not substituted again. A rank number is an
+  // id, not a quantity: never grouped.
   summary_->setText(tr("slowest: rank %1 on node %2, step %3 ms (%4% over median)")
-                        .arg(slowest->rank)
-                        .arg(slowest->node.isEmpty() ? tr("unknown") : slowest->node)
-                        .arg(slowest->stepMs, 0, 'f', 2)
-                        .arg(QStringLiteral("%1%2")
-                                 .arg(slowest->overMedianPct >= 0 ? QStringLiteral("+") : QString())
-                                 .arg(slowest->overMedianPct, 0, 'f', 0)));
+                        .arg(QString::number(slowest->rank),
+                             slowest->node.isEmpty() ? tr("unknown") : slowest->node,
+                             QLocale().toString(slowest->stepMs, 'f', 2),
+                             signedPercent(slowest->overMedianPct)));
 }
 
 QString RankView::summaryText() const { return summary_->text(); }

@@ -109,22 +109,24 @@ QString RunTableModel::stateText(v1::RunState state) {
 }
 
 QString RunTableModel::placementText(const RunRecord& run) {
+  const QLocale locale;
   v1::RunSpec spec;
   if (run.spec.isEmpty() || !spec.ParseFromArray(run.spec.constData(), run.spec.size())) {
-    return run.worldSize > 0 ? QString::number(run.worldSize) : tr("N/A");
+    return run.worldSize > 0 ? locale.toString(run.worldSize) : tr("N/A");
   }
   if (spec.hosts_size() == 0) {
     const int ranks = spec.ranks_per_node() > 0 ? static_cast<int>(spec.ranks_per_node())
                                                 : std::max(run.worldSize, 1);
-    return tr("%1 × %2").arg(1).arg(ranks);
+    return tr("%1 × %2").arg(locale.toString(1), locale.toString(ranks));
   }
   const uint32_t first = spec.hosts(0).ranks();
   for (const auto& host : spec.hosts()) {
     if (host.ranks() != first) {
-      return tr("%n rank(s) on %1 nodes", nullptr, run.worldSize).arg(spec.hosts_size());
+      return tr("%Ln rank(s) on %1 nodes", nullptr, run.worldSize)
+          .arg(locale.toString(spec.hosts_size()));
     }
   }
-  return tr("%1 × %2").arg(spec.hosts_size()).arg(first);
+  return tr("%1 × %2").arg(locale.toString(spec.hosts_size()), locale.toString(first));
 }
 
 QString RunTableModel::durationText(double seconds) {
@@ -132,9 +134,14 @@ QString RunTableModel::durationText(double seconds) {
   const qint64 hours = total / 3600;
   const qint64 minutes = (total % 3600) / 60;
   const qint64 secs = total % 60;
-  if (hours > 0) return tr("%1 h %2 min").arg(hours).arg(minutes, 2, 10, QLatin1Char('0'));
-  if (minutes > 0) return tr("%1 min %2 s").arg(minutes).arg(secs, 2, 10, QLatin1Char('0'));
-  return tr("%1 s").arg(secs);
+  const QLocale locale;
+  if (hours > 0) {
+    return tr("%1 h %2 min").arg(locale.toString(hours)).arg(minutes, 2, 10, QLatin1Char('0'));
+  }
+  if (minutes > 0) {
+    return tr("%1 min %2 s").arg(locale.toString(minutes)).arg(secs, 2, 10, QLatin1Char('0'));
+  }
+  return tr("%1 s").arg(locale.toString(secs));
 }
 
 std::optional<double> RunTableModel::durationSeconds(const RunRecord& run) const {

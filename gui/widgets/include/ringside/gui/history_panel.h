@@ -71,6 +71,9 @@ class HistoryPanel : public QWidget {
 
  private:
   QString displayName(const QString& runId) const;
+  // Widens the State column to the longest translated state text in the table's font (never
+  // narrows it); on construction, after the first fit to the rows, and on a font or style change.
+  void fitStateColumn();
 
   Controller& controller_;
   RunTableModel* model_;
