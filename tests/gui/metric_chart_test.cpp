@@ -9,8 +9,10 @@
 #include <QImage>
 #include <QLegendMarker>
 #include <QLineSeries>
+#include <QLocale>
 #include <QLogValueAxis>
 #include <QMouseEvent>
+#include <QScopeGuard>
 #include <QTemporaryDir>
 #include <QValueAxis>
 #include <QXmlStreamReader>
@@ -178,6 +180,39 @@ class MetricChartTest : public QObject {
     QCOMPARE(chart.drawnPoints(QStringLiteral("s")).size(), size_t{5});
   }
 
+  void axisTicksAreNiceAndEnough() {
+    // A small dashboard chart (the y axis asks for 4 ticks) over several value ranges: each axis
+    // gets 3 to 10 ticks at a multiple of 1, 2, 2.5 or 5 times a power of ten.
+    const std::vector<std::pair<double, double>> ranges{{0.17, 1.83}, {0.0, 0.003},  {1e5, 9e5},
+                                                        {-5, 5},      {0.865, 0.88}, {3.2, 3.4}};
+    for (const auto& [low, high] : ranges) {
+      MetricChart chart(QStringLiteral("ticks"));
+      chart.resize(600, 240);
+      chart.setSeries(QStringLiteral("s"), {{0, low}, {1000, high}});
+      chart.setYRange(low, high);
+      chart.forceReplot();
+      for (auto orientation : {Qt::Horizontal, Qt::Vertical}) {
+        auto* axis = qobject_cast<QValueAxis*>(chart.chart()->axes(orientation).value(0));
+        QVERIFY(axis != nullptr);
+        QCOMPARE(axis->tickType(), QValueAxis::TicksDynamic);
+        const double interval = axis->tickInterval();
+        const double ticks = std::floor(axis->max() / interval + 1e-9) -
+                             std::ceil(axis->min() / interval - 1e-9) + 1;
+        const QString what = QStringLiteral("[%1, %2] %3: interval %4, %5 ticks")
+                                 .arg(axis->min())
+                                 .arg(axis->max())
+                                 .arg(orientation == Qt::Vertical ? "y" : "x")
+                                 .arg(interval)
+                                 .arg(ticks);
+        QVERIFY2(ticks >= 3 && ticks <= 10, qPrintable(what));
+        const double mantissa = interval / std::pow(10.0, std::floor(std::log10(interval)));
+        QVERIFY2(std::abs(mantissa - 1) < 1e-9 || std::abs(mantissa - 2) < 1e-9 ||
+                     std::abs(mantissa - 2.5) < 1e-9 || std::abs(mantissa - 5) < 1e-9,
+                 qPrintable(what));
+      }
+    }
+  }
+
   void emaMatchesHandComputedValues() {
     const double nan = std::numeric_limits<double>::quiet_NaN();
     const std::vector<SeriesPoint> points{{1, 1}, {2, 2}, {3, nan}, {4, 3}};
@@ -304,6 +339,25 @@ class MetricChartTest : public QObject {
     QVERIFY2(chart.readoutText().contains(QStringLiteral("x = 2")) &&
                  chart.readoutText().contains(QStringLiteral("y = 4")),
              qPrintable(chart.readoutText()));
+  }
+
+  void readOutFollowsTheDefaultLocale() {
+    QLocale::setDefault(QLocale(QLocale::German, QLocale::Germany));
+    const auto restore = qScopeGuard([] { QLocale::setDefault(QLocale::c()); });
+    MetricChart chart(QStringLiteral("de"));
+    chart.resize(600, 400);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    chart.setSeries(QStringLiteral("acc"), {{1, 0.25}, {2, 0.5}, {3, 0.875}});
+    chart.forceReplot();
+    const QPointF at = chart.positionOf({2, 0.5});
+    QMouseEvent move(QEvent::MouseMove, at, chart.chartView()->viewport()->mapToGlobal(at),
+                     Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+    QApplication::sendEvent(chart.chartView()->viewport(), &move);
+    QVERIFY2(chart.readoutText().contains(QStringLiteral("y = 0,5")),
+             qPrintable(chart.readoutText()));
+    QVERIFY(chart.chart()->localizeNumbers());
+    QCOMPARE(chart.chart()->locale().decimalPoint(), QStringLiteral(","));
   }
 
   void exportsPngAndSvg() {

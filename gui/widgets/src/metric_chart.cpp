@@ -8,6 +8,7 @@
 #include <QKeyEvent>
 #include <QLabel>
 #include <QLegendMarker>
+#include <QLocale>
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QMouseEvent>
@@ -42,18 +43,23 @@ constexpr double kMarkerRadius = 3.5;
 double toAxis(double value, bool log) { return log ? std::log10(value) : value; }
 double fromAxis(double value, bool log) { return log ? std::pow(10.0, value) : value; }
 
-QString formatNumber(double value) { return QString::number(value, 'g', 6); }
+// A value as the read-out and the SVG's tick labels show it: 6 significant digits in the
+// default locale (a decimal comma in German), as the axis labels (QChart::localizeNumbers).
+QString formatNumber(double value) { return QLocale().toString(value, 'g', 6); }
 
-// A tick interval of 1, 2, 2.5 or 5 times a power of ten giving about `ticks` ticks over `span`.
+// A tick interval of 1, 2, 2.5 or 5 times a power of ten giving about `ticks` ticks over `span`:
+// the raw interval span / (ticks - 1) rounded to the nearest such number (Heckbert, "Nice numbers
+// for graph labels", Graphics Gems, 1990, with 2.5 added), so a span of 1.66 over 4 ticks gets 0.5
+// (ticks 0.5, 1, 1.5), not 1 (a single tick).
 double niceStep(double span, int ticks) {
   if (!(span > 0) || !std::isfinite(span)) return 1.0;
   const double raw = span / std::max(1, ticks - 1);
   const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
   const double fraction = raw / magnitude;
-  const double nice = fraction <= 1     ? 1
-                      : fraction <= 2   ? 2
-                      : fraction <= 2.5 ? 2.5
-                      : fraction <= 5   ? 5
+  const double nice = fraction < 1.5    ? 1
+                      : fraction < 2.25 ? 2
+                      : fraction < 3.5  ? 2.5
+                      : fraction < 7.5  ? 5
                                         : 10;
   return nice * magnitude;
 }
@@ -272,6 +278,7 @@ MetricChart::MetricChart(const QString& title, QWidget* parent)
       replotTimer_(new QTimer(this)) {
   chart_->setTitle(title);
   chart_->setAnimationOptions(QChart::NoAnimation);
+  chart_->setLocalizeNumbers(true);  // axis labels in the default locale
   chart_->legend()->setAlignment(Qt::AlignBottom);
   chart_->layout()->setContentsMargins(0, 0, 0, 0);
   chart_->setMargins(QMargins(4, 4, 4, 4));
