@@ -38,6 +38,30 @@ bool drawable(const SeriesPoint& point, AxisScale scale) {
   return !std::isnan(point.y) && (scale == AxisScale::kLinear || point.x > 0.0);
 }
 
+// Appends the nearest drawable point before index `begin` (NaN runs and, in log scale, x <= 0
+// skipped), if any: the line enters the view at the right height.
+void appendNeighbourBefore(std::span<const SeriesPoint> points, size_t begin, AxisScale scale,
+                           std::vector<SeriesPoint>& out) {
+  for (size_t i = begin; i > 0; --i) {
+    if (drawable(points[i - 1], scale)) {
+      out.push_back(points[i - 1]);
+      return;
+    }
+  }
+}
+
+// Appends the nearest drawable point at or after index `end`, if any: the line leaves the view at
+// the right height.
+void appendNeighbourAfter(std::span<const SeriesPoint> points, size_t end, AxisScale scale,
+                          std::vector<SeriesPoint>& out) {
+  for (size_t i = end; i < points.size(); ++i) {
+    if (drawable(points[i], scale)) {
+      out.push_back(points[i]);
+      return;
+    }
+  }
+}
+
 }  // namespace
 
 VisibleRange visibleRange(std::span<const SeriesPoint> points, double xMin, double xMax,
@@ -66,13 +90,7 @@ std::vector<SeriesPoint> decimateMinMax(std::span<const SeriesPoint> points, dou
   const size_t end = range.end;
 
   out.reserve(2 * static_cast<size_t>(pixelColumns) + 2);
-  // The nearest drawable point left of the view (NaN runs and, in log scale, x <= 0 skipped).
-  for (size_t i = begin; i > 0; --i) {
-    if (drawable(points[i - 1], scale)) {
-      out.push_back(points[i - 1]);
-      break;
-    }
-  }
+  appendNeighbourBefore(points, begin, scale, out);
 
   const ColumnMap columns(xMin, xMax, pixelColumns, scale);
   int current = -1;
@@ -103,12 +121,7 @@ std::vector<SeriesPoint> decimateMinMax(std::span<const SeriesPoint> points, dou
   }
   flush();
 
-  for (size_t i = end; i < points.size(); ++i) {
-    if (drawable(points[i], scale)) {
-      out.push_back(points[i]);
-      break;
-    }
-  }
+  appendNeighbourAfter(points, end, scale, out);
   return out;
 }
 
@@ -274,12 +287,7 @@ std::vector<SeriesPoint> MinMaxIndex::decimate(double xMin, double xMax, int pix
   }
 
   out.reserve(2 * static_cast<size_t>(pixelColumns) + 2);
-  for (size_t i = begin; i > 0; --i) {
-    if (drawable(points_[i - 1], scale)) {
-      out.push_back(points_[i - 1]);
-      break;
-    }
-  }
+  appendNeighbourBefore(points_, begin, scale, out);
   const ColumnMap columns(xMin, xMax, pixelColumns, scale);
   size_t first = begin;
   while (first < end) {
@@ -294,12 +302,7 @@ std::vector<SeriesPoint> MinMaxIndex::decimate(double xMin, double xMax, int pix
     }
     first = high;
   }
-  for (size_t i = end; i < points_.size(); ++i) {
-    if (drawable(points_[i], scale)) {
-      out.push_back(points_[i]);
-      break;
-    }
-  }
+  appendNeighbourAfter(points_, end, scale, out);
   return out;
 }
 
