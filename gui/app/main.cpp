@@ -64,12 +64,21 @@ int main(int argc, char** argv) {
   options.dataDir = parser.value(dataDir);
   options.startLocalAgent = !parser.isSet(noLocalAgent);
   ringside::gui::Controller controller(options);
+  // start() returns at once; the store opens on its thread. Before the window: its panels query
+  // the store, and the store runs those queries after the open.
   if (const ringside::Status status = controller.start(); !status.isOk()) {
     QMessageBox::critical(nullptr, QApplication::translate("main", "Ringside cannot start"),
                           QString::fromStdString(status.message()));
     return 1;
   }
   ringside::gui::MainWindow window(controller);
+  QObject::connect(&controller, &ringside::gui::Controller::startFailed, &window,
+                   [&window](const QString& message) {
+                     QMessageBox::critical(&window,
+                                           QApplication::translate("main", "Ringside cannot start"),
+                                           message);
+                     QApplication::exit(1);
+                   });
   window.show();
   if (parser.isSet(launch)) window.launchWhenReady();
   if (parser.isSet(screenshots)) {

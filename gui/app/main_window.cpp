@@ -67,6 +67,10 @@ MainWindow::MainWindow(Controller& controller, QWidget* parent)
   connect(&controller_, &Controller::errorMessage, this,
           [this](const QString& message) { statusBar()->showMessage(message, 10000); });
   connect(&controller_, &Controller::nodesChanged, this, &MainWindow::refreshNodeChoices);
+  // The controller opens the run database in the background (Controller::start()); main()
+  // handles startFailed.
+  if (!controller_.isStarted()) statusBar()->showMessage(tr("Opening the run database…"));
+  connect(&controller_, &Controller::started, this, [this] { statusBar()->clearMessage(); });
   connect(history_, &HistoryPanel::openRunRequested, this, &MainWindow::openRun);
   connect(history_, &HistoryPanel::cloneRequested, this, &MainWindow::clone);
   connect(history_, &HistoryPanel::compareRequested, this, &MainWindow::compare);
@@ -118,23 +122,9 @@ void MainWindow::showPage(int index) {
 }
 
 void MainWindow::refreshNodeChoices() {
-  QList<NodeChoice> choices;
+  const QList<NodeChoice> choices = controller_.nodeChoices();
   int online = 0;
-  for (const NodeView& node : controller_.nodes()) {
-    NodeChoice choice;
-    choice.nodeId = node.record.nodeId;
-    choice.name = node.record.name;
-    choice.online = node.state == NodeState::Online;
-    online += choice.online;
-    if (node.info) {
-      choice.slotKind = QString::fromStdString(node.info->slot_kind());
-      const int used =
-          static_cast<int>(node.telemetry ? node.telemetry->slots_used() : node.info->slots_used());
-      choice.freeSlots = static_cast<int>(node.info->slots_total()) - used;
-      if (node.info->draining()) choice.freeSlots = 0;
-    }
-    choices.append(choice);
-  }
+  for (const NodeChoice& choice : choices) online += choice.online;
   setup_->setNodes(choices);
   status_->setText(tr("%n node(s) online", nullptr, online) +
                    QStringLiteral(" / %1").arg(choices.size()));
@@ -179,7 +169,16 @@ void MainWindow::compare(const QStringList& runIds) {
 void MainWindow::clone(const RunForm& form) {
   RunForm copy = form;
   copy.name = tr("%1 (copy)").arg(form.name);
-  if (copy.nodeId.isEmpty()) copy.nodeId = setup_->form().nodeId;
+  // A multi-node spec names hosts: check the nodes on them again. A one-node spec names none, and
+  // setForm keeps the nodes checked now.
+  const QStringList unknownHosts = resolveSpecHosts(&copy, controller_.nodeChoices());
+  if (!unknownHosts.isEmpty()) {
+    statusBar()->showMessage(
+        tr("The cloned run also ran on %1, which no node here has as its host name: check the "
+           "nodes to run on.")
+            .arg(unknownHosts.join(QStringLiteral(", "))),
+        15000);
+  }
   setup_->setForm(copy);
   showPage(1);
 }

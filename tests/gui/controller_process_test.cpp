@@ -1,7 +1,9 @@
 // End to end through the GUI's controller: a real local agent on loopback with CURVE started by
 // the controller itself, a 2-rank trainer run on Fashion-MNIST launched from a RunForm, every
 // metric in the GUI's SQLite store (as many as the ranks sent) with non-empty dashboard series,
-// and the GUI closed mid-run and reopened: the history is still complete.
+// and the GUI closed mid-run and reopened: the history is still complete. Also: start() does not
+// wait on the store (started() comes later with the known nodes and runs), a store that cannot
+// be opened ends in startFailed(), and launch routing refuses what it cannot send.
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -9,6 +11,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "ringside/common/curve.h"
 #include "ringside/gui/controller.h"
 
 using namespace ringside::gui;
@@ -60,7 +63,7 @@ class ControllerProcessTest : public QObject {
     form.name = QStringLiteral("controller e2e");
     form.backend = QStringLiteral("mpi");
     form.epochs = epochs;
-    form.nodeId = nodeId;
+    form.nodeIds = {nodeId};
     form.ranksPerNode = 2;
     return form;
   }
@@ -89,10 +92,20 @@ class ControllerProcessTest : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(localOnline(controller), 30000);
     QSignalSpy launched(&controller, &Controller::runLaunched);
     QSignalSpy failed(&controller, &Controller::launchFailed);
+    // The local node as the run setup form sees it: its agent's host name for mpirun.
+    QTRY_VERIFY_WITH_TIMEOUT(controller.node(localNodeId(controller))->info.has_value(), 10000);
+    const QList<NodeChoice> choices = controller.nodeChoices();
+    QCOMPARE(choices.size(), 1);
+    QCOMPARE(choices[0].hostName,
+             QString::fromStdString(controller.node(localNodeId(controller))->info->hostname()));
+    QVERIFY(!choices[0].hostName.isEmpty());
+    QVERIFY(choices[0].online);
+    QVERIFY(choices[0].freeSlots >= 0);
     controller.launch(smallRun(localNodeId(controller), 1));
     QTRY_VERIFY_WITH_TIMEOUT(launched.count() == 1 || failed.count() == 1, 30000);
     QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.at(0).at(0).toString()));
     const QString runId = launched.at(0).at(0).toString();
+    QCOMPARE(controller.nodeOfRun(runId), localNodeId(controller));
     connect(&controller, &Controller::errorMessage, this,
             [](const QString& message) { qWarning("controller: %s", qPrintable(message)); });
     connect(&controller, &Controller::runStateChanged, this,
@@ -134,6 +147,122 @@ class ControllerProcessTest : public QObject {
     const qint64 sent = pointsInStdout(dir.path(), runId);
     QVERIFY(sent > 0);
     QTRY_COMPARE_WITH_TIMEOUT(storedSamples(reopened, runId), sent, 30000);
+  }
+
+  void startDoesNotWaitOnTheStore() {
+    QTemporaryDir dir;
+    // A database from an earlier session: one remote node (nothing listens there) and one run.
+    {
+      MetricsStore store(dir.path() + QStringLiteral("/ringside.sqlite"));
+      QVERIFY(store.open().result().isOk());
+      const auto key = ringside::curve::generateKeyPair();
+      QVERIFY(key.isOk());
+      NodeRecord node;
+      node.nodeId = QStringLiteral("n-remote");
+      node.name = QStringLiteral("remote");
+      node.address = QStringLiteral("tcp://127.0.0.1:9 tcp://127.0.0.1:10");
+      node.publicKey = QString::fromStdString(key->publicKey);
+      node.addedTime = 1.7e9;
+      QVERIFY(store.upsertNode(node).result().isOk());
+      v1::RunInfo run;
+      run.set_run_id("r-earlier");
+      run.set_state(v1::COMPLETED);
+      run.mutable_spec()->set_name("earlier");
+      run.mutable_spec()->set_ranks_per_node(2);
+      QVERIFY(store.upsertRun(QStringLiteral("n-remote"), run).result().isOk());
+    }
+    ControllerOptions o = options(dir.path());
+    Controller controller(o);  // startLocalAgent: not started, a node is configured
+    QSignalSpy started(&controller, &Controller::started);
+    QSignalSpy startFailed(&controller, &Controller::startFailed);
+    QSignalSpy nodesChanged(&controller, &Controller::nodesChanged);
+    QVERIFY(controller.start().isOk());
+    // start() returned without the store's results: nothing is known or connected yet.
+    QVERIFY(!controller.isStarted());
+    QCOMPARE(started.count(), 0);
+    QCOMPARE(nodesChanged.count(), 0);
+    QVERIFY(controller.nodes().isEmpty());
+    QVERIFY(controller.nodeOfRun(QStringLiteral("r-earlier")).isEmpty());
+    QCOMPARE(controller.guiPublicKey().size(), 40);  // the keys are loaded at once
+    // The store can be used at once: its work runs after the open.
+    auto runs = controller.store().runs();
+
+    QTRY_COMPARE(started.count(), 1);
+    QVERIFY(controller.isStarted());
+    QCOMPARE(startFailed.count(), 0);
+    QVERIFY(nodesChanged.count() >= 1);
+    QCOMPARE(controller.nodeOfRun(QStringLiteral("r-earlier")), QStringLiteral("n-remote"));
+    QCOMPARE(controller.nodes().size(), 1);
+    QCOMPARE(controller.nodes().first().record.name, QStringLiteral("remote"));
+    QVERIFY(!controller.nodes().first().local);  // no local agent: a node was configured
+    QTRY_VERIFY(runs.isFinished());
+    QVERIFY(runs.result().isOk());
+    QCOMPARE(runs.result()->size(), size_t{1});
+    // Before its hello, the node's host for mpirun is the host of its address.
+    const QList<NodeChoice> choices = controller.nodeChoices();
+    QCOMPARE(choices.size(), 1);
+    QCOMPARE(choices[0].hostName, QStringLiteral("127.0.0.1"));
+    QCOMPARE(choices[0].freeSlots, -1);
+    QVERIFY(!choices[0].online);
+    // start() is called once.
+    QVERIFY(!controller.start().isOk());
+  }
+
+  void aStoreThatCannotOpenEndsInStartFailed() {
+    QTemporaryDir dir;
+    QFile garbage(dir.path() + QStringLiteral("/ringside.sqlite"));
+    QVERIFY(garbage.open(QIODevice::WriteOnly));
+    garbage.write(QByteArray(8192, 'x'));  // not an SQLite file
+    garbage.close();
+    Controller controller(options(dir.path()));
+    QSignalSpy started(&controller, &Controller::started);
+    QSignalSpy startFailed(&controller, &Controller::startFailed);
+    QVERIFY(controller.start().isOk());
+    QTRY_COMPARE(startFailed.count(), 1);
+    const QString message = startFailed.at(0).at(0).toString();
+    QVERIFY2(message.contains(garbage.fileName()) && message.contains(QStringLiteral("--data-dir")),
+             qPrintable(message));
+    QCOMPARE(started.count(), 0);
+    QVERIFY(!controller.isStarted());
+    QVERIFY(controller.nodes().isEmpty());  // nothing connected, no local agent started
+    // The controller stays usable enough to refuse work instead of crashing.
+    QSignalSpy launchFailed(&controller, &Controller::launchFailed);
+    controller.launch(smallRun(QStringLiteral("local"), 1));
+    QCOMPARE(launchFailed.count(), 1);
+    QVERIFY(!controller.store().runs().result().isOk());
+  }
+
+  void launchRoutingRefusesWhatItCannotSend() {
+    QTemporaryDir dir;
+    ControllerOptions o = options(dir.path());
+    o.startLocalAgent = false;
+    Controller controller(o);
+    QSignalSpy started(&controller, &Controller::started);
+    QVERIFY(controller.start().isOk());
+    QTRY_COMPARE(started.count(), 1);
+    const auto key = ringside::curve::generateKeyPair();
+    QVERIFY(key.isOk());
+    QVERIFY(controller
+                .addNode(QStringLiteral("first"), QStringLiteral("127.0.0.1"), 9, 10,
+                         QString::fromStdString(key->publicKey))
+                .isOk());
+    const QString first = controller.nodes().first().record.nodeId;
+    QSignalSpy failed(&controller, &Controller::launchFailed);
+    RunForm form = smallRun(first, 1);
+    form.nodeIds.clear();
+    controller.launch(form);
+    QCOMPARE(failed.count(), 1);
+    QVERIFY(failed.at(0).at(0).toString().contains(QStringLiteral("Choose")));
+    // The first node owns the run: it must be connected; every other one must be known.
+    form.nodeIds = {QStringLiteral("n-gone"), first};
+    controller.launch(form);
+    QCOMPARE(failed.count(), 2);
+    QVERIFY(failed.at(1).at(0).toString().contains(QStringLiteral("not connected")));
+    form.nodeIds = {first, QStringLiteral("n-gone")};
+    controller.launch(form);
+    QCOMPARE(failed.count(), 3);
+    QVERIFY2(failed.at(2).at(0).toString().contains(QStringLiteral("n-gone")),
+             qPrintable(failed.at(2).at(0).toString()));
   }
 };
 

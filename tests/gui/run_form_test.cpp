@@ -1,10 +1,12 @@
 // Form -> run spec -> form round trips, presets, and every validation error.
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QtTest>
 
 #include "ringside/gui/run_form.h"
 
 using ringside::gui::FieldError;
+using ringside::gui::NodeChoice;
 using ringside::gui::RunForm;
 
 class RunFormTest : public QObject {
@@ -31,8 +33,32 @@ class RunFormTest : public QObject {
     form.bucketMb = 4;
     form.checkpointEvery = 500;
     form.seed = 18446744073709551557ull;  // above 2^53: must survive JSON
+    form.nodeIds = {QStringLiteral("n1")};
     form.ranksPerNode = 4;
     return form;
+  }
+
+  // One online node "n1" (host gpu01) with `freeSlots` free CPU slots.
+  static QList<NodeChoice> oneNode(int freeSlots) {
+    return {NodeChoice{"n1", "gpu01", freeSlots, "cpu", true, false, "gpu01"}};
+  }
+
+  // Three online nodes n1..n3 on hosts gpu01..gpu03 with 8 free GPU slots each.
+  static QList<NodeChoice> threeNodes() {
+    QList<NodeChoice> nodes;
+    for (int i = 1; i <= 3; ++i) {
+      nodes.append(NodeChoice{QStringLiteral("n%1").arg(i), QStringLiteral("node %1").arg(i), 8,
+                              "gpu", true, false, QStringLiteral("gpu0%1").arg(i)});
+    }
+    return nodes;
+  }
+
+  static QString messageOn(const QList<FieldError>& errors, const QString& field) {
+    QStringList messages;
+    for (const auto& e : errors) {
+      if (e.field == field) messages << e.message;
+    }
+    return messages.join(QLatin1Char('\n'));
   }
 
   static QStringList fieldsOf(const QList<FieldError>& errors) {
@@ -69,24 +95,70 @@ class RunFormTest : public QObject {
                 [] {
                   RunForm f;
                   f.name = "x";
+                  f.nodeIds = {QStringLiteral("n1")};
                   return f;
                 }(),
-                8)
+                oneNode(8))
                 .isEmpty());
   }
 
   void runSpecRoundTrip() {
     const RunForm form = sample();
-    QVERIFY(validate(form, 8).isEmpty());
-    const auto spec = ringside::gui::toRunSpec(form);
+    QVERIFY(validate(form, oneNode(8)).isEmpty());
+    const auto spec = ringside::gui::toRunSpec(form, oneNode(8));
     QVERIFY(spec.has_trainer());
     QCOMPARE(spec.ranks_per_node(), 4u);
+    QCOMPARE(spec.hosts_size(), 0);  // one node: the owning agent runs every rank
     // The config is the trainer's own run-spec format.
     const auto config =
         QJsonDocument::fromJson(QByteArray::fromStdString(spec.trainer().config_json())).object();
     QCOMPARE(config["global_batch"].toInt(), 256);
     QCOMPARE(config["lr_schedule"].toString(), QStringLiteral("step"));
-    expectSameTrainerSettings(ringside::gui::fromRunSpec(spec), form);
+    RunForm back = ringside::gui::fromRunSpec(spec);
+    expectSameTrainerSettings(back, form);
+    // A one-node spec names no host: the node list stays for the panel to keep its choice.
+    QVERIFY(back.specHosts.isEmpty());
+    QVERIFY(ringside::gui::resolveSpecHosts(&back, oneNode(8)).isEmpty());
+    QVERIFY(back.nodeIds.isEmpty());
+    QCOMPARE(back.worldSize(), 4);
+  }
+
+  void threeNodeRunSpecRoundTrip() {
+    RunForm form = sample();
+    form.nodeIds = {QStringLiteral("n3"), QStringLiteral("n1"), QStringLiteral("n2")};
+    form.ranksPerNode = 4;
+    form.globalBatch = 240;
+    QCOMPARE(form.worldSize(), 12);
+    QVERIFY(validate(form, threeNodes()).isEmpty());
+    const auto spec = ringside::gui::toRunSpec(form, threeNodes());
+    // mpirun's --host list in rank order: the first node (n3, which owns the run) first.
+    QCOMPARE(spec.hosts_size(), 3);
+    QCOMPARE(spec.hosts(0).host(), std::string("gpu03"));
+    QCOMPARE(spec.hosts(1).host(), std::string("gpu01"));
+    QCOMPARE(spec.hosts(2).host(), std::string("gpu02"));
+    for (const auto& host : spec.hosts()) QCOMPARE(host.ranks(), 4u);
+    QCOMPARE(spec.ranks_per_node(), 4u);
+
+    RunForm back = ringside::gui::fromRunSpec(spec);
+    expectSameTrainerSettings(back, form);
+    QCOMPARE(back.specHosts, (QStringList{"gpu03", "gpu01", "gpu02"}));
+    // Host names map back to the nodes (case-insensitively, as host names compare).
+    QList<NodeChoice> nodes = threeNodes();
+    nodes[0].hostName = QStringLiteral("GPU01");
+    QVERIFY(ringside::gui::resolveSpecHosts(&back, nodes).isEmpty());
+    QCOMPARE(back.nodeIds, form.nodeIds);
+    QVERIFY(back.specHosts.isEmpty());
+    QCOMPARE(back.worldSize(), 12);
+  }
+
+  void unknownHostsOfASpecAreReported() {
+    RunForm form = sample();
+    form.nodeIds = {QStringLiteral("n1"), QStringLiteral("n2")};
+    RunForm back = ringside::gui::fromRunSpec(ringside::gui::toRunSpec(form, threeNodes()));
+    QList<NodeChoice> nodes = threeNodes();
+    nodes.removeAt(0);  // gpu01 is gone
+    QCOMPARE(ringside::gui::resolveSpecHosts(&back, nodes), QStringList{"gpu01"});
+    QCOMPARE(back.nodeIds, QStringList{"n2"});
   }
 
   void commandRoundTrip() {
@@ -111,6 +183,39 @@ class RunFormTest : public QObject {
     const RunForm back = ringside::gui::fromPreset(QJsonDocument::fromJson(file).object(), &error);
     QVERIFY2(error.isEmpty(), qPrintable(error));
     expectSameTrainerSettings(back, form);
+    QCOMPARE(back.nodeIds, form.nodeIds);
+
+    RunForm multi = sample();
+    multi.nodeIds = {QStringLiteral("n2"), QStringLiteral("n1")};
+    const QJsonObject preset = ringside::gui::toPreset(multi);
+    QCOMPARE(preset["nodes"].toArray().size(), 2);
+    QVERIFY(!preset.contains(QStringLiteral("node_id")));
+    QCOMPARE(ringside::gui::fromPreset(preset, &error).nodeIds, multi.nodeIds);
+    QVERIFY(error.isEmpty());
+  }
+
+  void presetsOfTheSingleNodeFormatStillLoad() {
+    // As written before multi-node placement: one node id (or none at all) and the ranks.
+    const QByteArray oldFile = R"({
+      "format": "ringside-run-preset", "version": 1, "name": "old one", "tags": ["a"],
+      "job": "trainer", "trainer": {"global_batch": 96, "epochs": 2}, "command": "",
+      "node_id": "n-4f2a", "ranks_per_node": 3
+    })";
+    QString error;
+    RunForm form = ringside::gui::fromPreset(QJsonDocument::fromJson(oldFile).object(), &error);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    QCOMPARE(form.name, QStringLiteral("old one"));
+    QCOMPARE(form.nodeIds, QStringList{"n-4f2a"});
+    QCOMPARE(form.ranksPerNode, 3);
+    QCOMPARE(form.globalBatch, 96);
+    QCOMPARE(form.worldSize(), 3);
+
+    QJsonObject noNode = QJsonDocument::fromJson(oldFile).object();
+    noNode.remove(QStringLiteral("node_id"));
+    form = ringside::gui::fromPreset(noNode, &error);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    QVERIFY(form.nodeIds.isEmpty());
+    QCOMPARE(form.ranksPerNode, 3);
   }
 
   void badPresetsAreNamed() {
@@ -123,20 +228,66 @@ class RunFormTest : public QObject {
     ringside::gui::fromPreset(
         QJsonObject{{"format", "ringside-run-preset"}, {"version", 1}, {"trainer", 5}}, &error);
     QVERIFY(error.contains(QStringLiteral("trainer")));
+    ringside::gui::fromPreset(
+        QJsonObject{{"format", "ringside-run-preset"}, {"version", 1}, {"nodes", "n1"}}, &error);
+    QVERIFY(error.contains(QStringLiteral("nodes")));
+  }
+
+  // The placement errors name the node and what to do.
+  void placementErrorsNameTheNode() {
+    RunForm form = sample();
+    form.nodeIds = {QStringLiteral("n1"), QStringLiteral("n2"), QStringLiteral("n3")};
+    form.globalBatch = 240;  // 3 nodes x 4 ranks = 12 divide it
+    QList<NodeChoice> nodes = threeNodes();
+    nodes[1].freeSlots = 2;
+    nodes[2].freeSlots = 3;
+    auto errors = validate(form, nodes);
+    QCOMPARE(fieldsOf(errors), QStringList{"ranksPerNode"});
+    QVERIFY2(messageOn(errors, "ranksPerNode").contains(QStringLiteral("node 2")) &&
+                 messageOn(errors, "ranksPerNode").contains(QStringLiteral("Only 2 slots")),
+             qPrintable(messageOn(errors, "ranksPerNode")));
+
+    nodes = threeNodes();
+    nodes[1].online = false;
+    nodes[2].draining = true;
+    errors = validate(form, nodes);
+    QVERIFY(messageOn(errors, "nodeIds").contains(QStringLiteral("node 2 is offline")));
+    QVERIFY(messageOn(errors, "nodeIds").contains(QStringLiteral("node 3 is draining")));
+
+    nodes = threeNodes();
+    nodes[2].hostName = QStringLiteral("gpu01");
+    errors = validate(form, nodes);
+    QVERIFY2(messageOn(errors, "nodeIds").contains(QStringLiteral("same host (gpu01)")),
+             qPrintable(messageOn(errors, "nodeIds")));
+
+    // 3 nodes x 4 ranks = 12: a global batch of 256 does not divide.
+    form.globalBatch = 256;
+    errors = validate(form, threeNodes());
+    QVERIFY2(messageOn(errors, "globalBatch").contains(QStringLiteral("world size 12")),
+             qPrintable(messageOn(errors, "globalBatch")));
+    form.globalBatch = 240;
+    QVERIFY(validate(form, threeNodes()).isEmpty());
   }
 
   void everyValidationError_data() {
     QTest::addColumn<QString>("field");
     QTest::addColumn<int>("freeSlots");
     QTest::newRow("name") << "name" << 8;
+    QTest::newRow("noNode") << "nodeIds" << 8;
+    QTest::newRow("unknownNode") << "nodeIds" << 8;
+    QTest::newRow("offline") << "nodeIds" << 8;
+    QTest::newRow("draining") << "nodeIds" << 8;
+    QTest::newRow("sameHost") << "nodeIds" << 8;
     QTest::newRow("ranks0") << "ranksPerNode" << 8;
     QTest::newRow("ranksFree") << "ranksPerNode" << 1;
+    QTest::newRow("ranksFreeOnSecondNode") << "ranksPerNode" << 8;
     QTest::newRow("dataDir") << "dataDir" << 8;
     QTest::newRow("hiddenEmpty") << "hidden" << 8;
     QTest::newRow("hiddenZero") << "hidden" << 8;
     QTest::newRow("epochs") << "epochs" << 8;
     QTest::newRow("globalBatch") << "globalBatch" << 8;
     QTest::newRow("divisible") << "globalBatch" << 8;
+    QTest::newRow("divisibleByWorldSize") << "globalBatch" << 8;
     QTest::newRow("lr") << "lr" << 8;
     QTest::newRow("momentum") << "momentum" << 8;
     QTest::newRow("weightDecay") << "weightDecay" << 8;
@@ -157,8 +308,28 @@ class RunFormTest : public QObject {
     QFETCH(int, freeSlots);
     RunForm form;
     form.name = QStringLiteral("ok");
+    form.nodeIds = {QStringLiteral("n1")};
+    QList<NodeChoice> nodes = oneNode(freeSlots);
+    nodes.append(NodeChoice{"n2", "gpu02", 8, "cpu", true, false, "gpu02"});
+    if (freeSlots >= form.ranksPerNode) QVERIFY(validate(form, nodes).isEmpty());  // the baseline
     const QByteArray row = QTest::currentDataTag();
     if (row == "name") form.name = QStringLiteral("  ");
+    if (row == "noNode") form.nodeIds.clear();
+    if (row == "unknownNode") form.nodeIds = {QStringLiteral("removed")};
+    if (row == "offline") nodes[0].online = false;
+    if (row == "draining") nodes[0].draining = true;
+    if (row == "sameHost") {
+      nodes[1].hostName = QStringLiteral("GPU01");
+      form.nodeIds << QStringLiteral("n2");
+    }
+    if (row == "ranksFreeOnSecondNode") {
+      nodes[1].freeSlots = 1;
+      form.nodeIds << QStringLiteral("n2");
+    }
+    if (row == "divisibleByWorldSize") {
+      form.nodeIds << QStringLiteral("n2");  // 2 x 2 ranks
+      form.globalBatch = 130;                // divisible by 2, not by 4
+    }
     if (row == "ranks0") form.ranksPerNode = 0;
     if (row == "ranksFree") form.ranksPerNode = 2;
     if (row == "dataDir") form.dataDir.clear();
@@ -189,7 +360,7 @@ class RunFormTest : public QObject {
       form.job = RunForm::Job::kCommand;
       form.command = QStringLiteral("   ");
     }
-    const auto errors = validate(form, freeSlots);
+    const auto errors = validate(form, nodes);
     QVERIFY2(fieldsOf(errors).contains(field),
              qPrintable(QStringLiteral("expected an error on %1, got: %2")
                             .arg(field, fieldsOf(errors).join(QLatin1Char(',')))));

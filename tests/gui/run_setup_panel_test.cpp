@@ -1,6 +1,7 @@
 // The run setup form widget: fields round-trip a RunForm, errors show at the field and block
-// Launch, and a valid form emits launchRequested.
+// Launch, a valid form emits launchRequested, and the node list places a run on several nodes.
 #include <QLabel>
+#include <QListWidget>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QtTest>
@@ -14,10 +15,44 @@ using ringside::gui::RunSetupPanel;
 class RunSetupPanelTest : public QObject {
   Q_OBJECT
 
+ private:
+  static QListWidget* nodeList(RunSetupPanel& panel) { return panel.findChild<QListWidget*>(); }
+
+  // Clicks a node's check box as the user would (the item's check state).
+  static void setChecked(RunSetupPanel& panel, const QString& nodeId, bool checked) {
+    QListWidget* list = nodeList(panel);
+    for (int row = 0; row < list->count(); ++row) {
+      if (list->item(row)->data(Qt::UserRole).toString() == nodeId) {
+        list->item(row)->setCheckState(checked ? Qt::Checked : Qt::Unchecked);
+        return;
+      }
+    }
+    QFAIL(qPrintable(QStringLiteral("node %1 not listed").arg(nodeId)));
+  }
+
+  static QPushButton* launchButton(RunSetupPanel& panel) {
+    for (QPushButton* button : panel.findChildren<QPushButton*>()) {
+      if (button->text().contains(QStringLiteral("Launch"))) return button;
+    }
+    return nullptr;
+  }
+
+  static bool labelShown(RunSetupPanel& panel, const QString& text) {
+    for (QLabel* label : panel.findChildren<QLabel*>()) {
+      if (!label->isHidden() && label->text().contains(text)) return true;
+    }
+    return false;
+  }
+
+  static QList<NodeChoice> twoNodes(int freeOnSecond) {
+    return {NodeChoice{"n1", "gpu01", 8, "gpu", true, false, "gpu01.cluster"},
+            NodeChoice{"n2", "gpu02", freeOnSecond, "gpu", true, false, "gpu02.cluster"}};
+  }
+
  private slots:
   void formRoundTripsThroughTheWidgets() {
     RunSetupPanel panel;
-    panel.setNodes({NodeChoice{"n1", "workstation", 8, "cpu", true}});
+    panel.setNodes({NodeChoice{"n1", "workstation", 8, "cpu", true, false, "ws"}});
     RunForm form;
     form.name = QStringLiteral("round trip");
     form.tags = {QStringLiteral("a"), QStringLiteral("b")};
@@ -31,7 +66,7 @@ class RunSetupPanelTest : public QObject {
     form.globalBatch = 96;
     form.backend = QStringLiteral("mpi");
     form.seed = 1234567;
-    form.nodeId = QStringLiteral("n1");
+    form.nodeIds = {QStringLiteral("n1")};
     form.ranksPerNode = 3;
     panel.setForm(form);
     const RunForm back = panel.form();
@@ -47,14 +82,14 @@ class RunSetupPanelTest : public QObject {
     QCOMPARE(back.globalBatch, form.globalBatch);
     QCOMPARE(back.backend, form.backend);
     QCOMPARE(back.seed, form.seed);
-    QCOMPARE(back.nodeId, form.nodeId);
+    QCOMPARE(back.nodeIds, form.nodeIds);
     QCOMPARE(back.ranksPerNode, form.ranksPerNode);
     QVERIFY(panel.canLaunch());
   }
 
   void errorsShowAtTheFieldAndBlockLaunch() {
     RunSetupPanel panel;
-    panel.setNodes({NodeChoice{"n1", "workstation", 2, "cpu", true}});
+    panel.setNodes({NodeChoice{"n1", "workstation", 2, "cpu", true, false, "ws"}});
     RunForm form;
     form.name = QStringLiteral("too many");
     form.ranksPerNode = 4;  // only 2 free
@@ -73,21 +108,141 @@ class RunSetupPanelTest : public QObject {
 
   void validFormEmitsLaunch() {
     RunSetupPanel panel;
-    panel.setNodes({NodeChoice{"n1", "workstation", 4, "cpu", true}});
+    panel.setNodes({NodeChoice{"n1", "workstation", 4, "cpu", true, false, "ws"}});
     RunForm form;
     form.name = QStringLiteral("go");
     form.ranksPerNode = 2;
     panel.setForm(form);
     QSignalSpy launched(&panel, &RunSetupPanel::launchRequested);
-    QPushButton* launch = nullptr;
-    for (QPushButton* button : panel.findChildren<QPushButton*>()) {
-      if (button->text().contains(QStringLiteral("Launch"))) launch = button;
-    }
+    QPushButton* launch = launchButton(panel);
     QVERIFY(launch != nullptr);
     QVERIFY(launch->isEnabled());
     launch->click();
     QCOMPARE(launched.count(), 1);
     QCOMPARE(launched.at(0).at(0).value<RunForm>().name, QStringLiteral("go"));
+  }
+
+  void theFirstOnlineNodeIsCheckedUntilTheUserChooses() {
+    RunSetupPanel panel;
+    // Start-up: the only node is still connecting (offline); it is checked all the same.
+    panel.setNodes({NodeChoice{"local", "workstation", -1, "", false, false, ""}});
+    QCOMPARE(panel.form().nodeIds, QStringList{"local"});
+    QVERIFY(!panel.canLaunch());
+    QVERIFY(
+        panel.fieldErrors().value(QStringLiteral("nodeIds")).contains(QStringLiteral("offline")));
+    panel.setNodes({NodeChoice{"local", "workstation", 4, "cpu", true, false, "ws"}});
+    QCOMPARE(panel.form().nodeIds, QStringList{"local"});
+    QVERIFY(panel.canLaunch());  // the default: one local node, 2 ranks
+    QCOMPARE(panel.form().ranksPerNode, 2);
+    QVERIFY(panel.worldSizeText().contains(QStringLiteral("1 node × 2 ranks = 2 ranks")));
+
+    // A second node that is online, the first offline: the default moves to the online one.
+    panel.setNodes({NodeChoice{"local", "workstation", 4, "cpu", false, false, "ws"},
+                    NodeChoice{"n2", "gpu02", 8, "gpu", true, false, "gpu02"}});
+    QCOMPARE(panel.form().nodeIds, QStringList{"n2"});
+
+    // Once the user unchecks everything, a refresh does not check a node again.
+    setChecked(panel, QStringLiteral("n2"), false);
+    panel.setNodes({NodeChoice{"local", "workstation", 4, "cpu", true, false, "ws"},
+                    NodeChoice{"n2", "gpu02", 8, "gpu", true, false, "gpu02"}});
+    QVERIFY(panel.form().nodeIds.isEmpty());
+    QVERIFY(!panel.canLaunch());
+    QVERIFY(
+        panel.fieldErrors().value(QStringLiteral("nodeIds")).contains(QStringLiteral("Choose")));
+    QVERIFY(labelShown(panel, QStringLiteral("Choose at least one node")));
+    QCOMPARE(panel.worldSizeText(), QStringLiteral("no node chosen"));
+  }
+
+  void twoCheckedNodesShowTheWorldSizeAndMakeATwoHostSpec() {
+    RunSetupPanel panel;
+    panel.setNodes(twoNodes(8));
+    RunForm form;
+    form.name = QStringLiteral("two nodes");
+    form.ranksPerNode = 4;
+    form.globalBatch = 128;
+    panel.setForm(form);
+    setChecked(panel, QStringLiteral("n1"), true);
+    setChecked(panel, QStringLiteral("n2"), true);
+    QCOMPARE(panel.form().nodeIds, (QStringList{"n1", "n2"}));
+    QVERIFY2(panel.worldSizeText().contains(QStringLiteral("2 nodes × 4 ranks = 8 ranks")),
+             qPrintable(panel.worldSizeText()));
+    QVERIFY(panel.worldSizeText().contains(QStringLiteral("Rank 0 runs on gpu01")));
+    QVERIFY(labelShown(panel, QStringLiteral("2 nodes × 4 ranks = 8 ranks")));
+    // Each node's state and free slots are in its row.
+    QVERIFY(nodeList(panel)->item(1)->text().contains(QStringLiteral("online")));
+    QVERIFY(nodeList(panel)->item(1)->text().contains(QStringLiteral("free GPU slots: 8")));
+
+    if (const QString pngDir = qEnvironmentVariable("RINGSIDE_TEST_PNG_DIR"); !pngDir.isEmpty()) {
+      panel.resize(720, 1000);
+      panel.show();
+      QVERIFY(panel.grab().save(pngDir + QStringLiteral("/run_setup_two_nodes.png")));
+    }
+
+    QSignalSpy launched(&panel, &RunSetupPanel::launchRequested);
+    QVERIFY(panel.canLaunch());
+    launchButton(panel)->click();
+    QCOMPARE(launched.count(), 1);
+    const RunForm sent = launched.at(0).at(0).value<RunForm>();
+    QCOMPARE(sent.nodeIds, (QStringList{"n1", "n2"}));
+    const auto spec = ringside::gui::toRunSpec(sent, twoNodes(8));
+    QCOMPARE(spec.hosts_size(), 2);
+    QCOMPARE(spec.hosts(0).host(), std::string("gpu01.cluster"));
+    QCOMPARE(spec.hosts(1).host(), std::string("gpu02.cluster"));
+    QCOMPARE(spec.hosts(0).ranks(), 4u);
+    QCOMPARE(spec.hosts(1).ranks(), 4u);
+
+    // The global batch must divide by the world size (8), not only by the ranks per node.
+    form.globalBatch = 132;  // divisible by 4
+    form.nodeIds = {QStringLiteral("n2"), QStringLiteral("n1")};
+    panel.setForm(form);
+    QCOMPARE(panel.form().nodeIds, (QStringList{"n2", "n1"}));  // setForm puts them in order
+    QVERIFY(panel.fieldErrors().value(QStringLiteral("globalBatch")).contains(QStringLiteral("8")));
+    QVERIFY(!panel.canLaunch());
+  }
+
+  void aNodeWithTooFewFreeSlotsIsRefused() {
+    RunSetupPanel panel;
+    panel.setNodes(twoNodes(2));
+    RunForm form;
+    form.name = QStringLiteral("too wide");
+    form.nodeIds = {QStringLiteral("n1"), QStringLiteral("n2")};
+    form.ranksPerNode = 4;
+    panel.setForm(form);
+    QVERIFY(!panel.canLaunch());
+    QVERIFY(!launchButton(panel)->isEnabled());
+    const QString message = panel.fieldErrors().value(QStringLiteral("ranksPerNode"));
+    QVERIFY2(message.contains(QStringLiteral("Only 2 slots are free on gpu02")),
+             qPrintable(message));
+    QVERIFY(labelShown(panel, QStringLiteral("Only 2 slots are free on gpu02")));
+    // Unchecking that node makes the form launchable on the other one.
+    setChecked(panel, QStringLiteral("n2"), false);
+    QVERIFY(panel.fieldErrors().isEmpty());
+    QVERIFY(panel.canLaunch());
+  }
+
+  void aRefreshKeepsTheOrderAndTheChecks() {
+    RunSetupPanel panel;
+    QList<NodeChoice> nodes = twoNodes(8);
+    nodes.append(NodeChoice{"n3", "gpu03", 8, "gpu", true, false, "gpu03"});
+    panel.setNodes(nodes);
+    RunForm form;
+    form.nodeIds = {QStringLiteral("n3"), QStringLiteral("n1")};
+    panel.setForm(form);
+    nodes[0].freeSlots = 6;  // new telemetry
+    panel.setNodes(nodes);
+    QCOMPARE(panel.form().nodeIds, (QStringList{"n3", "n1"}));
+    QVERIFY(nodeList(panel)->item(1)->text().contains(QStringLiteral("free GPU slots: 6")));
+    // A node that went away leaves the list (and the choice); a new one comes unchecked.
+    nodes.removeAt(2);
+    nodes.append(NodeChoice{"n4", "gpu04", 8, "gpu", true, true, "gpu04"});
+    panel.setNodes(nodes);
+    QCOMPARE(panel.form().nodeIds, QStringList{"n1"});
+    QCOMPARE(nodeList(panel)->count(), 3);
+    QVERIFY(nodeList(panel)->item(2)->text().contains(QStringLiteral("draining")));
+    setChecked(panel, QStringLiteral("n4"), true);
+    QVERIFY(panel.fieldErrors()
+                .value(QStringLiteral("nodeIds"))
+                .contains(QStringLiteral("gpu04 is draining")));
   }
 
   void noNodeMeansNoLaunch() {

@@ -5,7 +5,9 @@
 #include <QDir>
 #include <QFutureWatcher>
 #include <QSysInfo>
+#include <QUrl>
 #include <QUuid>
+#include <algorithm>
 
 #include "ringside/gui/gui_keys.h"
 
@@ -31,7 +33,9 @@ std::pair<QString, QString> agentEndpoints(const QString& host, int controlPort,
 }
 
 Controller::Controller(ControllerOptions options, QObject* parent)
-    : QObject(parent), options_(std::move(options)) {}
+    : QObject(parent), options_(std::move(options)) {
+  store_ = std::make_unique<MetricsStore>(options_.dataDir + QStringLiteral("/ringside.sqlite"));
+}
 
 Controller::~Controller() {
   // Connections first (their threads may still deliver), then the local agent.
@@ -40,22 +44,55 @@ Controller::~Controller() {
 }
 
 Status Controller::start() {
+  if (startCalled_) return Status::failedPrecondition("Controller::start() was called twice");
+  startCalled_ = true;
   QDir().mkpath(options_.dataDir);
   auto keys = loadOrCreateGuiKeys(options_.dataDir);
   if (!keys.isOk()) return keys.status();
   keys_ = *keys;
-  store_ = std::make_unique<MetricsStore>(options_.dataDir + QStringLiteral("/ringside.sqlite"));
-  Status opened = store_->open().result();
-  if (!opened.isOk()) return opened;
-  auto nodes = store_->nodes().result();
-  if (!nodes.isOk()) return nodes.status();
+  // Posted together: the store runs them in this order on its thread, so the two reads see the
+  // open database, and the GUI thread only picks up the results (DESIGN.md decision 7).
+  const QFuture<Status> opened = store_->open();
+  const QFuture<Result<std::vector<NodeRecord>>> nodes = store_->nodes();
+  const QFuture<Result<std::vector<RunRecord>>> runs = store_->runs();
+  const QString path = store_->databasePath();
+  whenReady(this, opened, [this, nodes, runs, path](const Status& status) {
+    if (!status.isOk()) {
+      emit startFailed(tr("Cannot open the run database %1: %2. To keep the run history in "
+                          "another folder, start Ringside with --data-dir.")
+                           .arg(path, QString::fromStdString(status.message())));
+      return;
+    }
+    whenReady(this, nodes, [this, runs, path](Result<std::vector<NodeRecord>> nodeList) {
+      if (!nodeList.isOk()) {
+        emit startFailed(tr("Cannot read the nodes from the run database %1: %2")
+                             .arg(path, QString::fromStdString(nodeList.status().message())));
+        return;
+      }
+      whenReady(this, runs,
+                [this, nodeRecords = *nodeList](Result<std::vector<RunRecord>> runList) {
+                  if (!runList.isOk()) {
+                    emit errorMessage(tr("Cannot read the run history: %1")
+                                          .arg(QString::fromStdString(runList.status().message())));
+                  }
+                  finishStart(nodeRecords, runList.isOk() ? *runList : std::vector<RunRecord>{});
+                });
+    });
+  });
+  return Status::ok();
+}
+
+void Controller::finishStart(const std::vector<NodeRecord>& nodes,
+                             const std::vector<RunRecord>& runs) {
   // Runs the store already knows: their nodes, so a reconnect catches up on them.
-  auto runs = store_->runs().result();
-  if (runs.isOk()) {
-    for (const RunRecord& run : *runs) runNode_.insert(run.runId, run.nodeId);
+  for (const RunRecord& run : runs) {
+    if (!runNode_.contains(run.runId)) runNode_.insert(run.runId, run.nodeId);
   }
+  // "No node configured" counts nodes added (addNode) while the store was opening, too.
+  const bool noneConfigured = nodes.empty() && links_.empty();
   bool haveLocal = false;
-  for (const NodeRecord& record : *nodes) {
+  for (const NodeRecord& record : nodes) {
+    if (links_.count(record.nodeId) > 0) continue;  // added or edited since start()
     NodeLink& link = links_[record.nodeId];
     link.record = record;
     link.view.record = record;
@@ -67,11 +104,12 @@ Status Controller::start() {
     const QStringList endpoints = record.address.split(QLatin1Char(' '));
     if (endpoints.size() == 2) connectNode(link, endpoints[0], endpoints[1], record.publicKey);
   }
-  if (options_.startLocalAgent && (haveLocal || nodes->empty())) {
+  if (options_.startLocalAgent && (haveLocal || noneConfigured)) {
     startLocalAgent(QString::fromLatin1(kLocalNodeId));
   }
+  started_ = true;
   emit nodesChanged();
-  return Status::ok();
+  emit started();
 }
 
 Controller::NodeLink* Controller::linkOf(const QString& nodeId) {
@@ -308,15 +346,56 @@ void Controller::setDrain(const QString& nodeId, bool draining) {
   }
 }
 
+QList<NodeChoice> Controller::nodeChoices() const {
+  QList<NodeChoice> choices;
+  for (const NodeView& node : nodes()) {
+    NodeChoice choice;
+    choice.nodeId = node.record.nodeId;
+    choice.name = node.record.name;
+    choice.online = node.state == NodeState::Online;
+    if (node.info) {
+      choice.slotKind = QString::fromStdString(node.info->slot_kind());
+      const int used =
+          static_cast<int>(node.telemetry ? node.telemetry->slots_used() : node.info->slots_used());
+      choice.freeSlots = std::max(0, static_cast<int>(node.info->slots_total()) - used);
+      choice.draining = node.telemetry ? node.telemetry->draining() : node.info->draining();
+      choice.hostName = QString::fromStdString(node.info->hostname());
+    }
+    if (choice.hostName.isEmpty()) {
+      choice.hostName = node.local
+                            ? QSysInfo::machineHostName()
+                            : QUrl(node.record.address.section(QLatin1Char(' '), 0, 0)).host();
+    }
+    choices.append(choice);
+  }
+  return choices;
+}
+
 void Controller::launch(const RunForm& form) {
-  NodeLink* link = linkOf(form.nodeId);
-  if (link == nullptr || !link->connection) {
-    emit launchFailed(tr("Node %1 is not connected.").arg(form.nodeId));
+  if (form.nodeIds.isEmpty()) {
+    emit launchFailed(tr("Choose at least one node to run on (add nodes under Nodes)."));
     return;
   }
+  // The first node owns the run: it gets the Launch, its agent starts mpirun for every node,
+  // journals the run and relays its metrics (see toRunSpec() for what that means for the per-rank
+  // metrics of ranks on the other nodes). Stop goes to it too (runNode_).
+  const QString owner = form.nodeIds.first();
+  NodeLink* link = linkOf(owner);
+  if (link == nullptr || !link->connection) {
+    emit launchFailed(
+        tr("Node %1 is not connected.")
+            .arg(link != nullptr && !link->record.name.isEmpty() ? link->record.name : owner));
+    return;
+  }
+  for (const QString& nodeId : form.nodeIds) {
+    if (linkOf(nodeId) == nullptr) {
+      emit launchFailed(tr("Node %1 is not known (removed?); choose another node.").arg(nodeId));
+      return;
+    }
+  }
   v1::Envelope request;
-  *request.mutable_launch_run()->mutable_spec() = toRunSpec(form);
-  pendingLaunches_.insert(link->connection->request(request), form.nodeId);
+  *request.mutable_launch_run()->mutable_spec() = toRunSpec(form, nodeChoices());
+  pendingLaunches_.insert(link->connection->request(request), owner);
 }
 
 void Controller::stopRun(const QString& runId, double graceSeconds) {

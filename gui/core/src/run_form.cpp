@@ -1,8 +1,11 @@
 #include "ringside/gui/run_form.h"
 
 #include <QCoreApplication>
+#include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <algorithm>
+#include <functional>
 #include <type_traits>
 
 namespace ringside::gui {
@@ -36,17 +39,78 @@ QStringList splitCommandLine(const QString& line) {
   return words;
 }
 
-QList<FieldError> validate(const RunForm& form, int freeSlots) {
+int RunForm::worldSize() const {
+  return static_cast<int>(std::max<qsizetype>(1, nodeIds.size())) * ranksPerNode;
+}
+
+namespace {
+
+const NodeChoice* findNode(const QList<NodeChoice>& nodes, const QString& nodeId) {
+  for (const NodeChoice& node : nodes) {
+    if (node.nodeId == nodeId) return &node;
+  }
+  return nullptr;
+}
+
+QString displayName(const NodeChoice& node) {
+  return node.name.isEmpty() ? node.nodeId : node.name;
+}
+
+// The node, the ranks and the host checks of validate().
+void validatePlacement(const RunForm& form, const QList<NodeChoice>& nodes,
+                       const std::function<void(const char*, const QString&)>& add) {
+  if (form.nodeIds.isEmpty()) {
+    add("nodeIds", tr("Choose at least one node to run on (add nodes under Nodes)."));
+  }
+  const NodeChoice* fewestFree = nullptr;
+  QHash<QString, const NodeChoice*> byHost;  // lower-case host name -> the first node on it
+  for (const QString& nodeId : form.nodeIds) {
+    const NodeChoice* node = findNode(nodes, nodeId);
+    if (node == nullptr) {
+      add("nodeIds", tr("Node %1 is not known (removed?); choose another node.").arg(nodeId));
+      continue;
+    }
+    if (!node->online) {
+      add("nodeIds", tr("%1 is offline; wait until it is online or choose another node.")
+                         .arg(displayName(*node)));
+    } else if (node->draining) {
+      add("nodeIds", tr("%1 is draining and accepts no new runs; undrain it under Nodes or "
+                        "choose another node.")
+                         .arg(displayName(*node)));
+    }
+    if (node->freeSlots >= 0 &&
+        (fewestFree == nullptr || node->freeSlots < fewestFree->freeSlots)) {
+      fewestFree = node;
+    }
+    // mpirun would put both nodes' ranks on that one host.
+    if (form.nodeIds.size() > 1 && !node->hostName.isEmpty()) {
+      const QString host = node->hostName.toLower();
+      if (const NodeChoice* first = byHost.value(host)) {
+        add("nodeIds", tr("%1 and %2 are the same host (%3); choose only one of them.")
+                           .arg(displayName(*first), displayName(*node), node->hostName));
+      } else {
+        byHost.insert(host, node);
+      }
+    }
+  }
+  if (form.ranksPerNode < 1) {
+    add("ranksPerNode", tr("A run needs at least one rank."));
+  } else if (fewestFree != nullptr && form.ranksPerNode > fewestFree->freeSlots) {
+    add("ranksPerNode", tr("Only %L1 slots are free on %2; choose at most %L1 ranks per node.")
+                            .arg(fewestFree->freeSlots)
+                            .arg(displayName(*fewestFree)));
+  }
+}
+
+}  // namespace
+
+QList<FieldError> validate(const RunForm& form, const QList<NodeChoice>& nodes) {
   QList<FieldError> errors;
   auto add = [&](const char* field, const QString& message) {
     errors.append({QString::fromLatin1(field), message});
   };
   if (form.name.trimmed().isEmpty()) add("name", tr("Give the run a name."));
-  if (form.ranksPerNode < 1) add("ranksPerNode", tr("A run needs at least one rank."));
-  if (freeSlots >= 0 && form.ranksPerNode > freeSlots) {
-    add("ranksPerNode",
-        tr("Only %1 slots are free on this node; choose at most %1 ranks.").arg(freeSlots));
-  }
+  validatePlacement(form, nodes, add);
   if (form.job == RunForm::Job::kCommand) {
     if (splitCommandLine(form.command).isEmpty()) {
       add("command", tr("Enter the command to run, e.g. python3 train.py --epochs 3."));
@@ -64,10 +128,23 @@ QList<FieldError> validate(const RunForm& form, int freeSlots) {
   }
   if (form.epochs < 1) add("epochs", tr("Train for at least one epoch."));
   if (form.globalBatch < 1) add("globalBatch", tr("The global batch must be at least 1."));
-  if (form.ranksPerNode >= 1 && form.globalBatch % form.ranksPerNode != 0) {
-    add("globalBatch", tr("The global batch %1 is not divisible by %2 ranks; use a multiple of %2.")
-                           .arg(form.globalBatch)
-                           .arg(form.ranksPerNode));
+  // Every rank takes global batch / world size samples a step (DESIGN.md's local batch).
+  const int worldSize = form.worldSize();
+  if (form.ranksPerNode >= 1 && form.globalBatch >= 1 && form.globalBatch % worldSize != 0) {
+    if (form.nodeIds.size() > 1) {
+      add("globalBatch",
+          tr("The global batch %L1 is not divisible by the world size %L2 (%L3 nodes "
+             "× %L4 ranks); use a multiple of %L2.")
+              .arg(form.globalBatch)
+              .arg(worldSize)
+              .arg(form.nodeIds.size())
+              .arg(form.ranksPerNode));
+    } else {
+      add("globalBatch",
+          tr("The global batch %1 is not divisible by %2 ranks; use a multiple of %2.")
+              .arg(form.globalBatch)
+              .arg(worldSize));
+    }
   }
   if (!(form.lr > 0.0)) add("lr", tr("The learning rate must be above 0."));
   if (form.momentum < 0.0 || form.momentum >= 1.0) {
@@ -134,11 +211,25 @@ QJsonObject trainerConfig(const RunForm& f) {
   return config;
 }
 
-v1::RunSpec toRunSpec(const RunForm& form) {
+v1::RunSpec toRunSpec(const RunForm& form, const QList<NodeChoice>& nodes) {
   v1::RunSpec spec;
   spec.set_name(form.name.trimmed().toStdString());
   for (const QString& tag : form.tags) spec.add_tags(tag.trimmed().toStdString());
   spec.set_ranks_per_node(static_cast<uint32_t>(form.ranksPerNode));
+  if (form.nodeIds.size() > 1) {
+    // mpirun on the first node starts the other nodes' ranks itself (over ssh), by host name;
+    // their agents are not involved. Known limitation: a rank pushes its per-rank metrics to the
+    // agent of its own node (the ipc:// endpoint in RINGSIDE_AGENT_ENDPOINT), and only the
+    // first node's agent owns the run, so the per-rank metrics of ranks on the other nodes do
+    // not reach the GUI. Rank 0 (on the first node) sends the global metrics, which do.
+    for (const QString& nodeId : form.nodeIds) {
+      const NodeChoice* node = findNode(nodes, nodeId);
+      v1::HostSlots* host = spec.add_hosts();
+      host->set_host(
+          (node != nullptr && !node->hostName.isEmpty() ? node->hostName : nodeId).toStdString());
+      host->set_ranks(static_cast<uint32_t>(form.ranksPerNode));
+    }
+  }
   if (form.job == RunForm::Job::kCommand) {
     for (const QString& word : splitCommandLine(form.command)) {
       spec.mutable_command()->add_argv(word.toStdString());
@@ -202,7 +293,13 @@ RunForm fromRunSpec(const v1::RunSpec& spec) {
   RunForm form;
   form.name = QString::fromStdString(spec.name());
   for (const auto& tag : spec.tags()) form.tags << QString::fromStdString(tag);
-  form.ranksPerNode = spec.ranks_per_node() > 0 ? static_cast<int>(spec.ranks_per_node()) : 1;
+  if (spec.ranks_per_node() > 0) {
+    form.ranksPerNode = static_cast<int>(spec.ranks_per_node());
+  } else {
+    form.ranksPerNode = spec.hosts_size() > 0 ? static_cast<int>(spec.hosts(0).ranks()) : 1;
+  }
+  for (const v1::HostSlots& host : spec.hosts())
+    form.specHosts << QString::fromStdString(host.host());
   if (spec.has_command()) {
     form.job = RunForm::Job::kCommand;
     QStringList words;
@@ -224,7 +321,30 @@ QJsonObject toPreset(const RunForm& form) {
                      {"job", form.job == RunForm::Job::kCommand ? "command" : "trainer"},
                      {"trainer", trainerConfig(form)},
                      {"command", form.command},
+                     {"nodes", QJsonArray::fromStringList(form.nodeIds)},
                      {"ranks_per_node", form.ranksPerNode}};
+}
+
+QStringList resolveSpecHosts(RunForm* form, const QList<NodeChoice>& nodes) {
+  if (form->specHosts.isEmpty()) return {};
+  QStringList unmatched;
+  form->nodeIds.clear();
+  for (const QString& host : form->specHosts) {
+    const NodeChoice* match = nullptr;
+    for (const NodeChoice& node : nodes) {
+      if (!node.hostName.isEmpty() && node.hostName.compare(host, Qt::CaseInsensitive) == 0) {
+        match = &node;
+        break;
+      }
+    }
+    if (match == nullptr) {
+      unmatched << host;
+    } else if (!form->nodeIds.contains(match->nodeId)) {
+      form->nodeIds << match->nodeId;
+    }
+  }
+  form->specHosts.clear();
+  return unmatched;
 }
 
 RunForm fromPreset(const QJsonObject& preset, QString* error) {
@@ -251,6 +371,17 @@ RunForm fromPreset(const QJsonObject& preset, QString* error) {
   applyTrainerConfig(preset["trainer"].toObject(), &form);
   form.command = preset["command"].toString();
   if (preset["ranks_per_node"].isDouble()) form.ranksPerNode = preset["ranks_per_node"].toInt();
+  if (preset["nodes"].isArray()) {
+    for (const QJsonValue& node : preset["nodes"].toArray()) {
+      const QString nodeId = node.toString();
+      if (!nodeId.isEmpty() && !form.nodeIds.contains(nodeId)) form.nodeIds << nodeId;
+    }
+  } else if (!preset["nodes"].isUndefined()) {
+    *error = tr("The preset's \"nodes\" entry must be a list of node ids.");
+    return form;
+  } else if (!preset["node_id"].toString().isEmpty()) {
+    form.nodeIds << preset["node_id"].toString();  // a preset from before multi-node placement
+  }
   return form;
 }
 

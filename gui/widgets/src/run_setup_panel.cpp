@@ -11,13 +11,16 @@
 #include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QRadioButton>
+#include <QScopedValueRollback>
 #include <QScrollArea>
 #include <QSpinBox>
 #include <QStackedWidget>
 #include <QVBoxLayout>
+#include <algorithm>
 
 namespace ringside::gui {
 
@@ -169,13 +172,22 @@ RunSetupPanel::RunSetupPanel(QWidget* parent) : QWidget(parent) {
 
   auto* placeBox = new QGroupBox(tr("Placement"));
   auto* placeForm = new QFormLayout(placeBox);
-  node_ = new QComboBox;
-  placeForm->addRow(tr("N&ode:"), node_);
-  slotsLabel_ = new QLabel;
-  placeForm->addRow(QString(), slotsLabel_);
+  nodeList_ = new QListWidget;
+  nodeList_->setSelectionMode(QAbstractItemView::SingleSelection);
+  nodeList_->setDragDropMode(QAbstractItemView::InternalMove);
+  nodeList_->setDefaultDropAction(Qt::MoveAction);
+  // As tall as its rows (setNodes), so the box does not grow with the window.
+  nodeList_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+  nodeList_->setToolTip(
+      tr("Check the nodes to run on. Ranks are placed in list order and the first checked node "
+         "owns the run; drag a node to change the order."));
+  placeForm->addRow(tr("N&odes:"), nodeList_);
+  addErrorLabel(QStringLiteral("nodeIds"), nullptr, placeForm);
   ranks_ = intBox(0, 4096);
   placeForm->addRow(tr("&Ranks per node:"), ranks_);
   addErrorLabel(QStringLiteral("ranksPerNode"), nullptr, placeForm);
+  worldSize_ = new QLabel;
+  placeForm->addRow(tr("World size:"), worldSize_);
   column->addWidget(placeBox);
   column->addStretch();
 
@@ -218,7 +230,7 @@ RunSetupPanel::RunSetupPanel(QWidget* parent) : QWidget(parent) {
   for (QLineEdit* edit : {name_, tags_, dataDir_, hidden_, seed_, command_}) {
     connect(edit, &QLineEdit::textChanged, this, &RunSetupPanel::revalidate);
   }
-  for (QComboBox* combo : {optimizer_, schedule_, backend_, node_}) {
+  for (QComboBox* combo : {optimizer_, schedule_, backend_}) {
     connect(combo, &QComboBox::currentIndexChanged, this, &RunSetupPanel::revalidate);
   }
   for (QDoubleSpinBox* box :
@@ -229,6 +241,15 @@ RunSetupPanel::RunSetupPanel(QWidget* parent) : QWidget(parent) {
     connect(box, &QSpinBox::valueChanged, this, &RunSetupPanel::revalidate);
   }
   connect(trainerJob_, &QRadioButton::toggled, this, &RunSetupPanel::revalidate);
+  connect(nodeList_, &QListWidget::itemChanged, this, [this] {
+    if (updatingNodes_) return;
+    userChoseNodes_ = true;  // a check box was clicked
+    revalidate();
+  });
+  // A drag changes the rank order (and the owner) shown in the world-size read-out.
+  connect(nodeList_->model(), &QAbstractItemModel::rowsMoved, this, [this] {
+    if (!updatingNodes_) revalidate();
+  });
   revalidate();
 }
 
@@ -271,7 +292,7 @@ RunForm RunSetupPanel::form() const {
   f.checkpointEvery = checkpointEvery_->value();
   f.seed = seed_->text().toULongLong();
   f.command = command_->text();
-  f.nodeId = node_->currentData().toString();
+  f.nodeIds = checkedNodeIds();
   f.ranksPerNode = ranks_->value();
   return f;
 }
@@ -304,38 +325,115 @@ void RunSetupPanel::setForm(const RunForm& f) {
   checkpointEvery_->setValue(static_cast<int>(f.checkpointEvery));
   seed_->setText(QString::number(f.seed));
   command_->setText(f.command);
-  if (!f.nodeId.isEmpty()) {
-    const int index = node_->findData(f.nodeId);
-    if (index >= 0) node_->setCurrentIndex(index);
+  if (!f.nodeIds.isEmpty()) {
+    checkNodes(f.nodeIds);
+    if (!checkedNodeIds().isEmpty()) userChoseNodes_ = true;
   }
   ranks_->setValue(f.ranksPerNode);
   revalidate();
 }
 
-void RunSetupPanel::setNodes(const QList<NodeChoice>& nodes) {
-  const QString current = node_->currentData().toString();
-  nodes_ = nodes;
-  const QSignalBlocker blocker(node_);
-  node_->clear();
-  for (const NodeChoice& node : nodes) {
-    QString label = node.name;
-    if (!node.online) label += tr(" (offline)");
-    node_->addItem(label, node.nodeId);
+QString RunSetupPanel::nodeItemText(const NodeChoice& node) const {
+  const QString state = !node.online    ? tr("offline")
+                        : node.draining ? tr("draining")
+                                        : tr("online");
+  QString freeText;
+  if (node.freeSlots < 0) {
+    freeText = tr("free slots unknown");
+  } else if (node.slotKind == QLatin1String("gpu")) {
+    freeText = tr("free GPU slots: %L1").arg(node.freeSlots);
+  } else if (node.slotKind == QLatin1String("cpu")) {
+    freeText = tr("free CPU slots: %L1").arg(node.freeSlots);
+  } else {
+    freeText = tr("free slots: %L1").arg(node.freeSlots);
   }
-  const int index = node_->findData(current);
-  node_->setCurrentIndex(index >= 0 ? index : 0);
+  return tr("%1 (%2, %3)").arg(node.name.isEmpty() ? node.nodeId : node.name, state, freeText);
+}
+
+QStringList RunSetupPanel::checkedNodeIds() const {
+  QStringList ids;
+  for (int row = 0; row < nodeList_->count(); ++row) {
+    const QListWidgetItem* item = nodeList_->item(row);
+    if (item->checkState() == Qt::Checked) ids << item->data(Qt::UserRole).toString();
+  }
+  return ids;
+}
+
+void RunSetupPanel::checkNodes(const QStringList& nodeIds) {
+  const QScopedValueRollback<bool> updating(updatingNodes_, true);
+  int top = 0;
+  for (const QString& nodeId : nodeIds) {
+    for (int row = top; row < nodeList_->count(); ++row) {
+      if (nodeList_->item(row)->data(Qt::UserRole).toString() == nodeId) {
+        nodeList_->insertItem(top++, nodeList_->takeItem(row));
+        break;
+      }
+    }
+  }
+  for (int row = 0; row < nodeList_->count(); ++row) {
+    QListWidgetItem* item = nodeList_->item(row);
+    item->setCheckState(nodeIds.contains(item->data(Qt::UserRole).toString()) ? Qt::Checked
+                                                                              : Qt::Unchecked);
+  }
+}
+
+void RunSetupPanel::checkDefaultNode() {
+  QString choice;
+  for (const NodeChoice& node : nodes_) {
+    if (node.online && !node.draining) {
+      choice = node.nodeId;
+      break;
+    }
+  }
+  if (choice.isEmpty() && !nodes_.isEmpty()) choice = nodes_.first().nodeId;
+  const QScopedValueRollback<bool> updating(updatingNodes_, true);
+  for (int row = 0; row < nodeList_->count(); ++row) {
+    QListWidgetItem* item = nodeList_->item(row);
+    item->setCheckState(item->data(Qt::UserRole).toString() == choice ? Qt::Checked
+                                                                      : Qt::Unchecked);
+  }
+}
+
+void RunSetupPanel::setNodes(const QList<NodeChoice>& nodes) {
+  nodes_ = nodes;
+  {
+    const QScopedValueRollback<bool> updating(updatingNodes_, true);
+    QHash<QString, const NodeChoice*> byId;
+    for (const NodeChoice& node : nodes_) byId.insert(node.nodeId, &node);
+    QHash<QString, QListWidgetItem*> listed;
+    for (int row = nodeList_->count() - 1; row >= 0; --row) {
+      const QString nodeId = nodeList_->item(row)->data(Qt::UserRole).toString();
+      if (byId.contains(nodeId)) {
+        listed.insert(nodeId, nodeList_->item(row));
+      } else {
+        delete nodeList_->takeItem(row);
+      }
+    }
+    for (const NodeChoice& node : nodes_) {
+      QListWidgetItem* item = listed.value(node.nodeId);
+      if (item == nullptr) {
+        item = new QListWidgetItem(nodeList_);
+        item->setData(Qt::UserRole, node.nodeId);
+        item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable | Qt::ItemIsUserCheckable |
+                       Qt::ItemIsDragEnabled);
+        item->setCheckState(Qt::Unchecked);
+      }
+      item->setText(nodeItemText(node));
+      item->setToolTip(node.hostName.isEmpty() ? QString() : tr("Host: %1").arg(node.hostName));
+    }
+    if (!userChoseNodes_) checkDefaultNode();
+    // Tall enough for up to six nodes without scrolling.
+    const int rows = std::clamp(nodeList_->count(), 1, 6);
+    const int rowHeight = nodeList_->count() > 0 ? nodeList_->sizeHintForRow(0)
+                                                 : nodeList_->fontMetrics().height() + 4;
+    nodeList_->setFixedHeight(rows * rowHeight + 2 * nodeList_->frameWidth() + 2);
+  }
   revalidate();
 }
 
-int RunSetupPanel::freeSlotsOfSelectedNode() const {
-  const QString id = node_->currentData().toString();
-  for (const NodeChoice& node : nodes_) {
-    if (node.nodeId == id) return node.freeSlots;
-  }
-  return -1;
-}
+QString RunSetupPanel::worldSizeText() const { return worldSize_->text(); }
 
-bool RunSetupPanel::canLaunch() const { return shownErrors_.isEmpty() && node_->count() > 0; }
+bool RunSetupPanel::canLaunch() const { return shownErrors_.isEmpty() && !nodes_.isEmpty(); }
 
 void RunSetupPanel::revalidate() {
   const bool sgd = optimizer_->currentData().toString() == QLatin1String("sgd");
@@ -348,10 +446,33 @@ void RunSetupPanel::revalidate() {
   gamma_->setEnabled(schedule == QLatin1String("step"));
   lrMin_->setEnabled(schedule == QLatin1String("cosine"));
 
-  const int free = freeSlotsOfSelectedNode();
-  slotsLabel_->setText(free < 0 ? tr("Free slots: unknown") : tr("Free slots: %1").arg(free));
+  const RunForm current = form();
+  const int nodeCount = static_cast<int>(current.nodeIds.size());
+  const int ranks = current.ranksPerNode;
+  const int world = nodeCount * ranks;
+  if (nodeCount == 0) {
+    worldSize_->setText(tr("no node chosen"));
+  } else {
+    const QString nodesText = nodeCount == 1 ? tr("1 node") : tr("%L1 nodes").arg(nodeCount);
+    const QString ranksText = ranks == 1 ? tr("1 rank") : tr("%L1 ranks").arg(ranks);
+    const QString worldText = world == 1 ? tr("1 rank") : tr("%L1 ranks").arg(world);
+    QString text = tr("%1 × %2 = %3").arg(nodesText, ranksText, worldText);
+    if (nodeCount > 1) {
+      QString owner = current.nodeIds.first();
+      for (const NodeChoice& node : nodes_) {
+        if (node.nodeId == owner && !node.name.isEmpty()) owner = node.name;
+      }
+      text += QLatin1Char('\n') + tr("Rank 0 runs on %1, which owns the run.").arg(owner);
+    }
+    worldSize_->setText(text);
+  }
+  worldSize_->setToolTip(
+      nodeCount > 1 ? tr("Ranks on the other nodes report their per-rank metrics to their own "
+                         "node's agent, so the dashboard's per-rank view shows only the first "
+                         "node's ranks; the global metrics (rank 0) are complete.")
+                    : QString());
   shownErrors_.clear();
-  for (const FieldError& error : validate(form(), free)) {
+  for (const FieldError& error : validate(current, nodes_)) {
     if (!shownErrors_.contains(error.field)) shownErrors_.insert(error.field, error.message);
   }
   for (auto it = errorLabels_.begin(); it != errorLabels_.end(); ++it) {
@@ -360,8 +481,8 @@ void RunSetupPanel::revalidate() {
     it.value()->setVisible(!message.isEmpty());
   }
   launch_->setEnabled(canLaunch());
-  launch_->setToolTip(node_->count() == 0 ? tr("No node to launch on: add one in Nodes")
-                                          : tr("Launch the run (Ctrl+Enter)"));
+  launch_->setToolTip(nodes_.isEmpty() ? tr("No node to launch on: add one in Nodes")
+                                       : tr("Launch the run (Ctrl+Enter)"));
 }
 
 void RunSetupPanel::loadPreset() {
@@ -385,7 +506,14 @@ void RunSetupPanel::loadPreset() {
     QMessageBox::warning(this, tr("Load preset"), error);
     return;
   }
-  loaded.nodeId = node_->currentData().toString();
+  // The preset's nodes that are listed here; none: the nodes checked now stay (setForm).
+  QStringList listed;
+  for (const QString& nodeId : loaded.nodeIds) {
+    for (const NodeChoice& node : nodes_) {
+      if (node.nodeId == nodeId) listed << nodeId;
+    }
+  }
+  loaded.nodeIds = listed;
   setForm(loaded);
 }
 

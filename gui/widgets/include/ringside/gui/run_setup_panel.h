@@ -1,6 +1,10 @@
 // RunSetupPanel: the point-and-click run setup form. Edits a RunForm, validates every field as the
 // user types (the message appears under the field and Launch stays disabled until the form is
 // valid), loads and saves presets, and asks for a launch with launchRequested().
+// Placement is a checkable list of the nodes (name, state, free slots) in rank order (drag to
+// reorder; the first checked node owns the run), the ranks per node, and a read-out of the world
+// size. Until the user picks nodes (or setForm() names some), the first online node that is not
+// draining is checked (else the first node), so the default is one local node.
 // GUI thread only.
 #pragma once
 
@@ -15,6 +19,7 @@ class QDoubleSpinBox;
 class QFormLayout;
 class QLabel;
 class QLineEdit;
+class QListWidget;
 class QPushButton;
 class QRadioButton;
 class QSpinBox;
@@ -22,25 +27,24 @@ class QStackedWidget;
 
 namespace ringside::gui {
 
-// A node the run can be placed on.
-struct NodeChoice {
-  QString nodeId;
-  QString name;
-  int freeSlots = -1;  // < 0: unknown
-  QString slotKind;    // "gpu" or "cpu"
-  bool online = false;
-};
-
 class RunSetupPanel : public QWidget {
   Q_OBJECT
 
  public:
   explicit RunSetupPanel(QWidget* parent = nullptr);
 
+  // The form as shown; nodeIds are the checked nodes in list order.
   RunForm form() const;
-  // Fills every field (the history's Clone, a preset).
+  // Fills every field (the history's Clone, a preset). Nodes: when form.nodeIds is not empty,
+  // exactly those of them that are in the list are checked, moved to the top in that order;
+  // otherwise the checked nodes stay as they are.
   void setForm(const RunForm& form);
+  // The nodes to offer (NodeChoice is in run_form.h; Controller::nodeChoices() makes them).
+  // Updates the list in place: the order and the checks of the nodes already listed stay, new
+  // nodes are appended unchecked, nodes no longer there go.
   void setNodes(const QList<NodeChoice>& nodes);
+  // The world-size read-out as shown, e.g. "2 nodes × 4 ranks = 8 ranks".
+  QString worldSizeText() const;
   // The validation messages currently shown, by field (empty when the form is valid).
   QHash<QString, QString> fieldErrors() const { return shownErrors_; }
   bool canLaunch() const;
@@ -57,7 +61,12 @@ class RunSetupPanel : public QWidget {
 
  private:
   void addErrorLabel(const QString& field, QWidget* after, QFormLayout* layout);
-  int freeSlotsOfSelectedNode() const;
+  QStringList checkedNodeIds() const;
+  // Checks exactly `nodeIds` that are listed, moved to the top in that order.
+  void checkNodes(const QStringList& nodeIds);
+  // While the user has not chosen: checks the default node (see the class comment).
+  void checkDefaultNode();
+  QString nodeItemText(const NodeChoice& node) const;
 
   QLineEdit* name_;
   QLineEdit* tags_;
@@ -85,13 +94,15 @@ class RunSetupPanel : public QWidget {
   QSpinBox* checkpointEvery_;
   QLineEdit* seed_;
   QLineEdit* command_;
-  QComboBox* node_;
-  QLabel* slotsLabel_;
+  QListWidget* nodeList_;
   QSpinBox* ranks_;
+  QLabel* worldSize_;
   QPushButton* launch_;
   QHash<QString, QLabel*> errorLabels_;
   QHash<QString, QString> shownErrors_;
   QList<NodeChoice> nodes_;
+  bool userChoseNodes_ = false;  // the user (or setForm) picked nodes: no default check any more
+  bool updatingNodes_ = false;   // the list is being changed by code, not by the user
 };
 
 }  // namespace ringside::gui
