@@ -45,7 +45,8 @@
         <translation>Zwei kurze Läufe starten, jede Hauptansicht als PNG in &lt;Verzeichnis&gt; speichern und beenden (scripts/screenshots).</translation>
     </message>
     <message>
-        <location filename="../gui/app/main.cpp" line="68"/>
+        <location filename="../gui/app/main.cpp" line="70"/>
+        <location filename="../gui/app/main.cpp" line="78"/>
         <source>Ringside cannot start</source>
         <translation>Ringside kann nicht starten</translation>
     </message>
@@ -53,129 +54,164 @@
 <context>
     <name>ringside::gui</name>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="44"/>
+        <location filename="../gui/core/src/run_form.cpp" line="112"/>
         <source>Give the run a name.</source>
         <translation>Geben Sie dem Lauf einen Namen.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="45"/>
+        <location filename="../gui/core/src/run_form.cpp" line="97"/>
         <source>A run needs at least one rank.</source>
         <translation>Ein Lauf braucht mindestens einen Rang.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="48"/>
-        <source>Only %1 slots are free on this node; choose at most %1 ranks.</source>
-        <translation>Auf diesem Knoten sind nur %1 Slots frei; wählen Sie höchstens %1 Ränge.</translation>
+        <location filename="../gui/core/src/run_form.cpp" line="63"/>
+        <source>Choose at least one node to run on (add nodes under Nodes).</source>
+        <translation>Wählen Sie mindestens einen Knoten für den Lauf (Knoten fügen Sie unter „Knoten“ hinzu).</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="52"/>
+        <location filename="../gui/core/src/run_form.cpp" line="70"/>
+        <source>Node %1 is not known (removed?); choose another node.</source>
+        <translation>Knoten %1 ist unbekannt (entfernt?); wählen Sie einen anderen Knoten.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="74"/>
+        <source>%1 is offline; wait until it is online or choose another node.</source>
+        <translation>%1 ist offline; warten Sie, bis er online ist, oder wählen Sie einen anderen Knoten.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="77"/>
+        <source>%1 is draining and accepts no new runs; undrain it under Nodes or choose another node.</source>
+        <translation>%1 ist gesperrt und nimmt keine neuen Läufe an; geben Sie ihn unter „Knoten“ frei oder wählen Sie einen anderen Knoten.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="89"/>
+        <source>%1 and %2 are the same host (%3); choose only one of them.</source>
+        <translation>%1 und %2 sind derselbe Rechner (%3); wählen Sie nur einen davon.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="99"/>
+        <source>Only %L1 slots are free on %2; choose at most %L1 ranks per node.</source>
+        <translation>Auf %2 sind nur %L1 Slots frei; wählen Sie höchstens %L1 Ränge pro Knoten.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="116"/>
         <source>Enter the command to run, e.g. python3 train.py --epochs 3.</source>
         <translation>Geben Sie den auszuführenden Befehl ein, z. B. python3 train.py --epochs 3.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="56"/>
+        <location filename="../gui/core/src/run_form.cpp" line="120"/>
         <source>Choose the dataset directory.</source>
         <translation>Wählen Sie das Datensatzverzeichnis.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="58"/>
+        <location filename="../gui/core/src/run_form.cpp" line="122"/>
         <source>Give at least one hidden layer width, e.g. 256,128.</source>
         <translation>Geben Sie mindestens eine Breite für eine verborgene Schicht an, z. B. 256,128.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="61"/>
+        <location filename="../gui/core/src/run_form.cpp" line="125"/>
         <source>Layer widths must be positive (got %1).</source>
         <translation>Schichtbreiten müssen positiv sein (erhalten: %1).</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="65"/>
+        <location filename="../gui/core/src/run_form.cpp" line="129"/>
         <source>Train for at least one epoch.</source>
         <translation>Trainieren Sie mindestens eine Epoche.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="66"/>
+        <location filename="../gui/core/src/run_form.cpp" line="130"/>
         <source>The global batch must be at least 1.</source>
         <translation>Der globale Batch muss mindestens 1 sein.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="68"/>
+        <location filename="../gui/core/src/run_form.cpp" line="136"/>
+        <source>The global batch %L1 is not divisible by the world size %L2 (%L3 nodes × %L4 ranks); use a multiple of %L2.</source>
+        <translation>Der globale Batch %L1 ist nicht durch die Weltgröße %L2 (%L3 Knoten × %L4 Ränge) teilbar; verwenden Sie ein Vielfaches von %L2.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="144"/>
         <source>The global batch %1 is not divisible by %2 ranks; use a multiple of %2.</source>
         <translation>Der globale Batch %1 ist nicht durch %2 Ränge teilbar; verwenden Sie ein Vielfaches von %2.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="72"/>
+        <location filename="../gui/core/src/run_form.cpp" line="149"/>
         <source>The learning rate must be above 0.</source>
         <translation>Die Lernrate muss größer als 0 sein.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="74"/>
+        <location filename="../gui/core/src/run_form.cpp" line="151"/>
         <source>Momentum must be in [0, 1).</source>
         <translation>Das Momentum muss in [0, 1) liegen.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="76"/>
+        <location filename="../gui/core/src/run_form.cpp" line="153"/>
         <source>Weight decay cannot be negative.</source>
         <translation>Der Weight Decay darf nicht negativ sein.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="79"/>
+        <location filename="../gui/core/src/run_form.cpp" line="156"/>
         <source>AdamW betas must be in [0, 1).</source>
         <translation>Die AdamW-Betas müssen in [0, 1) liegen.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="82"/>
+        <location filename="../gui/core/src/run_form.cpp" line="159"/>
         <source>Choose SGD or AdamW.</source>
         <translation>Wählen Sie SGD oder AdamW.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="86"/>
+        <location filename="../gui/core/src/run_form.cpp" line="163"/>
         <source>Choose a constant, step or cosine schedule.</source>
         <translation>Wählen Sie einen konstanten, stufenweisen oder Kosinus-Zeitplan.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="88"/>
+        <location filename="../gui/core/src/run_form.cpp" line="165"/>
         <source>Warm-up steps cannot be negative.</source>
         <translation>Die Warm-up-Schritte dürfen nicht negativ sein.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="90"/>
+        <location filename="../gui/core/src/run_form.cpp" line="167"/>
         <source>The step schedule needs a period above 0 epochs.</source>
         <translation>Der Stufen-Zeitplan braucht eine Periode von mehr als 0 Epochen.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="93"/>
+        <location filename="../gui/core/src/run_form.cpp" line="170"/>
         <source>The final learning rate must be between 0 and the learning rate.</source>
         <translation>Die End-Lernrate muss zwischen 0 und der Lernrate liegen.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="97"/>
+        <location filename="../gui/core/src/run_form.cpp" line="174"/>
         <source>Choose auto, mpi or nccl.</source>
         <translation>Wählen Sie auto, mpi oder nccl.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="99"/>
+        <location filename="../gui/core/src/run_form.cpp" line="176"/>
         <source>The bucket size must be above 0 MiB.</source>
         <translation>Die Bucket-Größe muss größer als 0 MiB sein.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="101"/>
+        <location filename="../gui/core/src/run_form.cpp" line="178"/>
         <source>The checkpoint interval cannot be negative.</source>
         <translation>Das Prüfpunktintervall darf nicht negativ sein.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="234"/>
+        <location filename="../gui/core/src/run_form.cpp" line="354"/>
         <source>This file is not a Ringside run preset.</source>
         <translation>Diese Datei ist keine Ringside-Laufvorlage.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="238"/>
+        <location filename="../gui/core/src/run_form.cpp" line="358"/>
         <source>Preset version %1 is not supported (this Ringside reads version %2).</source>
         <translation>Vorlagenversion %1 wird nicht unterstützt (dieses Ringside liest Version %2).</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="248"/>
+        <location filename="../gui/core/src/run_form.cpp" line="368"/>
         <source>The preset&apos;s &quot;trainer&quot; entry must be an object.</source>
         <translation>Der Eintrag „trainer“ der Vorlage muss ein Objekt sein.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="380"/>
+        <source>The preset&apos;s &quot;nodes&quot; entry must be a list of node ids.</source>
+        <translation>Der Eintrag „nodes“ der Vorlage muss eine Liste von Knoten-IDs sein.</translation>
     </message>
 </context>
 <context>
@@ -322,206 +358,206 @@
 <context>
     <name>ringside::gui::CompareView</name>
     <message numerus="yes">
-        <location filename="../gui/widgets/src/compare_view.cpp" line="90"/>
-        <source>Comparing %n run(s)</source>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="80"/>
+        <source>Comparing %Ln run(s)</source>
         <translation>
-            <numerusform>Vergleich von %n Lauf</numerusform>
-            <numerusform>Vergleich von %n Läufen</numerusform>
+            <numerusform>Vergleich von %Ln Lauf</numerusform>
+            <numerusform>Vergleich von %Ln Läufen</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="95"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="85"/>
         <source>Export &amp;chart</source>
         <translation>&amp;Diagramm exportieren</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="96"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="86"/>
         <source>Save one chart, as shown, as PNG or SVG</source>
         <translation>Ein Diagramm wie angezeigt als PNG oder SVG speichern</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="100"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="90"/>
         <source>Export metrics &amp;CSV…</source>
         <translation>Metriken als &amp;CSV exportieren…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="102"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="92"/>
         <source>Write every metric sample of each run, at full resolution, to &lt;name&gt;-&lt;run id&gt;.csv in a folder</source>
         <translation>Jeden Messwert jedes Laufs in voller Auflösung nach &lt;Name&gt;-&lt;Lauf-ID&gt;.csv in einem Ordner schreiben</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="129"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="119"/>
         <source>As PNG…</source>
         <translation>Als PNG…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="130"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="120"/>
         <source>As SVG…</source>
         <translation>Als SVG…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="158"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="148"/>
         <source>Training loss</source>
         <translation>Trainingsverlust</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="158"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="148"/>
         <source>Test accuracy</source>
         <translation>Testgenauigkeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="158"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="148"/>
         <source>Throughput</source>
         <translation>Durchsatz</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="159"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="149"/>
         <source>Step time</source>
         <translation>Schrittzeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="160"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="150"/>
         <source>loss (nats)</source>
         <translation>Verlust (nats)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="160"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="150"/>
         <source>accuracy (%)</source>
         <translation>Genauigkeit (%)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="160"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="150"/>
         <source>samples/s</source>
         <translation>Samples/s</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="160"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="150"/>
         <source>ms</source>
         <translation>ms</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="173"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="163"/>
         <source>step</source>
         <translation>Schritt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="174"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="164"/>
         <source>Loading…</source>
         <translation>Wird geladen…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="182"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="172"/>
         <source>Summary</source>
         <translation>Zusammenfassung</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="194"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="184"/>
         <source>Settings</source>
         <translation>Einstellungen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="196"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="186"/>
         <source>Show only settings that &amp;differ</source>
         <translation>Nur &amp;abweichende Einstellungen anzeigen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="222"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="212"/>
         <source>Could not read run %1: %2</source>
         <translation>Lauf %1 konnte nicht gelesen werden: %2</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="251"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="241"/>
         <source>%1 (%2)</source>
         <translation>%1 (%2)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="267"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="257"/>
         <source>No data</source>
         <translation>Keine Daten</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="273"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="263"/>
         <source>State</source>
         <translation>Status</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="273"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="263"/>
         <source>Nodes × ranks</source>
         <translation>Knoten × Ränge</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="273"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="263"/>
         <source>Final loss</source>
         <translation>Endverlust</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="274"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="264"/>
         <source>Best accuracy</source>
         <translation>Beste Genauigkeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="274"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="264"/>
         <source>Samples/s</source>
         <translation>Samples/s</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="274"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="264"/>
         <source>Duration</source>
         <translation>Dauer</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="275"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="265"/>
         <source>Samples stored</source>
         <translation>Gespeicherte Messwerte</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="293"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="283"/>
         <source>N/A</source>
         <translation>k. A.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="318"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="308"/>
         <source>%1 %</source>
         <translation>%1 %</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="351"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="341"/>
         <source>The runs differ in this setting</source>
         <translation>Die Läufe unterscheiden sich in dieser Einstellung</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="408"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="397"/>
         <source>Save chart as SVG</source>
         <translation>Diagramm als SVG speichern</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="408"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="397"/>
         <source>Save chart as PNG</source>
         <translation>Diagramm als PNG speichern</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="409"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="398"/>
         <source>SVG images (*.svg)</source>
         <translation>SVG-Bilder (*.svg)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="409"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="398"/>
         <source>PNG images (*.png)</source>
         <translation>PNG-Bilder (*.png)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="413"/>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="431"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="402"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="420"/>
         <source>Export failed</source>
         <translation>Export fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="419"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="408"/>
         <source>Export the runs&apos; metrics as CSV into folder</source>
         <translation>Metriken der Läufe als CSV in Ordner exportieren</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="432"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="421"/>
         <source>Could not write %1: %2</source>
         <translation>%1 konnte nicht geschrieben werden: %2</translation>
     </message>
@@ -529,27 +565,52 @@
 <context>
     <name>ringside::gui::Controller</name>
     <message>
-        <location filename="../gui/core/src/controller.cpp" line="96"/>
+        <location filename="../gui/core/src/controller.cpp" line="61"/>
+        <source>Cannot open the run database %1: %2. To keep the run history in another folder, start Ringside with --data-dir.</source>
+        <translation>Die Laufdatenbank %1 kann nicht geöffnet werden: %2. Um den Laufverlauf in einem anderen Ordner zu führen, starten Sie Ringside mit --data-dir.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/controller.cpp" line="68"/>
+        <source>Cannot read the nodes from the run database %1: %2</source>
+        <translation>Die Knoten können nicht aus der Laufdatenbank %1 gelesen werden: %2</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/controller.cpp" line="75"/>
+        <source>Cannot read the run history: %1</source>
+        <translation>Der Laufverlauf kann nicht gelesen werden: %1</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/controller.cpp" line="124"/>
         <source>%1 (this workstation)</source>
         <translation>%1 (dieser Arbeitsplatz)</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/controller.cpp" line="119"/>
+        <location filename="../gui/core/src/controller.cpp" line="147"/>
         <source>The local agent could not start: %1</source>
         <translation>Der lokale Agent konnte nicht starten: %1</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/controller.cpp" line="238"/>
+        <location filename="../gui/core/src/controller.cpp" line="266"/>
         <source>Storing data of run %1 failed: %2</source>
         <translation>Speichern der Daten von Lauf %1 fehlgeschlagen: %2</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/controller.cpp" line="324"/>
+        <location filename="../gui/core/src/controller.cpp" line="376"/>
+        <source>Choose at least one node to run on (add nodes under Nodes).</source>
+        <translation>Wählen Sie mindestens einen Knoten für den Lauf (Knoten fügen Sie unter „Knoten“ hinzu).</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/controller.cpp" line="386"/>
         <source>Node %1 is not connected.</source>
         <translation>Knoten %1 ist nicht verbunden.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/controller.cpp" line="335"/>
+        <location filename="../gui/core/src/controller.cpp" line="392"/>
+        <source>Node %1 is not known (removed?); choose another node.</source>
+        <translation>Knoten %1 ist unbekannt (entfernt?); wählen Sie einen anderen Knoten.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/controller.cpp" line="404"/>
         <source>The node of run %1 is not connected.</source>
         <translation>Der Knoten von Lauf %1 ist nicht verbunden.</translation>
     </message>
@@ -557,330 +618,330 @@
 <context>
     <name>ringside::gui::DashboardTab</name>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="58"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="46"/>
         <source>queued</source>
         <translation>wartend</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="60"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="48"/>
         <source>starting</source>
         <translation>startet</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="62"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="50"/>
         <source>running</source>
         <translation>läuft</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="64"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="52"/>
         <source>completed</source>
         <translation>fertig</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="66"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="54"/>
         <source>failed</source>
         <translation>fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="68"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="56"/>
         <source>stopped</source>
         <translation>gestoppt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="70"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="185"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="58"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="178"/>
         <source>unknown</source>
         <translation>unbekannt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="139"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="128"/>
         <source>%1 h %2 min</source>
         <translation>%1 h %2 min</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="142"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="133"/>
         <source>%1 min %2 s</source>
         <translation>%1 min %2 s</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="144"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="137"/>
         <source>%1 s</source>
         <translation>%1 s</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="147"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="140"/>
         <source>train loss (raw)</source>
         <translation>Trainingsverlust (roh)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="148"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="141"/>
         <source>train loss</source>
         <translation>Trainingsverlust</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="149"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="142"/>
         <source>test loss</source>
         <translation>Testverlust</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="168"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="161"/>
         <source>Stop failed: %1</source>
         <translation>Stoppen fehlgeschlagen: %1</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="190"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="183"/>
         <source>&amp;Stop run</source>
         <translation>Lauf &amp;stoppen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="191"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="184"/>
         <source>Stop the run: its ranks checkpoint and exit</source>
         <translation>Den Lauf stoppen: seine Ränge schreiben einen Prüfpunkt und beenden sich</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="197"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="190"/>
         <source>State:</source>
         <translation>Status:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="200"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="193"/>
         <source>Elapsed:</source>
         <translation>Verstrichen:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="203"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="196"/>
         <source>ETA:</source>
         <translation>Restzeit:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="210"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="203"/>
         <source>Step</source>
         <translation>Schritt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="210"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="203"/>
         <source>Epoch</source>
         <translation>Epoche</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="210"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="203"/>
         <source>Wall time</source>
         <translation>Laufzeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="211"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="204"/>
         <source>What the x axis of the training charts shows</source>
         <translation>Was die x-Achse der Trainingsdiagramme zeigt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="212"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="205"/>
         <source>Log &amp;x</source>
         <translation>Log. &amp;x</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="213"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="206"/>
         <source>Log &amp;y</source>
         <translation>Log. &amp;y</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="218"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="211"/>
         <source>Exponential moving average weight of the train loss line</source>
         <translation>Gewicht des exponentiellen gleitenden Mittels (EMA) der Trainingsverlustkurve</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="220"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="213"/>
         <source>&amp;Reset zoom</source>
         <translation>Zoom &amp;zurücksetzen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="222"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="215"/>
         <source>Zoom: drag a rectangle or use the wheel; pan: right-drag or arrow keys; reset: double-click</source>
         <translation>Zoomen: Rechteck aufziehen oder Mausrad; Verschieben: mit rechter Maustaste ziehen oder Pfeiltasten; Zurücksetzen: Doppelklick</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="225"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="218"/>
         <source>X axis:</source>
         <translation>x-Achse:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="230"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="223"/>
         <source>Smoothing:</source>
         <translation>Glättung:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="236"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="229"/>
         <source>Loss</source>
         <translation>Verlust</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="237"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="230"/>
         <source>Test accuracy</source>
         <translation>Testgenauigkeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="238"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="231"/>
         <source>Throughput</source>
         <translation>Durchsatz</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="239"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="232"/>
         <source>Step time</source>
         <translation>Schrittzeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="241"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="234"/>
         <source>All-reduce time</source>
         <translation>All-Reduce-Zeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="242"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="235"/>
         <source>All-reduce bus bandwidth</source>
         <translation>All-Reduce-Busbandbreite</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="243"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="236"/>
         <source>GPU utilization</source>
         <translation>GPU-Auslastung</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="244"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="237"/>
         <source>GPU memory</source>
         <translation>GPU-Speicher</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="246"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="239"/>
         <source>No telemetry from the run&apos;s node yet</source>
         <translation>Noch keine Telemetrie vom Knoten des Laufs</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="248"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="322"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="241"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="315"/>
         <source>time since start (s)</source>
         <translation>Zeit seit Start (s)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="249"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="328"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="242"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="321"/>
         <source>accuracy</source>
         <translation>Genauigkeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="250"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="327"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="243"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="320"/>
         <source>loss (nats)</source>
         <translation>Verlust (nats)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="251"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="329"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="444"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="244"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="322"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="437"/>
         <source>samples/s</source>
         <translation>Samples/s</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="252"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="253"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="330"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="331"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="245"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="246"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="323"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="324"/>
         <source>ms per step</source>
         <translation>ms pro Schritt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="254"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="332"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="247"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="325"/>
         <source>busbw (GB/s)</source>
         <translation>Busbandbreite (GB/s)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="255"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="248"/>
         <source>utilization (%)</source>
         <translation>Auslastung (%)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="256"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="249"/>
         <source>memory used (MiB)</source>
         <translation>Belegter Speicher (MiB)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="279"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="272"/>
         <source>Per rank</source>
         <translation>Pro Rang</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="280"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="273"/>
         <source>Log</source>
         <translation>Protokoll</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="322"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="315"/>
         <source>step</source>
         <translation>Schritt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="322"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="315"/>
         <source>epoch</source>
         <translation>Epoche</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="344"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="347"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="337"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="340"/>
         <source>GPU %1</source>
         <translation>GPU %1</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="442"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="435"/>
         <source>test accuracy</source>
         <translation>Testgenauigkeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="446"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="439"/>
         <source>compute</source>
         <translation>Berechnung</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="448"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="441"/>
         <source>exposed communication</source>
         <translation>nicht überlappte Kommunikation</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="450"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="443"/>
         <source>all-reduce</source>
         <translation>All-Reduce</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="452"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="445"/>
         <source>busbw</source>
         <translation>Busbandbreite</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="500"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="501"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="512"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="493"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="494"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="505"/>
         <source>N/A</source>
         <translation>k. A.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="507"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="500"/>
         <source>done</source>
         <translation>fertig</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="576"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="569"/>
         <source>N/A: the node does not report this value</source>
         <translation>k. A.: Der Knoten meldet diesen Wert nicht</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="576"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="569"/>
         <source>No GPUs on this node</source>
         <translation>Keine GPUs auf diesem Knoten</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="591"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="584"/>
         <source>Stop run</source>
         <translation>Lauf stoppen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="592"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="585"/>
         <source>Stop the run &quot;%1&quot;? Its ranks write a checkpoint and exit.</source>
         <translation>Den Lauf „%1“ stoppen? Seine Ränge schreiben einen Prüfpunkt und beenden sich.</translation>
     </message>
@@ -888,182 +949,182 @@
 <context>
     <name>ringside::gui::HistoryPanel</name>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="64"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="82"/>
         <source>Filter by name, run id, tags or notes</source>
         <translation>Nach Name, Lauf-ID, Tags oder Notizen filtern</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="68"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="86"/>
         <source>Show only runs whose name, id, tags or notes contain this</source>
         <translation>Nur Läufe anzeigen, deren Name, ID, Tags oder Notizen diesen Text enthalten</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="70"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="88"/>
         <source>All states</source>
         <translation>Alle Status</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="71"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="89"/>
         <source>Running</source>
         <translation>Laufend</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="72"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="90"/>
         <source>Completed</source>
         <translation>Fertig</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="73"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="91"/>
         <source>Failed</source>
         <translation>Fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="74"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="92"/>
         <source>Stopped</source>
         <translation>Gestoppt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="76"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="94"/>
         <source>Show only runs in this state (Running includes queued and starting runs)</source>
         <translation>Nur Läufe in diesem Status anzeigen (Laufend schließt wartende und startende Läufe ein)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="78"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="96"/>
         <source>&amp;Filter:</source>
         <translation>&amp;Filter:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="80"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="98"/>
         <source>&amp;State:</source>
         <translation>S&amp;tatus:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="110"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="128"/>
         <source>&amp;Open</source>
         <translation>&amp;Öffnen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="111"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="129"/>
         <source>Open the run&apos;s dashboard; or double-click a row</source>
         <translation>Das Dashboard des Laufs öffnen; oder eine Zeile doppelklicken</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="112"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="130"/>
         <source>C&amp;lone</source>
         <translation>&amp;Klonen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="114"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="132"/>
         <source>Fill the run setup form with this run&apos;s settings</source>
         <translation>Das Einrichtungsformular mit den Einstellungen dieses Laufs füllen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="115"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="133"/>
         <source>Co&amp;mpare</source>
         <translation>&amp;Vergleichen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="116"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="134"/>
         <source>Compare two or more selected runs</source>
         <translation>Zwei oder mehr ausgewählte Läufe vergleichen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="117"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="135"/>
         <source>E&amp;xport CSV…</source>
         <translation>CSV e&amp;xportieren…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="119"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="137"/>
         <source>Write every metric sample of the selected runs to CSV</source>
         <translation>Jeden Messwert der ausgewählten Läufe als CSV schreiben</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="120"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="138"/>
         <source>&amp;Delete…</source>
         <translation>&amp;Löschen…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="122"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="140"/>
         <source>Delete the selected runs with their metrics and logs</source>
         <translation>Die ausgewählten Läufe samt Metriken und Protokollen löschen</translation>
     </message>
     <message numerus="yes">
-        <location filename="../gui/widgets/src/history_panel.cpp" line="242"/>
-        <source>%n run(s)</source>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="271"/>
+        <source>%Ln run(s)</source>
         <translation>
-            <numerusform>%n Lauf</numerusform>
-            <numerusform>%n Läufe</numerusform>
+            <numerusform>%Ln Lauf</numerusform>
+            <numerusform>%Ln Läufe</numerusform>
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../gui/widgets/src/history_panel.cpp" line="243"/>
-        <source>%1 of %n run(s)</source>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="272"/>
+        <source>%1 of %Ln run(s)</source>
         <translation>
-            <numerusform>%1 von %n Lauf</numerusform>
-            <numerusform>%1 von %n Läufen</numerusform>
+            <numerusform>%1 von %Ln Lauf</numerusform>
+            <numerusform>%1 von %Ln Läufen</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../gui/widgets/src/history_panel.cpp" line="350"/>
+        <source>Delete %Ln runs with all their metrics and log lines? This cannot be undone.</source>
+        <translation>
+            <numerusform>%Ln Lauf samt allen Metriken und Protokollzeilen löschen? Dies kann nicht rückgängig gemacht werden.</numerusform>
+            <numerusform>%Ln Läufe samt allen Metriken und Protokollzeilen löschen? Dies kann nicht rückgängig gemacht werden.</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="259"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="288"/>
         <source>Clone run</source>
         <translation>Lauf klonen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="260"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="289"/>
         <source>The settings of run %1 are not known yet: its node has not reported them. Connect the node that ran it and try again.</source>
         <translation>Die Einstellungen von Lauf %1 sind noch nicht bekannt: Sein Knoten hat sie nicht gemeldet. Verbinden Sie den Knoten, auf dem er lief, und versuchen Sie es erneut.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="280"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="309"/>
         <source>Export metrics as CSV</source>
         <translation>Metriken als CSV exportieren</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="282"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="311"/>
         <source>CSV files (*.csv);;All files (*)</source>
         <translation>CSV-Dateien (*.csv);;Alle Dateien (*)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="287"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="316"/>
         <source>Export metrics as CSV into folder</source>
         <translation>Metriken als CSV in Ordner exportieren</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="297"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="326"/>
         <source>Export failed</source>
         <translation>Export fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="298"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="327"/>
         <source>Could not write %1: %2</source>
         <translation>%1 konnte nicht geschrieben werden: %2</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="313"/>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="323"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="342"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="352"/>
         <source>Delete runs</source>
         <translation>Läufe löschen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="314"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="343"/>
         <source>Stop these runs before deleting them: %1</source>
         <translation>Stoppen Sie diese Läufe, bevor Sie sie löschen: %1</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="319"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="348"/>
         <source>Delete run &quot;%1&quot; with all its metrics and log lines? This cannot be undone.</source>
         <translation>Lauf „%1“ samt allen Metriken und Protokollzeilen löschen? Dies kann nicht rückgängig gemacht werden.</translation>
     </message>
-    <message numerus="yes">
-        <location filename="../gui/widgets/src/history_panel.cpp" line="321"/>
-        <source>Delete %n runs with all their metrics and log lines? This cannot be undone.</source>
-        <translation>
-            <numerusform>%n Lauf samt allen Metriken und Protokollzeilen löschen? Dies kann nicht rückgängig gemacht werden.</numerusform>
-            <numerusform>%n Läufe samt allen Metriken und Protokollzeilen löschen? Dies kann nicht rückgängig gemacht werden.</numerusform>
-        </translation>
-    </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="332"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="361"/>
         <source>Could not delete run %1: %2</source>
         <translation>Lauf %1 konnte nicht gelöscht werden: %2</translation>
     </message>
@@ -1158,83 +1219,93 @@
         <translation>Start fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="87"/>
+        <location filename="../gui/app/main_window.cpp" line="72"/>
+        <source>Opening the run database…</source>
+        <translation>Laufdatenbank wird geöffnet …</translation>
+    </message>
+    <message>
+        <location filename="../gui/app/main_window.cpp" line="91"/>
         <source>&amp;File</source>
         <translation>&amp;Datei</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="88"/>
+        <location filename="../gui/app/main_window.cpp" line="92"/>
         <source>&amp;Quit</source>
         <translation>&amp;Beenden</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="90"/>
+        <location filename="../gui/app/main_window.cpp" line="94"/>
         <source>&amp;View</source>
         <translation>&amp;Ansicht</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="91"/>
+        <location filename="../gui/app/main_window.cpp" line="95"/>
         <source>&amp;Nodes</source>
         <translation>&amp;Knoten</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="91"/>
+        <location filename="../gui/app/main_window.cpp" line="95"/>
         <source>New &amp;run</source>
         <translation>Neuer &amp;Lauf</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="91"/>
+        <location filename="../gui/app/main_window.cpp" line="95"/>
         <source>&amp;History</source>
         <translation>&amp;Verlauf</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="97"/>
+        <location filename="../gui/app/main_window.cpp" line="101"/>
         <source>&amp;Close tab</source>
         <translation>Tab &amp;schließen</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="102"/>
+        <location filename="../gui/app/main_window.cpp" line="106"/>
         <source>Ne&amp;xt tab</source>
         <translation>&amp;Nächster Tab</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="106"/>
+        <location filename="../gui/app/main_window.cpp" line="110"/>
         <source>&amp;Help</source>
         <translation>&amp;Hilfe</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="107"/>
+        <location filename="../gui/app/main_window.cpp" line="111"/>
         <source>&amp;About Ringside</source>
         <translation>Ü&amp;ber Ringside</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="109"/>
+        <location filename="../gui/app/main_window.cpp" line="113"/>
         <source>About Ringside</source>
         <translation>Über Ringside</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="110"/>
+        <location filename="../gui/app/main_window.cpp" line="114"/>
         <source>&lt;b&gt;Ringside&lt;/b&gt; %1&lt;br&gt;Orchestrate and monitor data-parallel training.&lt;br&gt;Your public key (for agents&apos; allowlists):&lt;br&gt;&lt;tt&gt;%2&lt;/tt&gt;</source>
         <translation>&lt;b&gt;Ringside&lt;/b&gt; %1&lt;br&gt;Datenparalleles Training orchestrieren und überwachen.&lt;br&gt;Ihr öffentlicher Schlüssel (für die Zulassungslisten der Agenten):&lt;br&gt;&lt;tt&gt;%2&lt;/tt&gt;</translation>
     </message>
     <message numerus="yes">
-        <location filename="../gui/app/main_window.cpp" line="139"/>
-        <source>%n node(s) online</source>
+        <location filename="../gui/app/main_window.cpp" line="129"/>
+        <source>%Ln node(s) online</source>
         <translation>
-            <numerusform>%n Knoten online</numerusform>
-            <numerusform>%n Knoten online</numerusform>
+            <numerusform>%Ln Knoten online</numerusform>
+            <numerusform>%Ln Knoten online</numerusform>
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../gui/app/main_window.cpp" line="174"/>
-        <source>Compare (%n)</source>
+        <location filename="../gui/app/main_window.cpp" line="164"/>
+        <source>Compare (%Ln)</source>
         <translation>
-            <numerusform>Vergleichen (%n)</numerusform>
-            <numerusform>Vergleichen (%n)</numerusform>
+            <numerusform>Vergleichen (%Ln)</numerusform>
+            <numerusform>Vergleichen (%Ln)</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="181"/>
+        <location filename="../gui/app/main_window.cpp" line="177"/>
+        <source>The cloned run also ran on %1, which no node here has as its host name: check the nodes to run on.</source>
+        <translation>Der geklonte Lauf lief auch auf %1, dem Rechnernamen keines Knotens hier: wählen Sie die Knoten für den Lauf.</translation>
+    </message>
+    <message>
+        <location filename="../gui/app/main_window.cpp" line="171"/>
         <source>%1 (copy)</source>
         <translation>%1 (Kopie)</translation>
     </message>
@@ -1242,17 +1313,17 @@
 <context>
     <name>ringside::gui::MetricChart</name>
     <message>
-        <location filename="../gui/widgets/src/metric_chart.cpp" line="929"/>
+        <location filename="../gui/widgets/src/metric_chart.cpp" line="752"/>
         <source>%1: x = %2, y = %3</source>
         <translation>%1: x = %2, y = %3</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/metric_chart.cpp" line="942"/>
+        <location filename="../gui/widgets/src/metric_chart.cpp" line="765"/>
         <source>Could not write the PNG file %1: check the folder exists and is writable.</source>
         <translation>Die PNG-Datei %1 konnte nicht geschrieben werden: Prüfen Sie, ob der Ordner existiert und beschreibbar ist.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/metric_chart.cpp" line="1062"/>
+        <location filename="../gui/widgets/src/metric_chart.cpp" line="885"/>
         <source>Could not write the SVG file %1: %2</source>
         <translation>Die SVG-Datei %1 konnte nicht geschrieben werden: %2</translation>
     </message>
@@ -1260,161 +1331,161 @@
 <context>
     <name>ringside::gui::NodeDetailPane</name>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="75"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="76"/>
         <source>Select a node to see its details and live charts.</source>
         <translation>Wählen Sie einen Knoten aus, um seine Details und Live-Diagramme zu sehen.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="107"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="108"/>
         <source>CPU (%)</source>
         <translation>CPU (%)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="107"/>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="110"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="108"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="111"/>
         <source>%</source>
         <translation>%</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="108"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="109"/>
         <source>Memory used (GiB)</source>
         <translation>Belegter Speicher (GiB)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="108"/>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="111"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="109"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="112"/>
         <source>GiB</source>
         <translation>GiB</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="109"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="110"/>
         <source>Network (MB/s)</source>
         <translation>Netzwerk (MB/s)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="109"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="110"/>
         <source>MB/s</source>
         <translation>MB/s</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="110"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="111"/>
         <source>GPU utilization (%)</source>
         <translation>GPU-Auslastung (%)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="111"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="112"/>
         <source>GPU memory used (GiB)</source>
         <translation>Belegter GPU-Speicher (GiB)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="112"/>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="344"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="113"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="348"/>
         <source>CPU</source>
         <translation>CPU</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="113"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="114"/>
         <source>used</source>
         <translation>belegt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="114"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="115"/>
         <source>receive</source>
         <translation>Empfang</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="114"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="115"/>
         <source>transmit</source>
         <translation>Senden</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="160"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="164"/>
         <source>seconds ago</source>
         <translation>vor Sekunden</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="291"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="295"/>
         <source>GPU %1</source>
         <translation>GPU %1</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="322"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="326"/>
         <source>Node %1 is no longer listed.</source>
         <translation>Knoten %1 ist nicht mehr aufgeführt.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="326"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="330"/>
         <source>%1 — %2</source>
         <translation>%1 — %2</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="328"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="332"/>
         <source>No inventory yet: the node has not answered.</source>
         <translation>Noch keine Bestandsdaten: Der Knoten hat nicht geantwortet.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="341"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="345"/>
         <source>Host name</source>
         <translation>Hostname</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="342"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="346"/>
         <source>Address</source>
         <translation>Adresse</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="343"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="347"/>
         <source>OS</source>
         <translation>Betriebssystem</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="345"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="349"/>
         <source>Cores</source>
         <translation>Kerne</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="346"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="350"/>
         <source>Memory</source>
         <translation>Speicher</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="347"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="351"/>
         <source>%1 GiB</source>
         <translation>%1 GiB</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="351"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="355"/>
         <source>%1: %2, %3 GiB, driver %4, CUDA %5</source>
         <translation>%1: %2, %3 GiB, Treiber %4, CUDA %5</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="356"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="360"/>
         <source>GPUs</source>
         <translation>GPUs</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="356"/>
         <location filename="../gui/widgets/src/node_detail_pane.cpp" line="360"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="364"/>
         <source>none</source>
         <translation>keine</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="357"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="361"/>
         <source>Slots</source>
         <translation>Slots</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="360"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="364"/>
         <source>Labels</source>
         <translation>Labels</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="361"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="365"/>
         <source>Agent</source>
         <translation>Agent</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="362"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="366"/>
         <source>Node id</source>
         <translation>Knoten-ID</translation>
     </message>
@@ -1422,132 +1493,132 @@
 <context>
     <name>ringside::gui::NodeTableModel</name>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="333"/>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="348"/>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="27"/>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="298"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="337"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="352"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="34"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="308"/>
         <source>N/A</source>
         <translation>k. A.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="21"/>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="22"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="23"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="24"/>
         <source>%1 s</source>
         <translation>%1 s</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="23"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="26"/>
         <source>%1 min</source>
         <translation>%1 min</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="24"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="28"/>
         <source>%1 h</source>
         <translation>%1 h</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="111"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="118"/>
         <source>The local agent, started by this GUI on loopback</source>
         <translation>Der lokale Agent, von dieser GUI auf Loopback gestartet</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="119"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="126"/>
         <source>GPU %1: %2, %3 GiB</source>
         <translation>GPU %1: %2, %3 GiB</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="160"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="167"/>
         <source>Name</source>
         <translation>Name</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="162"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="169"/>
         <source>Address</source>
         <translation>Adresse</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="164"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="171"/>
         <source>State</source>
         <translation>Status</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="166"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="173"/>
         <source>CPU</source>
         <translation>CPU</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="168"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="175"/>
         <source>Memory</source>
         <translation>Speicher</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="170"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="177"/>
         <source>GPUs</source>
         <translation>GPUs</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="172"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="179"/>
         <source>Slots</source>
         <translation>Slots</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="174"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="181"/>
         <source>Agent</source>
         <translation>Agent</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="197"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="204"/>
         <source>connecting…</source>
         <translation>verbindet…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="199"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="206"/>
         <source>draining</source>
         <translation>gesperrt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="199"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="206"/>
         <source>online</source>
         <translation>online</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="202"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="209"/>
         <source>offline</source>
         <translation>offline</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="206"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="213"/>
         <source>%1 (%2)</source>
         <translation>%1 (%2)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="214"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="221"/>
         <source>1 core</source>
         <translation>1 Kern</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="214"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="221"/>
         <source>%1 cores</source>
         <translation>%1 Kerne</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="216"/>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="239"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="223"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="246"/>
         <source>%1 %</source>
         <translation>%1 %</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="225"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="232"/>
         <source>%1 / %2 GiB</source>
         <translation>%1 / %2 GiB</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="232"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="239"/>
         <source>none</source>
         <translation>keine</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="253"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="261"/>
         <source>%1 free / %2 used %3</source>
         <translation>%1 frei / %2 belegt %3</translation>
     </message>
@@ -1628,50 +1699,50 @@
 <context>
     <name>ringside::gui::RankView</name>
     <message>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="33"/>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="123"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="34"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="129"/>
         <source>N/A</source>
         <translation>k. A.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="80"/>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="132"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="86"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="136"/>
         <source>No per-rank timings yet (a run with more than one rank reports them).</source>
         <translation>Noch keine Zeiten pro Rang (ein Lauf mit mehr als einem Rang meldet sie).</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="84"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="90"/>
         <source>Rank</source>
         <translation>Rang</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="84"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="90"/>
         <source>Node</source>
         <translation>Knoten</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="84"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="90"/>
         <source>Step (ms)</source>
         <translation>Schritt (ms)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="84"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="90"/>
         <source>All-reduce wait (ms)</source>
         <translation>All-Reduce-Wartezeit (ms)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="84"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="90"/>
         <source>Step vs median</source>
         <translation>Schritt ggü. Median</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="120"/>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="137"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="126"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="143"/>
         <source>unknown</source>
         <translation>unbekannt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="135"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="141"/>
         <source>slowest: rank %1 on node %2, step %3 ms (%4% over median)</source>
         <translation>Am langsamsten: Rang %1 auf Knoten %2, Schritt %3 ms (%4 % über dem Median)</translation>
     </message>
@@ -1679,331 +1750,413 @@
 <context>
     <name>ringside::gui::RunSetupPanel</name>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="56"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="59"/>
         <source>Run</source>
         <translation>Lauf</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="59"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="62"/>
         <source>e.g. fmnist baseline</source>
         <translation>z. B. fmnist baseline</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="60"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="63"/>
         <source>&amp;Name:</source>
         <translation>&amp;Name:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="63"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="66"/>
         <source>comma-separated, e.g. sweep, mlp</source>
         <translation>kommagetrennt, z. B. sweep, mlp</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="64"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="67"/>
         <source>&amp;Tags:</source>
         <translation>&amp;Tags:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="65"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="68"/>
         <source>Ringside trainer</source>
         <translation>Ringside-Trainer</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="66"/>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="158"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="69"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="161"/>
         <source>Custom command</source>
         <translation>Eigener Befehl</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="72"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="75"/>
         <source>Job:</source>
         <translation>Job:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="80"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="83"/>
         <source>Data and model</source>
         <translation>Daten und Modell</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="83"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="86"/>
         <source>Browse…</source>
         <translation>Durchsuchen…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="87"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="90"/>
         <source>Dataset directory:</source>
         <translation>Datensatzverzeichnis:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="90"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="93"/>
         <source>Hidden layer widths; input and output sizes come from the dataset</source>
         <translation>Breiten der verborgenen Schichten; Ein- und Ausgabegrößen ergeben sich aus dem Datensatz</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="91"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="94"/>
         <source>&amp;Hidden layers:</source>
         <translation>&amp;Verborgene Schichten:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="95"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="98"/>
         <source>Optimizer</source>
         <translation>Optimierer</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="98"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="101"/>
         <source>SGD</source>
         <translation>SGD</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="99"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="102"/>
         <source>AdamW</source>
         <translation>AdamW</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="100"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="103"/>
         <source>&amp;Optimizer:</source>
         <translation>&amp;Optimierer:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="102"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="105"/>
         <source>&amp;Learning rate:</source>
         <translation>&amp;Lernrate:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="105"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="108"/>
         <source>&amp;Momentum:</source>
         <translation>&amp;Momentum:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="107"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="110"/>
         <source>Nesterov</source>
         <translation>Nesterov</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="111"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="114"/>
         <source>Beta &amp;1:</source>
         <translation>Beta &amp;1:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="112"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="115"/>
         <source>Beta &amp;2:</source>
         <translation>Beta &amp;2:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="115"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="118"/>
         <source>&amp;Weight decay:</source>
         <translation>&amp;Weight Decay:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="117"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="120"/>
         <source>Cosine</source>
         <translation>Kosinus</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="118"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="121"/>
         <source>Step</source>
         <translation>Stufen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="119"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="122"/>
         <source>Constant</source>
         <translation>Konstant</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="120"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="123"/>
         <source>LR &amp;schedule:</source>
         <translation>LR-&amp;Zeitplan:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="122"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="125"/>
         <source>&amp;Warm-up steps:</source>
         <translation>Warm-&amp;up-Schritte:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="126"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="129"/>
         <source>Decay every (epochs):</source>
         <translation>Abklingen alle (Epochen):</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="128"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="131"/>
         <source>Decay factor:</source>
         <translation>Abklingfaktor:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="129"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="132"/>
         <source>Final learning rate:</source>
         <translation>End-Lernrate:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="133"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="136"/>
         <source>Training</source>
         <translation>Training</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="136"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="139"/>
         <source>&amp;Epochs:</source>
         <translation>&amp;Epochen:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="138"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="141"/>
         <source>&amp;Global batch:</source>
         <translation>&amp;Globaler Batch:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="141"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="144"/>
         <source>Auto (GPU when present)</source>
         <translation>Automatisch (GPU, falls vorhanden)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="142"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="145"/>
         <source>NCCL (GPU)</source>
         <translation>NCCL (GPU)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="143"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="146"/>
         <source>MPI (CPU)</source>
         <translation>MPI (CPU)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="144"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="147"/>
         <source>&amp;Backend:</source>
         <translation>&amp;Backend:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="146"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="149"/>
         <source>Gradient &amp;bucket (MiB):</source>
         <translation>Gradienten-Bu&amp;cket (MiB):</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="148"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="151"/>
         <source>at the end and on stop</source>
         <translation>am Ende und beim Stoppen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="149"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="152"/>
         <source>&amp;Checkpoint every (steps):</source>
         <translation>&amp;Prüfpunkt alle (Schritte):</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="153"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="156"/>
         <source>S&amp;eed:</source>
         <translation>See&amp;d:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="161"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="164"/>
         <source>python3 train.py --epochs 3</source>
         <translation>python3 train.py --epochs 3</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="163"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="166"/>
         <source>Started under mpirun on every rank; report metrics by printing JSON Lines records on stdout (see docs/metrics.md)</source>
         <translation>Läuft unter mpirun auf jedem Rang; Metriken als JSON-Lines-Datensätze auf stdout ausgeben (siehe docs/metrics.md)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="165"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="168"/>
         <source>Co&amp;mmand:</source>
         <translation>Be&amp;fehl:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="170"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="173"/>
         <source>Placement</source>
         <translation>Platzierung</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="173"/>
-        <source>N&amp;ode:</source>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="182"/>
+        <source>Check the nodes to run on. Ranks are placed in list order and the first checked node owns the run; drag a node to change the order.</source>
+        <translation>Markieren Sie die Knoten für den Lauf. Die Ränge werden in Listenreihenfolge verteilt, und der erste markierte Knoten führt den Lauf; ziehen Sie einen Knoten, um die Reihenfolge zu ändern.</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="184"/>
+        <source>N&amp;odes:</source>
         <translation>&amp;Knoten:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="177"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="337"/>
+        <source>offline</source>
+        <translation>offline</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="338"/>
+        <source>draining</source>
+        <translation>gesperrt</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="339"/>
+        <source>online</source>
+        <translation>online</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="342"/>
+        <source>free slots unknown</source>
+        <translation>freie Slots unbekannt</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="344"/>
+        <source>free GPU slots: %L1</source>
+        <translation>freie GPU-Slots: %L1</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="346"/>
+        <source>free CPU slots: %L1</source>
+        <translation>freie CPU-Slots: %L1</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="348"/>
+        <source>free slots: %L1</source>
+        <translation>freie Slots: %L1</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="350"/>
+        <source>%1 (%2, %3)</source>
+        <translation>%1 (%2, %3)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="422"/>
+        <source>Host: %1</source>
+        <translation>Rechner: %1</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="454"/>
+        <source>no node chosen</source>
+        <translation>kein Knoten gewählt</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="456"/>
+        <source>1 node</source>
+        <translation>1 Knoten</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="456"/>
+        <source>%L1 nodes</source>
+        <translation>%L1 Knoten</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="457"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="458"/>
+        <source>1 rank</source>
+        <translation>1 Rang</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="457"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="458"/>
+        <source>%L1 ranks</source>
+        <translation>%L1 Ränge</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="459"/>
+        <source>%1 × %2 = %3</source>
+        <translation>%1 × %2 = %3</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="465"/>
+        <source>Rank 0 runs on %1, which owns the run.</source>
+        <translation>Rang 0 läuft auf %1, der den Lauf führt.</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="470"/>
+        <source>Ranks on the other nodes report their per-rank metrics to their own node&apos;s agent, so the dashboard&apos;s per-rank view shows only the first node&apos;s ranks; the global metrics (rank 0) are complete.</source>
+        <translation>Ränge auf den anderen Knoten melden ihre Metriken pro Rang an den Agenten ihres eigenen Knotens; die Ansicht pro Rang zeigt daher nur die Ränge des ersten Knotens. Die globalen Metriken (Rang 0) sind vollständig.</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="187"/>
         <source>&amp;Ranks per node:</source>
         <translation>&amp;Ränge pro Knoten:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="187"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="190"/>
+        <source>World size:</source>
+        <translation>Weltgröße:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="199"/>
         <source>L&amp;oad preset…</source>
         <translation>Vorl&amp;age laden…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="188"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="200"/>
         <source>&amp;Save preset…</source>
         <translation>Vorlage speic&amp;hern…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="189"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="201"/>
         <source>&amp;Launch</source>
         <translation>&amp;Starten</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="192"/>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="364"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="204"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="485"/>
         <source>Launch the run (Ctrl+Enter)</source>
         <translation>Den Lauf starten (Strg+Eingabe)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="207"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="219"/>
         <source>Dataset directory</source>
         <translation>Datensatzverzeichnis</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="322"/>
-        <source> (offline)</source>
-        <translation> (offline)</translation>
-    </message>
-    <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="352"/>
-        <source>Free slots: unknown</source>
-        <translation>Freie Slots: unbekannt</translation>
-    </message>
-    <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="352"/>
-        <source>Free slots: %1</source>
-        <translation>Freie Slots: %1</translation>
-    </message>
-    <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="363"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="484"/>
         <source>No node to launch on: add one in Nodes</source>
         <translation>Kein Knoten zum Starten: Fügen Sie unter „Knoten“ einen hinzu</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="368"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="489"/>
         <source>Load run preset</source>
         <translation>Laufvorlage laden</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="369"/>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="395"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="490"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="523"/>
         <source>Run presets (*.json)</source>
         <translation>Laufvorlagen (*.json)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="373"/>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="385"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="494"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="506"/>
         <source>Load preset</source>
         <translation>Vorlage laden</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="374"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="495"/>
         <source>Cannot read %1: %2</source>
         <translation>%1 kann nicht gelesen werden: %2</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="381"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="502"/>
         <source>%1 is not valid JSON: %2</source>
         <translation>%1 ist kein gültiges JSON: %2</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="393"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="521"/>
         <source>Save run preset</source>
         <translation>Laufvorlage speichern</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="400"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="528"/>
         <source>Save preset</source>
         <translation>Vorlage speichern</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="401"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="529"/>
         <source>Cannot write %1: %2</source>
         <translation>%1 kann nicht geschrieben werden: %2</translation>
     </message>
@@ -2011,183 +2164,183 @@
 <context>
     <name>ringside::gui::RunTableModel</name>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="106"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="95"/>
         <source>queued</source>
         <translation>wartend</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="108"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="97"/>
         <source>starting</source>
         <translation>startet</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="110"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="99"/>
         <source>running</source>
         <translation>läuft</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="112"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="101"/>
         <source>completed</source>
         <translation>fertig</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="114"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="103"/>
         <source>failed</source>
         <translation>fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="116"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="105"/>
         <source>stopped</source>
         <translation>gestoppt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="118"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="107"/>
         <source>unknown</source>
         <translation>unbekannt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="125"/>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="202"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="115"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="198"/>
         <source>N/A</source>
         <translation>k. A.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="130"/>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="138"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="120"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="129"/>
         <source>%1 × %2</source>
         <translation>%1 × %2</translation>
     </message>
     <message numerus="yes">
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="135"/>
-        <source>%n rank(s) on %1 nodes</source>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="125"/>
+        <source>%Ln rank(s) on %1 nodes</source>
         <translation>
-            <numerusform>%n Rang auf %1 Knoten</numerusform>
-            <numerusform>%n Ränge auf %1 Knoten</numerusform>
+            <numerusform>%Ln Rang auf %1 Knoten</numerusform>
+            <numerusform>%Ln Ränge auf %1 Knoten</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="146"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="139"/>
         <source>%1 h %2 min</source>
         <translation>%1 h %2 min</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="147"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="142"/>
         <source>%1 min %2 s</source>
         <translation>%1 min %2 s</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="148"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="144"/>
         <source>%1 s</source>
         <translation>%1 s</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="213"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="209"/>
         <source>%1 %</source>
         <translation>%1 %</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="246"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="242"/>
         <source>Run %1</source>
         <translation>Lauf %1</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="250"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="246"/>
         <source>%1: %2</source>
         <translation>%1: %2</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="253"/>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="302"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="249"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="298"/>
         <source>Double-click or press F2 to edit</source>
         <translation>Zum Bearbeiten doppelklicken oder F2 drücken</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="267"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="263"/>
         <source>Name</source>
         <translation>Name</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="269"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="265"/>
         <source>State</source>
         <translation>Status</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="271"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="267"/>
         <source>Nodes × ranks</source>
         <translation>Knoten × Ränge</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="273"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="269"/>
         <source>Start</source>
         <translation>Start</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="275"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="271"/>
         <source>Duration</source>
         <translation>Dauer</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="277"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="273"/>
         <source>Final loss</source>
         <translation>Endverlust</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="279"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="275"/>
         <source>Best accuracy</source>
         <translation>Beste Genauigkeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="281"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="277"/>
         <source>Samples/s</source>
         <translation>Samples/s</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="283"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="279"/>
         <source>Tags</source>
         <translation>Tags</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="285"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="281"/>
         <source>Notes</source>
         <translation>Notizen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="293"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="289"/>
         <source>Nodes × ranks per node</source>
         <translation>Knoten × Ränge pro Knoten</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="295"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="291"/>
         <source>Training loss (train/loss) at the last step</source>
         <translation>Trainingsverlust (train/loss) im letzten Schritt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="297"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="293"/>
         <source>Highest test accuracy (test/accuracy) of any evaluation</source>
         <translation>Höchste Testgenauigkeit (test/accuracy) aller Auswertungen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="299"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="295"/>
         <source>Mean training throughput (train/samples_per_s) over all ranks</source>
         <translation>Mittlerer Trainingsdurchsatz (train/samples_per_s) über alle Ränge</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="339"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="335"/>
         <source>Could not save the %1 of run %2: %3</source>
         <translation>Speichern der %1 von Lauf %2 fehlgeschlagen: %3</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="340"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="336"/>
         <source>tags</source>
         <translation>Tags</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="340"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="336"/>
         <source>notes</source>
         <translation>Notizen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="362"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="358"/>
         <source>Could not read the run history: %1</source>
         <translation>Der Laufverlauf konnte nicht gelesen werden: %1</translation>
     </message>

@@ -126,8 +126,8 @@ void MainWindow::refreshNodeChoices() {
   int online = 0;
   for (const NodeChoice& choice : choices) online += choice.online;
   setup_->setNodes(choices);
-  status_->setText(tr("%n node(s) online", nullptr, online) +
-                   QStringLiteral(" / %1").arg(choices.size()));
+  status_->setText(tr("%Ln node(s) online", nullptr, online) +
+                   QStringLiteral(" / %L1").arg(choices.size()));
   if (launchPending_ && online > 0 && setup_->canLaunch()) {
     launchPending_ = false;
     controller_.launch(setup_->form());
@@ -161,7 +161,7 @@ void MainWindow::openRun(const QString& runId) {
 void MainWindow::compare(const QStringList& runIds) {
   auto* view = new CompareView(controller_, runIds);
   const int index = tabs_->addTab(view, QIcon(QStringLiteral(":/icons/compare.svg")),
-                                  tr("Compare (%n)", nullptr, runIds.size()));
+                                  tr("Compare (%Ln)", nullptr, runIds.size()));
   tabs_->setTabToolTip(index, runIds.join(QStringLiteral(", ")));
   tabs_->setCurrentIndex(index);
 }

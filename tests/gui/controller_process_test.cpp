@@ -1,14 +1,18 @@
 // End to end through the GUI's controller: a real local agent on loopback with CURVE started by
 // the controller itself, a 2-rank trainer run on Fashion-MNIST launched from a RunForm, every
-// metric in the GUI's SQLite store (as many as the ranks sent) with non-empty dashboard series,
-// and the GUI closed mid-run and reopened: the history is still complete. Also: start() does not
-// wait on the store (started() comes later with the known nodes and runs), a store that cannot
-// be opened ends in startFailed(), and launch routing refuses what it cannot send.
+// metric in the GUI's SQLite store (as many as the ranks sent, and as many as the agent's journal
+// holds) with non-empty dashboard series, and the GUI closed mid-run and reopened: the history is
+// still complete. Also: start() does not wait on the store (started() comes later with the known
+// nodes and runs), a store that cannot be opened ends in startFailed(), and launch routing
+// refuses what it cannot send.
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSignalSpy>
+#include <QSqlDatabase>
+#include <QSqlQuery>
 #include <QTemporaryDir>
+#include <QUuid>
 #include <QtTest>
 
 #include "ringside/common/curve.h"
@@ -56,6 +60,30 @@ class ControllerProcessTest : public QObject {
       }
     }
     return points;
+  }
+
+  // Metric samples the local agent journaled for the run: COUNT(*) of metric_samples joined to
+  // runs by run_key (docs/journal.md), on a read-only connection of its own while the agent keeps
+  // writing; -1 when the journal cannot be read.
+  static qint64 journaledSamples(const QString& dataDir, const QString& runId) {
+    const QString connection =
+        QStringLiteral("agent-journal-") + QUuid::createUuid().toString(QUuid::Id128);
+    qint64 count = -1;
+    {
+      QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), connection);
+      db.setDatabaseName(dataDir + QStringLiteral("/local-agent/journal.sqlite"));
+      db.setConnectOptions(QStringLiteral("QSQLITE_OPEN_READONLY;QSQLITE_BUSY_TIMEOUT=5000"));
+      if (db.open()) {
+        QSqlQuery query(db);
+        query.prepare(
+            QStringLiteral("SELECT COUNT(*) FROM metric_samples m JOIN runs r "
+                           "ON r.run_key = m.run_key WHERE r.run_id = ?"));
+        query.addBindValue(runId);
+        if (query.exec() && query.next()) count = query.value(0).toLongLong();
+      }
+    }  // the handle and the query are gone before the connection is removed
+    QSqlDatabase::removeDatabase(connection);
+    return count;
   }
 
   static RunForm smallRun(const QString& nodeId, int epochs) {
@@ -115,7 +143,9 @@ class ControllerProcessTest : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(storedState(controller, runId), v1::COMPLETED, 180000);
     const qint64 sent = pointsInStdout(dir.path(), runId);
     QVERIFY(sent > 0);
+    QTRY_COMPARE_WITH_TIMEOUT(journaledSamples(dir.path(), runId), sent, 30000);
     QTRY_COMPARE_WITH_TIMEOUT(storedSamples(controller, runId), sent, 30000);
+    QCOMPARE(storedSamples(controller, runId), journaledSamples(dir.path(), runId));
     auto loss = controller.store().series(runId, QStringLiteral("train/loss"), -1).result();
     QVERIFY(loss.isOk());
     QVERIFY(!loss->empty());
@@ -146,7 +176,9 @@ class ControllerProcessTest : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(storedState(reopened, runId), v1::COMPLETED, 180000);
     const qint64 sent = pointsInStdout(dir.path(), runId);
     QVERIFY(sent > 0);
+    QTRY_COMPARE_WITH_TIMEOUT(journaledSamples(dir.path(), runId), sent, 30000);
     QTRY_COMPARE_WITH_TIMEOUT(storedSamples(reopened, runId), sent, 30000);
+    QCOMPARE(storedSamples(reopened, runId), journaledSamples(dir.path(), runId));
   }
 
   void startDoesNotWaitOnTheStore() {
