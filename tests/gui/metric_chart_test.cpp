@@ -188,9 +188,34 @@ class MetricChartTest : public QObject {
     for (const auto& [low, high] : ranges) {
       MetricChart chart(QStringLiteral("ticks"));
       chart.resize(600, 240);
-      chart.setSeries(QStringLiteral("s"), {{0, low}, {1000, high}});
+      chart.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&chart));
+      chart.setSeries(QStringLiteral("s"), {{0, low}, {1000, high}}, QColor(220, 0, 0));
       chart.setYRange(low, high);
       chart.forceReplot();
+      QApplication::processEvents();
+      chart.forceReplot();
+      // The tick labels are drawn: dark text left of the plot (y) and below it (x); no axis
+      // titles are set, so nothing else is drawn there.
+      const QImage image = chart.chartView()->grab().toImage();
+      const QRect plot = chart.chartView()
+                             ->mapFromScene(chart.chart()->mapToScene(chart.chart()->plotArea()))
+                             .boundingRect();
+      const auto darkPixels = [&](QRect area) {
+        int dark = 0;
+        for (int y = std::max(0, area.top()); y <= std::min(image.height() - 1, area.bottom());
+             ++y) {
+          for (int x = std::max(0, area.left()); x <= std::min(image.width() - 1, area.right());
+               ++x) {
+            dark += qGray(image.pixel(x, y)) < 110;
+          }
+        }
+        return dark;
+      };
+      QVERIFY2(darkPixels(QRect(0, plot.top(), plot.left() - 3, plot.height())) > 20,
+               qPrintable(QStringLiteral("no y labels for [%1, %2]").arg(low).arg(high)));
+      QVERIFY2(darkPixels(QRect(plot.left(), plot.bottom() + 3, plot.width(), 20)) > 20,
+               qPrintable(QStringLiteral("no x labels for [%1, %2]").arg(low).arg(high)));
       for (auto orientation : {Qt::Horizontal, Qt::Vertical}) {
         auto* axis = qobject_cast<QValueAxis*>(chart.chart()->axes(orientation).value(0));
         QVERIFY(axis != nullptr);

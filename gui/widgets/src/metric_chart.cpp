@@ -8,8 +8,8 @@
 #include <QKeyEvent>
 #include <QLabel>
 #include <QLegendMarker>
-#include <QLocale>
 #include <QLineSeries>
+#include <QLocale>
 #include <QLogValueAxis>
 #include <QMouseEvent>
 #include <QPainter>
@@ -501,17 +501,19 @@ void MetricChart::rebuildAxes() {
     chart_->removeAxis(axis);
     delete axis;
   }
+  // Label formats carry a precision: with localizeNumbers, Qt Charts 6.4 draws no label at all
+  // for a bare "%g".
   auto makeAxis = [](bool log, const QString& title) -> QAbstractAxis* {
     QAbstractAxis* axis = nullptr;
     if (log) {
       auto* logAxis = new QLogValueAxis;
       logAxis->setBase(10);
-      logAxis->setLabelFormat(QStringLiteral("%g"));
+      logAxis->setLabelFormat(QStringLiteral("%.6g"));
       logAxis->setMinorTickCount(-1);
       axis = logAxis;
     } else {
       auto* valueAxis = new QValueAxis;
-      valueAxis->setLabelFormat(QStringLiteral("%g"));
+      valueAxis->setLabelFormat(QStringLiteral("%.6g"));
       valueAxis->setTickCount(6);
       axis = valueAxis;
     }
