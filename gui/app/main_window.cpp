@@ -7,6 +7,8 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabBar>
@@ -221,6 +223,12 @@ void MainWindow::runScreenshotTour(const QString& dir) {
               save(QStringLiteral("nodes"));
               showPage(1);
               save(QStringLiteral("run-setup"));
+              // The form's lower half: nodes to run on, ranks per node, world size.
+              if (auto* scroll = setup_->findChild<QScrollArea*>()) {
+                scroll->verticalScrollBar()->setValue(scroll->verticalScrollBar()->maximum());
+                save(QStringLiteral("run-setup-nodes"));
+                scroll->verticalScrollBar()->setValue(0);
+              }
               openRun(tourRuns_.last());
               QTimer::singleShot(1500, this, [this, save] {
                 save(QStringLiteral("dashboard"));
