@@ -1,11 +1,9 @@
 #include "ringside/gui/decimation.h"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <limits>
 #include <utility>
 
 namespace ringside::gui {
@@ -131,146 +129,86 @@ namespace {
 
 constexpr size_t kBlock = 64;  // points per block of the min/max index
 // Below this many visible points per pixel column a plain pass (decimateMinMax) is cheaper than
-// one binary search per column.
+// a search per column.
 constexpr size_t kIndexedPointsPerColumn = 8;
 
-}  // namespace
-
-namespace {
-
-// The better of two candidate indices (-1 = none): smaller y for the minimum, larger for the
-// maximum, the smaller index on ties (the first such point, as decimateMinMax keeps).
-template <bool kMin>
-int64_t better(std::span<const SeriesPoint> points, int64_t a, int64_t b) {
-  if (a < 0) return b;
-  if (b < 0) return a;
-  const double ya = points[static_cast<size_t>(a)].y;
-  const double yb = points[static_cast<size_t>(b)].y;
-  if (kMin ? ya < yb : ya > yb) return a;
-  if (kMin ? yb < ya : yb > ya) return b;
-  return std::min(a, b);
-}
-
-template <bool kMin>
-int64_t scan(std::span<const SeriesPoint> points, size_t begin, size_t end) {
-  int64_t best = -1;
-  for (size_t i = begin; i < end; ++i) {
-    const double y = points[i].y;
-    if (std::isnan(y)) continue;
-    if (best < 0 || (kMin ? y < points[static_cast<size_t>(best)].y
-                          : y > points[static_cast<size_t>(best)].y)) {
-      best = static_cast<int64_t>(i);
-    }
-  }
-  return best;
-}
-
-template <bool kMin>
-std::vector<std::vector<int32_t>> buildTable(std::span<const SeriesPoint> points) {
-  const size_t blocks = (points.size() + kBlock - 1) / kBlock;
-  std::vector<std::vector<int32_t>> table;
-  if (blocks == 0) return table;
-  table.emplace_back(blocks);
-  for (size_t b = 0; b < blocks; ++b) {
-    table[0][b] = static_cast<int32_t>(
-        scan<kMin>(points, b * kBlock, std::min(points.size(), (b + 1) * kBlock)));
-  }
-  for (size_t level = 1; (size_t{1} << level) <= blocks; ++level) {
-    const size_t half = size_t{1} << (level - 1);
-    const size_t count = blocks - (size_t{1} << level) + 1;
-    std::vector<int32_t> row(count);
-    const auto& previous = table[level - 1];
-    for (size_t b = 0; b < count; ++b) {
-      row[b] = static_cast<int32_t>(better<kMin>(points, previous[b], previous[b + half]));
-    }
-    table.push_back(std::move(row));
-  }
-  return table;
-}
-
-// First indices of the smallest and largest non-NaN y in [begin, end), one pass.
-std::pair<int64_t, int64_t> scanMinMax(std::span<const SeriesPoint> points, size_t begin,
-                                       size_t end) {
+// The first smallest and first largest non-NaN y seen so far. Fed in index order with strict
+// comparisons, it keeps the first such point on ties, as decimateMinMax does.
+struct Extremes {
   int64_t minIndex = -1;
   int64_t maxIndex = -1;
   double minY = 0;
   double maxY = 0;
-  for (size_t i = begin; i < end; ++i) {
-    const double y = points[i].y;
-    if (std::isnan(y)) continue;
-    if (minIndex < 0) {
-      minIndex = maxIndex = static_cast<int64_t>(i);
-      minY = maxY = y;
-    } else if (y < minY) {
-      minIndex = static_cast<int64_t>(i);
-      minY = y;
-    } else if (y > maxY) {
-      maxIndex = static_cast<int64_t>(i);
-      maxY = y;
+
+  void add(int64_t candidateMin, double candidateMinY, int64_t candidateMax, double candidateMaxY) {
+    if (candidateMin < 0) return;
+    if (minIndex < 0 || candidateMinY < minY) {
+      minIndex = candidateMin;
+      minY = candidateMinY;
+    }
+    if (maxIndex < 0 || candidateMaxY > maxY) {
+      maxIndex = candidateMax;
+      maxY = candidateMaxY;
     }
   }
-  return {minIndex, maxIndex};
-}
+
+  void addPoints(std::span<const SeriesPoint> points, size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      const double y = points[i].y;
+      if (std::isnan(y)) continue;
+      const auto index = static_cast<int64_t>(i);
+      add(index, y, index, y);
+    }
+  }
+};
 
 }  // namespace
 
 MinMaxIndex::MinMaxIndex(std::span<const SeriesPoint> points) : points_(points) {
-  if (points.size() >= static_cast<size_t>(std::numeric_limits<int32_t>::max())) return;
-  minTable_ = buildTable<true>(points);
-  maxTable_ = buildTable<false>(points);
-  blockX_.resize(minTable_.empty() ? 0 : minTable_[0].size());
-  for (size_t b = 0; b < blockX_.size(); ++b) blockX_[b] = points[b * kBlock].x;
+  const size_t blocks = (points.size() + kBlock - 1) / kBlock;
+  blocks_.resize(blocks);
+  for (size_t b = 0; b < blocks; ++b) {
+    const size_t begin = b * kBlock;
+    Extremes extremes;
+    extremes.addPoints(points, begin, std::min(points.size(), begin + kBlock));
+    blocks_[b] = {points[begin].x, extremes.minY, extremes.maxY, extremes.minIndex,
+                  extremes.maxIndex};
+  }
 }
 
 std::pair<int64_t, int64_t> MinMaxIndex::argMinMax(size_t begin, size_t end) const {
+  Extremes extremes;
   const size_t firstBlock = (begin + kBlock - 1) / kBlock;
   const size_t endBlock = end / kBlock;
-  if (firstBlock >= endBlock) return scanMinMax(points_, begin, end);
-  auto [minIndex, maxIndex] = scanMinMax(points_, begin, firstBlock * kBlock);
-  const size_t blocks = endBlock - firstBlock;
-  const size_t level = static_cast<size_t>(std::bit_width(blocks) - 1);
-  const size_t second = endBlock - (size_t{1} << level);
-  minIndex = better<true>(points_, minIndex, minTable_[level][firstBlock]);
-  minIndex = better<true>(points_, minIndex, minTable_[level][second]);
-  maxIndex = better<false>(points_, maxIndex, maxTable_[level][firstBlock]);
-  maxIndex = better<false>(points_, maxIndex, maxTable_[level][second]);
-  const auto [tailMin, tailMax] = scanMinMax(points_, endBlock * kBlock, end);
-  return {better<true>(points_, minIndex, tailMin), better<false>(points_, maxIndex, tailMax)};
+  if (firstBlock >= endBlock) {
+    extremes.addPoints(points_, begin, end);
+  } else {
+    // In index order: the head of a partial block, whole blocks by their summaries, the tail.
+    extremes.addPoints(points_, begin, firstBlock * kBlock);
+    for (size_t b = firstBlock; b < endBlock; ++b) {
+      const Block& block = blocks_[b];
+      extremes.add(block.minIndex, block.minY, block.maxIndex, block.maxY);
+    }
+    extremes.addPoints(points_, endBlock * kBlock, end);
+  }
+  return {extremes.minIndex, extremes.maxIndex};
 }
 
 template <typename ColumnOf>
 size_t MinMaxIndex::columnEnd(size_t first, size_t end, int column,
                               const ColumnOf& columnOf) const {
-  // The first block starting beyond the column: gallop, then binary search over blockX_.
+  // The first block starting beyond the column, by a forward scan of the block summaries: the
+  // next column starts where this one ends, so the scans of one decimation visit each block of
+  // the view once.
   const size_t lastBlock = (end - 1) / kBlock;
-  size_t low = first / kBlock + 1;  // blocks before `low` start inside the column (or before)
-  size_t high = low;
-  size_t step = 1;
-  while (high <= lastBlock && columnOf(blockX_[high]) <= column) {
-    low = high + 1;
-    high += step;
-    step *= 2;
-  }
-  high = std::min(high, lastBlock + 1);
-  while (low < high) {
-    const size_t middle = low + (high - low) / 2;
-    if (columnOf(blockX_[middle]) <= column) {
-      low = middle + 1;
-    } else {
-      high = middle;
-    }
-  }
-  // The column ends inside block low - 1: binary search its points.
-  size_t inside = std::max(first, (low - 1) * kBlock);  // known inside the column
-  size_t beyond = std::min(end, low * kBlock);          // known beyond it, or the end
-  while (beyond - inside > 1) {
-    const size_t middle = inside + (beyond - inside) / 2;
-    if (columnOf(points_[middle].x) <= column) {
-      inside = middle;
-    } else {
-      beyond = middle;
-    }
-  }
+  size_t block = first / kBlock + 1;  // blocks before `block` start inside the column (or before)
+  while (block <= lastBlock && columnOf(blocks_[block].firstX) <= column) ++block;
+  // The column ends inside block - 1: scan its points forward. A sequential scan of the block
+  // (1 KiB) is served by the prefetcher and leaves the block cached for argMinMax, where a binary
+  // search would miss the cache at every step.
+  size_t beyond = std::max(first, (block - 1) * kBlock) + 1;
+  const size_t blockEnd = std::min(end, block * kBlock);
+  while (beyond < blockEnd && columnOf(points_[beyond].x) <= column) ++beyond;
   return beyond;
 }
 
@@ -281,7 +219,7 @@ std::vector<SeriesPoint> MinMaxIndex::decimate(double xMin, double xMax, int pix
   if (!range.drawable) return out;
   const size_t begin = range.begin;
   const size_t end = range.end;
-  if (minTable_.empty() ||
+  if (blocks_.empty() ||
       end - begin < kIndexedPointsPerColumn * static_cast<size_t>(pixelColumns)) {
     return decimateMinMax(points_, xMin, xMax, pixelColumns, scale);
   }
