@@ -57,8 +57,8 @@ std::vector<SeriesPoint> decimateMinMax(std::span<const SeriesPoint> points, dou
 // the same points as decimateMinMax(points, ...) but reads the points themselves only inside the
 // blocks where a pixel column starts or ends and walks whole blocks by their summaries, so it
 // costs O(visible / 64 + columns * 64) instead of O(visible): for 8 series of 1,000,000 points
-// at ~1,130 columns, ~2 ms instead of ~100 ms (bench/chart). `points` must outlive the index and
-// must not change; rebuild after any change (O(n) time, 40 bytes per 64 points).
+// at ~1,130 columns, ~4.7 ms for the full view (bench/README.md, "chart"). `points` must outlive
+// the index and must not change; rebuild after any change (O(n) time, 40 bytes per 64 points).
 // Thread-safety: const methods may run concurrently; the index is immutable once built.
 class MinMaxIndex {
  public:
