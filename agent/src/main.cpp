@@ -2,9 +2,12 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "ringside/agent/agent.h"
 #include "ringside/common/curve.h"
@@ -28,6 +31,23 @@ std::string defaultTrainerPath() {
     }
   }
   return "ringside-trainer";
+}
+
+// The command line with "--" inserted before the key of `authorize KEY` / `revoke KEY` when the
+// key starts with '-' (1 in 85 Z85 keys does), so CLI11 reads it as the key, not as options.
+// A key already after "--" is left alone.
+std::vector<std::string> protectKeyArguments(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  for (size_t i = 0; i + 1 < args.size(); ++i) {
+    if (args[i] == "--") break;
+    const std::string& next = args[i + 1];
+    if ((args[i] == "authorize" || args[i] == "revoke") && next.size() > 1 && next[0] == '-' &&
+        next != "--" && ringside::curve::validateKey(next).isOk()) {
+      args.insert(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, "--");
+      break;
+    }
+  }
+  return args;
 }
 
 int fail(const ringside::Status& status) {
@@ -73,7 +93,14 @@ int main(int argc, char** argv) {
   authorize->add_option("key", key, "The client's public key (40 Z85 characters)")->required();
   auto* revoke = app.add_subcommand("revoke", "Remove a client public key");
   revoke->add_option("key", key, "The client's public key")->required();
-  CLI11_PARSE(app, argc, argv);
+  app.name(std::filesystem::path(argv[0]).filename().string());  // for the usage line
+  std::vector<std::string> args = protectKeyArguments(argc, argv);
+  std::reverse(args.begin(), args.end());  // CLI11 takes the arguments last first
+  try {
+    app.parse(args);
+  } catch (const CLI::ParseError& error) {
+    return app.exit(error);
+  }
 
   (void)ringside::agent::setLogLevel(logLevel);
   if (config.stateDir.empty()) config.stateDir = ringside::agent::defaultStateDir();

@@ -438,6 +438,32 @@ TEST_F(AgentProcessTest, CustomCommandReportsMetricsAsJsonLines) {
   EXPECT_NE(text.find("stderr:a warning"), std::string::npos) << text;
 }
 
+TEST(AgentOptionsTest, AuthorizeAndRevokeTakeAKeyStartingWithADash) {
+  // About 1 in 85 Z85 keys starts with '-'; a command line parser must not take it for options.
+  std::string key;
+  for (int i = 0; i < 100'000 && key.empty(); ++i) {
+    auto keys = curve::generateKeyPair();
+    ASSERT_TRUE(keys.isOk());
+    if (keys->publicKey.front() == '-') key = keys->publicKey;
+  }
+  ASSERT_FALSE(key.empty());
+  TempDir dir;
+  const std::string state = dir.path() + "/s";
+  ProcessResult authorized =
+      runProcess({RINGSIDE_AGENT_BIN, "--state-dir", state, "authorize", key}, dir.path(), 30);
+  ASSERT_EQ(authorized.exitCode, 0) << authorized.err;
+  EXPECT_NE(authorized.out.find("authorized " + key), std::string::npos) << authorized.out;
+  curve::Allowlist allowlist;
+  ASSERT_TRUE(allowlist.load(state + "/allowlist").isOk());
+  EXPECT_TRUE(allowlist.contains(key));
+  // The explicit form still works.
+  ProcessResult revoked =
+      runProcess({RINGSIDE_AGENT_BIN, "--state-dir", state, "revoke", "--", key}, dir.path(), 30);
+  ASSERT_EQ(revoked.exitCode, 0) << revoked.err;
+  ASSERT_TRUE(allowlist.load(state + "/allowlist").isOk());
+  EXPECT_FALSE(allowlist.contains(key));
+}
+
 TEST(AgentOptionsTest, InsecureIsRefusedOffLoopback) {
   TempDir dir;
   ProcessResult run = runProcess(
