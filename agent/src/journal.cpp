@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <mutex>
 #include <unordered_map>
@@ -73,6 +74,9 @@ struct Journal::Impl {
 
   Status prepareStatements();
   Result<RunKey> lookupRun(const std::string& runId);
+  // The run `runId` through readRun, and its run_key in *runKey. NotFound when the journal has no
+  // such run. Call with readMutex held.
+  Result<StoredRun> readRunById(const std::string& runId, int64_t* runKey);
   Result<int64_t> keyId(const std::string& name);
   Status insertSampleRow(int64_t runKey, uint64_t seq, const v1::MetricSample& sample,
                          int64_t keyId);
@@ -415,39 +419,34 @@ Result<std::vector<StoredRun>> Journal::loadRuns(bool activeOnly) {
   std::lock_guard lock(impl_->readMutex);
   Statement& query = activeOnly ? impl_->readActiveRuns : impl_->readRuns;
   std::vector<StoredRun> runs;
-  Status status;
-  while (true) {
-    auto row = query.step();
-    if (!row.isOk()) {
-      status = row.status();
-      break;
-    }
-    if (!row.value()) break;
-    auto run = readRunRow(query, 1);
-    if (!run.isOk()) {
-      status = run.status();
-      break;
-    }
+  const Status status = query.forEachRow([&](const Statement& row) {
+    auto run = readRunRow(row, 1);
+    if (!run.isOk()) return run.status();
     runs.push_back(std::move(run).value());
-  }
-  query.reset();
+    return Status::ok();
+  });
   if (!status.isOk()) return status.withContext("loading runs from journal " + path_);
   return runs;
 }
 
-Result<StoredRun> Journal::findRun(const std::string& runId) {
-  std::lock_guard lock(impl_->readMutex);
-  Statement& query = impl_->readRun;
-  query.bindText(1, runId);
-  auto row = query.step();
+Result<StoredRun> Journal::Impl::readRunById(const std::string& runId, int64_t* runKey) {
+  readRun.bindText(1, runId);
+  auto row = readRun.step();
   Result<StoredRun> run = Status::notFound("run " + runId + " is not in the journal");
   if (!row.isOk()) {
     run = row.status();
   } else if (row.value()) {
-    run = readRunRow(query, 1);
+    *runKey = readRun.columnInt(0);
+    run = readRunRow(readRun, 1);
   }
-  query.reset();
+  readRun.reset();
   return run;
+}
+
+Result<StoredRun> Journal::findRun(const std::string& runId) {
+  std::lock_guard lock(impl_->readMutex);
+  int64_t runKey = 0;
+  return impl_->readRunById(runId, &runKey);
 }
 
 Result<v1::FetchRunDataReply> Journal::fetchSince(const std::string& runId, uint64_t afterSeq,
@@ -461,18 +460,8 @@ Result<v1::FetchRunDataReply> Journal::fetchSince(const std::string& runId, uint
   auto body = [&]() -> Result<v1::FetchRunDataReply> {
     v1::FetchRunDataReply reply;
     reply.set_run_id(runId);
-    Statement& runQuery = impl.readRun;
-    runQuery.bindText(1, runId);
-    auto row = runQuery.step();
-    Result<StoredRun> run = Status::notFound("run " + runId + " is not in the journal");
     int64_t runKey = 0;
-    if (!row.isOk()) {
-      run = row.status();
-    } else if (row.value()) {
-      runKey = runQuery.columnInt(0);
-      run = readRunRow(runQuery, 1);
-    }
-    runQuery.reset();
+    Result<StoredRun> run = impl.readRunById(runId, &runKey);
     if (!run.isOk()) return run.status();
     const uint64_t lastSeq = run->info.last_seq();
     *reply.mutable_run() = std::move(run->info);
@@ -481,23 +470,11 @@ Result<v1::FetchRunDataReply> Journal::fetchSince(const std::string& runId, uint
     reply.set_more(upper < lastSeq);
     if (upper == afterSeq) return reply;
 
-    auto scan = [&](Statement& query, auto&& takeRow) -> Status {
+    auto scan = [&](Statement& query, const std::function<Status(const Statement&)>& takeRow) {
       query.bindInt(1, runKey);
       query.bindInt(2, static_cast<int64_t>(afterSeq));
       query.bindInt(3, static_cast<int64_t>(upper));
-      Status status;
-      while (true) {
-        auto next = query.step();
-        if (!next.isOk()) {
-          status = next.status();
-          break;
-        }
-        if (!next.value()) break;
-        status = takeRow(query);
-        if (!status.isOk()) break;
-      }
-      query.reset();
-      return status;
+      return query.forEachRow(takeRow);
     };
     RINGSIDE_RETURN_IF_ERROR(scan(impl.readSamples, [&](const Statement& q) {
       v1::MetricSample* sample = reply.add_samples();
@@ -542,35 +519,22 @@ Result<std::vector<RankDelivery>> Journal::rankDeliveries(const std::string& run
   std::lock_guard lock(impl.readMutex);
   RINGSIDE_RETURN_IF_ERROR(impl.reader.exec("BEGIN"));
   auto body = [&]() -> Result<std::vector<RankDelivery>> {
-    impl.readRun.bindText(1, runId);
-    auto row = impl.readRun.step();
-    const bool found = row.isOk() && row.value();
-    const int64_t runKey = found ? impl.readRun.columnInt(0) : 0;
-    impl.readRun.reset();
-    if (!row.isOk()) return row.status();
-    if (!found) return Status::notFound("run " + runId + " is not in the journal");
+    int64_t runKey = 0;
+    if (auto run = impl.readRunById(runId, &runKey); !run.isOk()) return run.status();
     std::vector<RankDelivery> deliveries;
     Statement& query = impl.readDeliveries;
     query.bindInt(1, runKey);
-    Status status;
-    while (true) {
-      auto next = query.step();
-      if (!next.isOk()) {
-        status = next.status();
-        break;
-      }
-      if (!next.value()) break;
+    RINGSIDE_RETURN_IF_ERROR(query.forEachRow([&](const Statement& row) {
       RankDelivery& delivery = deliveries.emplace_back();
-      delivery.rank = static_cast<int32_t>(query.columnInt(0));
-      delivery.lastBatchSeq = query.columnInt(1);
-      delivery.batches = query.columnInt(2);
-      delivery.points = query.columnInt(3);
-      delivery.duplicates = query.columnInt(4);
-      delivery.missingBatches = query.columnInt(5);
-      delivery.droppedTotal = query.columnInt(6);
-    }
-    query.reset();
-    if (!status.isOk()) return status;
+      delivery.rank = static_cast<int32_t>(row.columnInt(0));
+      delivery.lastBatchSeq = row.columnInt(1);
+      delivery.batches = row.columnInt(2);
+      delivery.points = row.columnInt(3);
+      delivery.duplicates = row.columnInt(4);
+      delivery.missingBatches = row.columnInt(5);
+      delivery.droppedTotal = row.columnInt(6);
+      return Status::ok();
+    }));
     return deliveries;
   };
   auto deliveries = body();
@@ -596,12 +560,10 @@ Result<RetentionReport> Journal::applyRetention(const RetentionPolicy& policy, d
     if (policy.maxAgeDays) select->bindDouble(1, now - *policy.maxAgeDays * 86400.0);
     if (policy.maxEndedRuns) select->bindInt(2, *policy.maxEndedRuns);
     std::vector<RunKey> doomed;
-    while (true) {
-      auto row = select->step();
-      if (!row.isOk()) return row.status();
-      if (!row.value()) break;
-      doomed.push_back({select->columnInt(0), static_cast<uint64_t>(select->columnInt(1))});
-    }
+    RINGSIDE_RETURN_IF_ERROR(select->forEachRow([&](const Statement& row) {
+      doomed.push_back({row.columnInt(0), static_cast<uint64_t>(row.columnInt(1))});
+      return Status::ok();
+    }));
     select = Statement();
     RetentionReport report;
     for (const RunKey& run : doomed) {

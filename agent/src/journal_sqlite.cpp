@@ -98,6 +98,22 @@ Status Statement::run() {
   return row.isOk() ? Status::ok() : row.status();
 }
 
+Status Statement::forEachRow(const std::function<Status(const Statement&)>& takeRow) {
+  Status status;
+  while (true) {
+    auto row = step();
+    if (!row.isOk()) {
+      status = row.status();
+      break;
+    }
+    if (!row.value()) break;
+    status = takeRow(*this);
+    if (!status.isOk()) break;
+  }
+  reset();
+  return status;
+}
+
 std::string_view Statement::columnText(int column) const {
   const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, column));
   return {text ? text : "", static_cast<size_t>(sqlite3_column_bytes(stmt_, column))};

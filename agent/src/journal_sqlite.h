@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -72,6 +73,9 @@ class Statement {
   Result<bool> step();
   // Steps a statement that yields no rows, then resets it.
   Status run();
+  // Steps through every row, calling takeRow(*this) on each, then resets the statement. Stops
+  // at the first error, of a step or of takeRow, and returns it.
+  Status forEachRow(const std::function<Status(const Statement&)>& takeRow);
   // Resets the statement and clears its bindings.
   void reset() {
     sqlite3_reset(stmt_);
