@@ -624,7 +624,6 @@ void MetricChart::replot() {
 
   placeholder_->setGeometry(view_->rect());
   placeholder_->setVisible(!placeholder_->text().isEmpty() && !anyPoint);
-  plot_->setArea(plot);
   plot_->update();
 }
 
