@@ -4,49 +4,54 @@
 <context>
     <name>main</name>
     <message>
-        <location filename="../gui/app/main.cpp" line="23"/>
+        <location filename="../gui/app/main.cpp" line="27"/>
         <source>Orchestrate and monitor data-parallel training.</source>
         <translation>Datenparalleles Training orchestrieren und überwachen.</translation>
     </message>
     <message>
-        <location filename="../gui/app/main.cpp" line="28"/>
+        <location filename="../gui/app/main.cpp" line="32"/>
         <source>Directory for the run database, keys and the local agent.</source>
         <translation>Verzeichnis für die Laufdatenbank, die Schlüssel und den lokalen Agenten.</translation>
     </message>
     <message>
-        <location filename="../gui/app/main.cpp" line="29"/>
-        <location filename="../gui/app/main.cpp" line="47"/>
+        <location filename="../gui/app/main.cpp" line="33"/>
+        <location filename="../gui/app/main.cpp" line="51"/>
         <source>dir</source>
         <translation>Verzeichnis</translation>
     </message>
     <message>
-        <location filename="../gui/app/main.cpp" line="33"/>
+        <location filename="../gui/app/main.cpp" line="37"/>
         <source>User-interface language, e.g. de or en.</source>
         <translation>Sprache der Benutzeroberfläche, z. B. de oder en.</translation>
     </message>
     <message>
-        <location filename="../gui/app/main.cpp" line="34"/>
+        <location filename="../gui/app/main.cpp" line="38"/>
         <source>code</source>
         <translation>Code</translation>
     </message>
     <message>
-        <location filename="../gui/app/main.cpp" line="36"/>
+        <location filename="../gui/app/main.cpp" line="40"/>
         <source>Launch the run in the setup form as soon as a node is online.</source>
         <translation>Den Lauf aus dem Einrichtungsformular starten, sobald ein Knoten online ist.</translation>
     </message>
     <message>
-        <location filename="../gui/app/main.cpp" line="41"/>
+        <location filename="../gui/app/main.cpp" line="45"/>
         <source>Do not start the embedded local agent.</source>
         <translation>Den eingebetteten lokalen Agenten nicht starten.</translation>
     </message>
     <message>
-        <location filename="../gui/app/main.cpp" line="44"/>
+        <location filename="../gui/app/main.cpp" line="48"/>
         <source>Launch two short runs, save every main view as PNG in &lt;dir&gt;, and quit (scripts/screenshots).</source>
         <translation>Zwei kurze Läufe starten, jede Hauptansicht als PNG in &lt;Verzeichnis&gt; speichern und beenden (scripts/screenshots).</translation>
     </message>
     <message>
-        <location filename="../gui/app/main.cpp" line="70"/>
-        <location filename="../gui/app/main.cpp" line="78"/>
+        <location filename="../gui/app/main.cpp" line="54"/>
+        <source>Start as usual (run database, window, local agent), then quit: exit status 0 once every part works, 1 with the reason when one fails or the local agent is not online within 30 s.</source>
+        <translation>Wie gewohnt starten (Laufdatenbank, Fenster, lokaler Agent), dann beenden: Exit-Status 0, sobald alles funktioniert, 1 mit dem Grund, wenn etwas fehlschlägt oder der lokale Agent nicht innerhalb von 30 s online ist.</translation>
+    </message>
+    <message>
+        <location filename="../gui/app/main.cpp" line="84"/>
+        <location filename="../gui/app/main.cpp" line="93"/>
         <source>Ringside cannot start</source>
         <translation>Ringside kann nicht starten</translation>
     </message>
@@ -1189,102 +1194,102 @@
 <context>
     <name>ringside::gui::MainWindow</name>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="31"/>
+        <location filename="../gui/app/main_window.cpp" line="33"/>
         <source>Ringside</source>
         <translation>Ringside</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="40"/>
+        <location filename="../gui/app/main_window.cpp" line="42"/>
         <source>Nodes</source>
         <translation>Knoten</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="41"/>
+        <location filename="../gui/app/main_window.cpp" line="43"/>
         <source>New run</source>
         <translation>Neuer Lauf</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="42"/>
+        <location filename="../gui/app/main_window.cpp" line="44"/>
         <source>History</source>
         <translation>Verlauf</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="61"/>
+        <location filename="../gui/app/main_window.cpp" line="63"/>
         <source>Launched run %1</source>
         <translation>Lauf %1 gestartet</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="65"/>
+        <location filename="../gui/app/main_window.cpp" line="67"/>
         <source>Launch failed</source>
         <translation>Start fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="72"/>
+        <location filename="../gui/app/main_window.cpp" line="74"/>
         <source>Opening the run database…</source>
         <translation>Laufdatenbank wird geöffnet …</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="91"/>
+        <location filename="../gui/app/main_window.cpp" line="93"/>
         <source>&amp;File</source>
         <translation>&amp;Datei</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="92"/>
+        <location filename="../gui/app/main_window.cpp" line="94"/>
         <source>&amp;Quit</source>
         <translation>&amp;Beenden</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="94"/>
+        <location filename="../gui/app/main_window.cpp" line="96"/>
         <source>&amp;View</source>
         <translation>&amp;Ansicht</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="95"/>
+        <location filename="../gui/app/main_window.cpp" line="97"/>
         <source>&amp;Nodes</source>
         <translation>&amp;Knoten</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="95"/>
+        <location filename="../gui/app/main_window.cpp" line="97"/>
         <source>New &amp;run</source>
         <translation>Neuer &amp;Lauf</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="95"/>
+        <location filename="../gui/app/main_window.cpp" line="97"/>
         <source>&amp;History</source>
         <translation>&amp;Verlauf</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="101"/>
+        <location filename="../gui/app/main_window.cpp" line="103"/>
         <source>&amp;Close tab</source>
         <translation>Tab &amp;schließen</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="106"/>
+        <location filename="../gui/app/main_window.cpp" line="108"/>
         <source>Ne&amp;xt tab</source>
         <translation>&amp;Nächster Tab</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="110"/>
+        <location filename="../gui/app/main_window.cpp" line="112"/>
         <source>&amp;Help</source>
         <translation>&amp;Hilfe</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="111"/>
+        <location filename="../gui/app/main_window.cpp" line="113"/>
         <source>&amp;About Ringside</source>
         <translation>Ü&amp;ber Ringside</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="113"/>
+        <location filename="../gui/app/main_window.cpp" line="115"/>
         <source>About Ringside</source>
         <translation>Über Ringside</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="114"/>
+        <location filename="../gui/app/main_window.cpp" line="116"/>
         <source>&lt;b&gt;Ringside&lt;/b&gt; %1&lt;br&gt;Orchestrate and monitor data-parallel training.&lt;br&gt;Your public key (for agents&apos; allowlists):&lt;br&gt;&lt;tt&gt;%2&lt;/tt&gt;</source>
         <translation>&lt;b&gt;Ringside&lt;/b&gt; %1&lt;br&gt;Datenparalleles Training orchestrieren und überwachen.&lt;br&gt;Ihr öffentlicher Schlüssel (für die Zulassungslisten der Agenten):&lt;br&gt;&lt;tt&gt;%2&lt;/tt&gt;</translation>
     </message>
     <message numerus="yes">
-        <location filename="../gui/app/main_window.cpp" line="129"/>
+        <location filename="../gui/app/main_window.cpp" line="131"/>
         <source>%Ln node(s) online</source>
         <translation>
             <numerusform>%Ln Knoten online</numerusform>
@@ -1292,7 +1297,7 @@
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../gui/app/main_window.cpp" line="164"/>
+        <location filename="../gui/app/main_window.cpp" line="166"/>
         <source>Compare (%Ln)</source>
         <translation>
             <numerusform>Vergleichen (%Ln)</numerusform>
@@ -1300,12 +1305,12 @@
         </translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="177"/>
+        <location filename="../gui/app/main_window.cpp" line="179"/>
         <source>The cloned run also ran on %1, which no node here has as its host name: check the nodes to run on.</source>
         <translation>Der geklonte Lauf lief auch auf %1, dem Rechnernamen keines Knotens hier: wählen Sie die Knoten für den Lauf.</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="171"/>
+        <location filename="../gui/app/main_window.cpp" line="173"/>
         <source>%1 (copy)</source>
         <translation>%1 (Kopie)</translation>
     </message>
@@ -1313,17 +1318,17 @@
 <context>
     <name>ringside::gui::MetricChart</name>
     <message>
-        <location filename="../gui/widgets/src/metric_chart.cpp" line="752"/>
+        <location filename="../gui/widgets/src/metric_chart.cpp" line="753"/>
         <source>%1: x = %2, y = %3</source>
         <translation>%1: x = %2, y = %3</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/metric_chart.cpp" line="765"/>
+        <location filename="../gui/widgets/src/metric_chart.cpp" line="766"/>
         <source>Could not write the PNG file %1: check the folder exists and is writable.</source>
         <translation>Die PNG-Datei %1 konnte nicht geschrieben werden: Prüfen Sie, ob der Ordner existiert und beschreibbar ist.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/metric_chart.cpp" line="885"/>
+        <location filename="../gui/widgets/src/metric_chart.cpp" line="886"/>
         <source>Could not write the SVG file %1: %2</source>
         <translation>Die SVG-Datei %1 konnte nicht geschrieben werden: %2</translation>
     </message>

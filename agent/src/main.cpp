@@ -1,4 +1,6 @@
 // ringside-agent: the node agent (see ringside/agent/agent.h). Subcommands manage its keys.
+#include <grp.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -48,6 +50,22 @@ std::vector<std::string> protectKeyArguments(int argc, char** argv) {
     }
   }
   return args;
+}
+
+// As root, the key subcommands act as the owner of an existing state directory (for the packaged
+// agent: the ringside-agent user), so the files they create stay readable by the agent that
+// owns them. Errors: the identity could not be changed (nothing was written).
+ringside::Status actAsStateDirOwner(const std::string& stateDir) {
+  struct stat info {};
+  if (::geteuid() != 0 || ::stat(stateDir.c_str(), &info) != 0 || info.st_uid == 0) {
+    return ringside::Status::ok();
+  }
+  if (::setgroups(0, nullptr) != 0 || ::setgid(info.st_gid) != 0 || ::setuid(info.st_uid) != 0) {
+    return ringside::Status::ioError("cannot act as uid " + std::to_string(info.st_uid) +
+                                     ", the owner of " + stateDir +
+                                     ": run this command as that user");
+  }
+  return ringside::Status::ok();
 }
 
 int fail(const ringside::Status& status) {
@@ -105,6 +123,7 @@ int main(int argc, char** argv) {
   (void)ringside::agent::setLogLevel(logLevel);
   if (config.stateDir.empty()) config.stateDir = ringside::agent::defaultStateDir();
   if (printKey->parsed() || authorize->parsed() || revoke->parsed()) {
+    if (auto s = actAsStateDirOwner(config.stateDir); !s.isOk()) return fail(s);
     if (printKey->parsed()) {
       auto keys = ringside::curve::loadOrCreateKeyPair(config.stateDir, "agent");
       if (!keys.isOk()) return fail(keys.status());

@@ -6,7 +6,11 @@
 #include <QLocale>
 #include <QMessageBox>
 #include <QStandardPaths>
+#include <QTextStream>
+#include <QTimer>
 #include <QTranslator>
+#include <memory>
+#include <utility>
 
 #include "main_window.h"
 #include "ringside/gui/controller.h"
@@ -45,7 +49,13 @@ int main(int argc, char** argv) {
                               "Launch two short runs, save every main view as PNG in "
                               "<dir>, and quit (scripts/screenshots)."),
       QApplication::translate("main", "dir"));
-  parser.addOptions({dataDir, lang, launch, noLocalAgent, screenshots});
+  QCommandLineOption smokeTest(
+      QStringLiteral("smoke-test"),
+      QApplication::translate("main",
+                              "Start as usual (run database, window, local agent), then quit: "
+                              "exit status 0 once every part works, 1 with the reason when one "
+                              "fails or the local agent is not online within 30 s."));
+  parser.addOptions({dataDir, lang, launch, noLocalAgent, screenshots, smokeTest});
   parser.process(app);
 
   const QLocale locale = parser.isSet(lang) ? QLocale(parser.value(lang)) : QLocale::system();
@@ -67,20 +77,56 @@ int main(int argc, char** argv) {
   // start() returns at once; the store opens on its thread. Before the window: its panels query
   // the store, and the store runs those queries after the open.
   if (const ringside::Status status = controller.start(); !status.isOk()) {
+    if (parser.isSet(smokeTest)) {
+      QTextStream(stderr) << "ringside --smoke-test: " << status.message().c_str() << '\n';
+      return 1;
+    }
     QMessageBox::critical(nullptr, QApplication::translate("main", "Ringside cannot start"),
                           QString::fromStdString(status.message()));
     return 1;
   }
   ringside::gui::MainWindow window(controller);
-  QObject::connect(&controller, &ringside::gui::Controller::startFailed, &window,
-                   [&window](const QString& message) {
-                     QMessageBox::critical(&window,
-                                           QApplication::translate("main", "Ringside cannot start"),
-                                           message);
-                     QApplication::exit(1);
-                   });
+  if (!parser.isSet(smokeTest)) {
+    QObject::connect(&controller, &ringside::gui::Controller::startFailed, &window,
+                     [&window](const QString& message) {
+                       QMessageBox::critical(
+                           &window, QApplication::translate("main", "Ringside cannot start"),
+                           message);
+                       QApplication::exit(1);
+                     });
+  }
   window.show();
   if (parser.isSet(launch)) window.launchWhenReady();
+  if (parser.isSet(smokeTest)) {
+    // Checks what a packaged install needs at run time: the SQLite driver (the run database),
+    // the platform and SVG plug-ins (the window and its icons) and ringside-agent (the local
+    // agent). The outcome is one line on stdout or stderr and the exit status.
+    auto finish = [finished = std::make_shared<bool>(false)](int status, const QString& message) {
+      if (std::exchange(*finished, true)) return;  // the first outcome decides
+      QTextStream(status == 0 ? stdout : stderr) << "ringside --smoke-test: " << message << '\n';
+      QApplication::exit(status);
+    };
+    auto check = [&controller, finish, withAgent = options.startLocalAgent] {
+      if (!controller.isStarted()) return;
+      if (!withAgent) return finish(0, QStringLiteral("started (no local agent)"));
+      for (const ringside::gui::NodeView& node : controller.nodes()) {
+        if (node.local && node.state == ringside::gui::NodeState::Online) {
+          return finish(0, QStringLiteral("started; local agent %1 online")
+                               .arg(node.info ? QString::fromStdString(node.info->hostname())
+                                              : node.record.name));
+        }
+      }
+    };
+    QObject::connect(&controller, &ringside::gui::Controller::started, &app, check);
+    QObject::connect(&controller, &ringside::gui::Controller::nodesChanged, &app, check);
+    QObject::connect(&controller, &ringside::gui::Controller::startFailed, &app,
+                     [finish](const QString& message) { finish(1, message); });
+    QObject::connect(&controller, &ringside::gui::Controller::errorMessage, &app,
+                     [finish](const QString& message) { finish(1, message); });
+    QTimer::singleShot(30000, &app, [finish] {
+      finish(1, QStringLiteral("the local agent was not online within 30 s"));
+    });
+  }
   if (parser.isSet(screenshots)) {
     QDir().mkpath(parser.value(screenshots));
     window.runScreenshotTour(parser.value(screenshots));
