@@ -4,11 +4,11 @@
 #include <cmath>
 #include <functional>
 #include <limits>
-#include <mutex>
 #include <unordered_map>
 #include <utility>
 
 #include "journal_schema.h"
+#include "ringside/common/mutex.h"
 #include "journal_sqlite.h"
 
 namespace ringside::agent {
@@ -59,35 +59,43 @@ struct Journal::Impl {
 
   // Write path: one connection, serialized by writeMutex (recursive so that the appends made in
   // inTransaction's body re-enter it on the same thread).
-  std::recursive_mutex writeMutex;
-  Connection writer;   // guarded by writeMutex
-  int groupDepth = 0;  // guarded by writeMutex; > 0 inside inTransaction
-  std::unordered_map<std::string, int64_t> keyIds;  // guarded by writeMutex; metric name -> key_id
-  Statement findRun, insertRun, upsertRunFull, upsertRunInfo, updateLastSeq, findKey, insertKey,
-      insertSample, insertLog, insertState, findRankBatch, countDuplicate, upsertRankBatch,
-      deleteRun;
+  RecursiveMutex writeMutex;
+  Connection writer GUARDED_BY(writeMutex);
+  int groupDepth GUARDED_BY(writeMutex) = 0;  // > 0 inside inTransaction
+  // metric name -> key_id
+  std::unordered_map<std::string, int64_t> keyIds GUARDED_BY(writeMutex);
+  Statement findRun GUARDED_BY(writeMutex), insertRun GUARDED_BY(writeMutex),
+      upsertRunFull GUARDED_BY(writeMutex), upsertRunInfo GUARDED_BY(writeMutex),
+      updateLastSeq GUARDED_BY(writeMutex), findKey GUARDED_BY(writeMutex),
+      insertKey GUARDED_BY(writeMutex), insertSample GUARDED_BY(writeMutex),
+      insertLog GUARDED_BY(writeMutex), insertState GUARDED_BY(writeMutex),
+      findRankBatch GUARDED_BY(writeMutex), countDuplicate GUARDED_BY(writeMutex),
+      upsertRankBatch GUARDED_BY(writeMutex), deleteRun GUARDED_BY(writeMutex);
 
   // Read path: a second connection (query_only), serialized by readMutex.
-  std::mutex readMutex;
-  Connection reader;  // guarded by readMutex
-  Statement readRun, readRuns, readActiveRuns, readSamples, readLogs, readStates, readDeliveries;
+  Mutex readMutex;
+  Connection reader GUARDED_BY(readMutex);
+  Statement readRun GUARDED_BY(readMutex), readRuns GUARDED_BY(readMutex),
+      readActiveRuns GUARDED_BY(readMutex), readSamples GUARDED_BY(readMutex),
+      readLogs GUARDED_BY(readMutex), readStates GUARDED_BY(readMutex),
+      readDeliveries GUARDED_BY(readMutex);
 
-  Status prepareStatements();
-  Result<RunKey> lookupRun(const std::string& runId);
+  Status prepareStatements() REQUIRES(writeMutex, readMutex);
+  Result<RunKey> lookupRun(const std::string& runId) REQUIRES(writeMutex);
   // The run `runId` through readRun, and its run_key in *runKey. NotFound when the journal has no
-  // such run. Call with readMutex held.
-  Result<StoredRun> readRunById(const std::string& runId, int64_t* runKey);
-  Result<int64_t> keyId(const std::string& name);
+  // such run.
+  Result<StoredRun> readRunById(const std::string& runId, int64_t* runKey) REQUIRES(readMutex);
+  Result<int64_t> keyId(const std::string& name) REQUIRES(writeMutex);
   Status insertSampleRow(int64_t runKey, uint64_t seq, const v1::MetricSample& sample,
-                         int64_t keyId);
-  Status setLastSeq(const RunKey& run);
-  Status upsertRunRow(const v1::RunInfo& info, const ProcessIds* process);
+                         int64_t keyId) REQUIRES(writeMutex);
+  Status setLastSeq(const RunKey& run) REQUIRES(writeMutex);
+  Status upsertRunRow(const v1::RunInfo& info, const ProcessIds* process) REQUIRES(writeMutex);
 
   // Runs `op` as one unit: a savepoint inside a group, otherwise its own IMMEDIATE transaction
   // committed before returning. On failure everything `op` wrote is undone and the caches are
   // dropped.
   template <typename Op>
-  auto write(Op&& op) -> decltype(op());
+  auto write(Op&& op) -> decltype(op(*this));
 };
 
 Status Journal::Impl::prepareStatements() {
@@ -152,15 +160,27 @@ Status Journal::Impl::prepareStatements() {
       });
 }
 
+namespace {
+
+// Calls op(impl), whose REQUIRES(impl.writeMutex) the caller has ensured. The analysis is off for
+// this one call only: clang 14 matches a lambda's REQUIRES against the lambda object rather than
+// its argument, so it cannot see that the caller holds impl.writeMutex.
+template <typename Op, typename Impl>
+auto callWithWriteLock(Op& op, Impl& impl) NO_THREAD_SAFETY_ANALYSIS {
+  return op(impl);
+}
+
+}  // namespace
+
 template <typename Op>
-auto Journal::Impl::write(Op&& op) -> decltype(op()) {
-  std::lock_guard lock(writeMutex);
+auto Journal::Impl::write(Op&& op) -> decltype(op(*this)) {
+  RecursiveMutexLock lock(writeMutex);
   const bool nested = groupDepth > 0;
   // On its own: an IMMEDIATE transaction (the write lock is taken up front, waiting up to
   // busy_timeout, so the read-then-write inside never fails to upgrade). Inside a group: a
   // savepoint, so a failing append undoes only itself.
   RINGSIDE_RETURN_IF_ERROR(writer.exec(nested ? "SAVEPOINT journal_write" : "BEGIN IMMEDIATE"));
-  auto result = op();
+  auto result = callWithWriteLock(op, *this);
   if (result.isOk()) {
     Status done = writer.exec(nested ? "RELEASE journal_write" : "COMMIT");
     if (done.isOk()) return result;
@@ -256,6 +276,9 @@ Journal::~Journal() = default;
 Result<std::unique_ptr<Journal>> Journal::open(const std::string& path,
                                                const JournalOptions& options) {
   auto impl = std::make_unique<Impl>();
+  // Not shared with any thread yet: the locks let the analysis check the set-up below.
+  RecursiveMutexLock writeLock(impl->writeMutex);
+  MutexLock readLock(impl->readMutex);
   impl->options = options;
   auto writer = Connection::open(path, /*create=*/true);
   if (!writer.isOk()) return writer.status();
@@ -296,7 +319,8 @@ Result<std::unique_ptr<Journal>> Journal::open(const std::string& path,
 }
 
 Status Journal::upsertRun(const v1::RunInfo& info, const ProcessIds& process) {
-  return impl_->write([&] { return impl_->upsertRunRow(info, &process); });
+  return impl_->write(
+      [&](Impl& impl) REQUIRES(impl.writeMutex) { return impl.upsertRunRow(info, &process); });
 }
 
 Result<RankAppendResult> Journal::appendRankMetrics(const v1::RankMetrics& batch) {
@@ -308,8 +332,7 @@ Result<RankAppendResult> Journal::appendRankMetrics(const v1::RankMetrics& batch
     return Status::invalidArgument("run " + batch.run_id() + " sent a batch for rank " +
                                    std::to_string(batch.rank()));
   }
-  return impl_->write([&]() -> Result<RankAppendResult> {
-    Impl& impl = *impl_;
+  return impl_->write([&](Impl& impl) REQUIRES(impl.writeMutex) -> Result<RankAppendResult> {
     auto run = impl.lookupRun(batch.run_id());
     if (!run.isOk()) return run.status();
     impl.findRankBatch.bindInt(1, run->key);
@@ -358,8 +381,7 @@ Result<RankAppendResult> Journal::appendRankMetrics(const v1::RankMetrics& batch
 
 Result<std::vector<v1::MetricSample>> Journal::appendMetricSamples(
     const std::string& runId, const std::vector<v1::MetricSample>& samples) {
-  return impl_->write([&]() -> Result<std::vector<v1::MetricSample>> {
-    Impl& impl = *impl_;
+  return impl_->write([&](Impl& impl) REQUIRES(impl.writeMutex) -> Result<std::vector<v1::MetricSample>> {
     auto run = impl.lookupRun(runId);
     if (!run.isOk()) return run.status();
     std::vector<v1::MetricSample> stored = samples;
@@ -376,8 +398,7 @@ Result<std::vector<v1::MetricSample>> Journal::appendMetricSamples(
 
 Result<std::vector<v1::LogLine>> Journal::appendLogLines(const std::string& runId,
                                                          const std::vector<v1::LogLine>& lines) {
-  return impl_->write([&]() -> Result<std::vector<v1::LogLine>> {
-    Impl& impl = *impl_;
+  return impl_->write([&](Impl& impl) REQUIRES(impl.writeMutex) -> Result<std::vector<v1::LogLine>> {
     auto run = impl.lookupRun(runId);
     if (!run.isOk()) return run.status();
     std::vector<v1::LogLine> stored = lines;
@@ -396,8 +417,7 @@ Result<std::vector<v1::LogLine>> Journal::appendLogLines(const std::string& runI
 }
 
 Result<v1::RunStateEvent> Journal::appendStateEvent(const v1::RunInfo& info) {
-  return impl_->write([&]() -> Result<v1::RunStateEvent> {
-    Impl& impl = *impl_;
+  return impl_->write([&](Impl& impl) REQUIRES(impl.writeMutex) -> Result<v1::RunStateEvent> {
     RINGSIDE_RETURN_IF_ERROR(impl.upsertRunRow(info, nullptr));
     auto run = impl.lookupRun(info.run_id());
     if (!run.isOk()) return run.status();
@@ -416,7 +436,7 @@ Result<v1::RunStateEvent> Journal::appendStateEvent(const v1::RunInfo& info) {
 }
 
 Result<std::vector<StoredRun>> Journal::loadRuns(bool activeOnly) {
-  std::lock_guard lock(impl_->readMutex);
+  MutexLock lock(impl_->readMutex);
   Statement& query = activeOnly ? impl_->readActiveRuns : impl_->readRuns;
   std::vector<StoredRun> runs;
   const Status status = query.forEachRow([&](const Statement& row) {
@@ -444,7 +464,7 @@ Result<StoredRun> Journal::Impl::readRunById(const std::string& runId, int64_t* 
 }
 
 Result<StoredRun> Journal::findRun(const std::string& runId) {
-  std::lock_guard lock(impl_->readMutex);
+  MutexLock lock(impl_->readMutex);
   int64_t runKey = 0;
   return impl_->readRunById(runId, &runKey);
 }
@@ -454,10 +474,10 @@ Result<v1::FetchRunDataReply> Journal::fetchSince(const std::string& runId, uint
   Impl& impl = *impl_;
   const uint32_t pageSize = std::min(maxEntries == 0 ? impl.options.defaultPageSize : maxEntries,
                                      impl.options.maxPageSize);
-  std::lock_guard lock(impl.readMutex);
+  MutexLock lock(impl.readMutex);
   // One read transaction: the run's last_seq and the entries come from the same snapshot.
   RINGSIDE_RETURN_IF_ERROR(impl.reader.exec("BEGIN"));
-  auto body = [&]() -> Result<v1::FetchRunDataReply> {
+  auto body = [&]() REQUIRES(impl.readMutex) -> Result<v1::FetchRunDataReply> {
     v1::FetchRunDataReply reply;
     reply.set_run_id(runId);
     int64_t runKey = 0;
@@ -516,9 +536,9 @@ Result<v1::FetchRunDataReply> Journal::fetchSince(const std::string& runId, uint
 
 Result<std::vector<RankDelivery>> Journal::rankDeliveries(const std::string& runId) {
   Impl& impl = *impl_;
-  std::lock_guard lock(impl.readMutex);
+  MutexLock lock(impl.readMutex);
   RINGSIDE_RETURN_IF_ERROR(impl.reader.exec("BEGIN"));
-  auto body = [&]() -> Result<std::vector<RankDelivery>> {
+  auto body = [&]() REQUIRES(impl.readMutex) -> Result<std::vector<RankDelivery>> {
     int64_t runKey = 0;
     if (auto run = impl.readRunById(runId, &runKey); !run.isOk()) return run.status();
     std::vector<RankDelivery> deliveries;
@@ -544,8 +564,7 @@ Result<std::vector<RankDelivery>> Journal::rankDeliveries(const std::string& run
 
 Result<RetentionReport> Journal::applyRetention(const RetentionPolicy& policy, double now) {
   if (!policy.maxAgeDays && !policy.maxEndedRuns) return RetentionReport{};
-  return impl_->write([&]() -> Result<RetentionReport> {
-    Impl& impl = *impl_;
+  return impl_->write([&](Impl& impl) REQUIRES(impl.writeMutex) -> Result<RetentionReport> {
     // Selected ended runs: too old, or beyond the newest maxEndedRuns by end time.
     std::string sql = std::string("SELECT run_key, last_seq FROM runs WHERE state IN ") +
                       kEndedStates + " AND (0";
@@ -577,7 +596,7 @@ Result<RetentionReport> Journal::applyRetention(const RetentionPolicy& policy, d
 }
 
 Status Journal::inTransaction(const std::function<void()>& body) {
-  std::lock_guard lock(impl_->writeMutex);
+  RecursiveMutexLock lock(impl_->writeMutex);
   Connection& db = impl_->writer;
   if (impl_->groupDepth > 0) {  // nested: already inside the caller's transaction
     body();

@@ -16,8 +16,6 @@
 #include <set>
 #include <thread>
 
-#include "ringside/agent/journal_writer.h"
-
 namespace ringside::agent {
 namespace {
 
@@ -498,124 +496,6 @@ TEST_F(JournalTest, SigkillMidWriteLeavesAnIntactGapFreeJournal) {
   ASSERT_TRUE(next.isOk());
   EXPECT_EQ((*next)[0].seq(), lastSeq + 1);
   EXPECT_EQ(integrityCheck(path_), "ok");
-}
-
-TEST_F(JournalTest, WriterCommitsGroupsAndCompletesInOrderWithSeqs) {
-  auto journal = open();
-  ASSERT_TRUE(journal->upsertRun(runInfo("r1")).isOk());
-  std::vector<uint64_t> firstSeqs;
-  std::mutex mutex;
-  std::atomic<int> duplicates{0};
-  {
-    JournalWriter writer(*journal, {.maxQueued = 64, .maxPerCommit = 16});
-    for (int b = 1; b <= 200; ++b) {
-      ASSERT_TRUE(writer
-                      .submitRankMetrics(rankBatch("r1", 0, b, 10),
-                                         [&](Result<RankAppendResult> result) {
-                                           ASSERT_TRUE(result.isOk());
-                                           std::lock_guard lock(mutex);
-                                           firstSeqs.push_back(result->samples.front().seq());
-                                         })
-                      .isOk());
-    }
-    ASSERT_TRUE(writer
-                    .submitRankMetrics(rankBatch("r1", 0, 3, 10),
-                                       [&](Result<RankAppendResult> result) {
-                                         if (result.isOk() && result->duplicate) ++duplicates;
-                                       })
-                    .isOk());
-    Status missing = Status::ok();
-    ASSERT_TRUE(writer
-                    .submitLogLines(
-                        "nope", {v1::LogLine()},
-                        [&](Result<std::vector<v1::LogLine>> result) { missing = result.status(); })
-                    .isOk());
-    writer.flush();
-    EXPECT_EQ(missing.code(), Status::Code::kNotFound);
-    EXPECT_LT(writer.commits(), 202u);
-    std::printf("journal writer: 202 appends in %llu commits\n",
-                static_cast<unsigned long long>(writer.commits()));
-  }
-  EXPECT_EQ(duplicates.load(), 1);
-  ASSERT_EQ(firstSeqs.size(), 200u);
-  for (size_t i = 0; i < firstSeqs.size(); ++i) EXPECT_EQ(firstSeqs[i], i * 10 + 1);
-  expectGapFree(fetchAllSeqs(*journal, "r1", 5000), 2000);
-}
-
-// Throughput smoke (no timing assertion): 200,000 samples in batches of 1,000 points through
-// appendRankMetrics, through JournalWriter, and as raw batched SQLite inserts into the same
-// table shape (one prepared INSERT, one transaction per 1,000 rows) for the ratio.
-TEST_F(JournalTest, ThroughputSmokeAppends200kSamples) {
-  constexpr int kBatches = 200;
-  constexpr int kPoints = 1000;
-  using Clock = std::chrono::steady_clock;
-  auto journal = open();
-  ASSERT_TRUE(journal->upsertRun(runInfo("direct")).isOk());
-  ASSERT_TRUE(journal->upsertRun(runInfo("writer")).isOk());
-  std::vector<v1::RankMetrics> batches;
-  for (int b = 1; b <= kBatches; ++b) batches.push_back(rankBatch("direct", 0, b, kPoints));
-
-  auto start = Clock::now();
-  for (const auto& batch : batches) ASSERT_TRUE(journal->appendRankMetrics(batch).isOk());
-  const double directSeconds = std::chrono::duration<double>(Clock::now() - start).count();
-
-  for (auto& batch : batches) batch.set_run_id("writer");
-  start = Clock::now();
-  {
-    JournalWriter writer(*journal);
-    for (auto& batch : batches) {
-      ASSERT_TRUE(writer.submitRankMetrics(std::move(batch), nullptr).isOk());
-    }
-    writer.flush();
-  }
-  const double writerSeconds = std::chrono::duration<double>(Clock::now() - start).count();
-
-  // Raw SQLite on a separate file with the same pragmas and the same narrow row.
-  const std::string rawPath = (dir_ / "raw.sqlite").string();
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(rawPath.c_str(), &db), SQLITE_OK);
-  sqlite3_exec(db,
-               "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; "
-               "CREATE TABLE samples (run_key INTEGER, seq INTEGER, step INTEGER, epoch INTEGER, "
-               "wall_time REAL, rank INTEGER, key_id INTEGER, value REAL, "
-               "PRIMARY KEY (run_key, seq)) WITHOUT ROWID",
-               nullptr, nullptr, nullptr);
-  sqlite3_stmt* insert = nullptr;
-  sqlite3_prepare_v2(db, "INSERT INTO samples VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", -1, &insert,
-                     nullptr);
-  start = Clock::now();
-  int64_t seq = 0;
-  for (int b = 0; b < kBatches; ++b) {
-    sqlite3_exec(db, "BEGIN", nullptr, nullptr, nullptr);
-    for (int i = 0; i < kPoints; ++i) {
-      sqlite3_bind_int64(insert, 1, 1);
-      sqlite3_bind_int64(insert, 2, ++seq);
-      sqlite3_bind_int64(insert, 3, i);
-      sqlite3_bind_int64(insert, 4, 1);
-      sqlite3_bind_double(insert, 5, 1e9 + i);
-      sqlite3_bind_int64(insert, 6, 0);
-      sqlite3_bind_int64(insert, 7, i % 2 + 1);
-      sqlite3_bind_double(insert, 8, 0.5 * i);
-      ASSERT_EQ(sqlite3_step(insert), SQLITE_DONE);
-      sqlite3_reset(insert);
-    }
-    ASSERT_EQ(sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr), SQLITE_OK);
-  }
-  const double rawSeconds = std::chrono::duration<double>(Clock::now() - start).count();
-  sqlite3_finalize(insert);
-  sqlite3_close(db);
-
-  const double total = kBatches * kPoints;
-  std::printf(
-      "journal throughput, %d batches of %d points:\n"
-      "  appendRankMetrics   %10.0f samples/s\n"
-      "  JournalWriter       %10.0f samples/s\n"
-      "  raw SQLite inserts  %10.0f samples/s\n"
-      "  ratio appendRankMetrics/raw %.2f, JournalWriter/raw %.2f\n",
-      kBatches, kPoints, total / directSeconds, total / writerSeconds, total / rawSeconds,
-      rawSeconds / directSeconds, rawSeconds / writerSeconds);
-  EXPECT_EQ(journal->findRun("direct")->info.last_seq(), total);
-  EXPECT_EQ(journal->findRun("writer")->info.last_seq(), total);
 }
 
 }  // namespace

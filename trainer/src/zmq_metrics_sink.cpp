@@ -214,14 +214,14 @@ ZmqMetricSink::ZmqMetricSink(std::string endpoint, const ZmqMetricSinkOptions& o
 
 ZmqMetricSink::~ZmqMetricSink() {
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     stop_.store(true, std::memory_order_release);
   }
-  wake_.notify_all();
+  wake_.notifyAll();
   if (thread_.joinable()) thread_.join();
   size_t unsent = 0;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     unsent = queue_.size() + sender_->unsentPoints();
   }
   const uint64_t dropped = droppedPoints_.load();
@@ -250,7 +250,7 @@ void ZmqMetricSink::writeMetrics(const MetricRecord& record) {
   }
   bool wake = false;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     if (queue_.size() + points.size() > options_.queueCapacity) {
       droppedPoints_.fetch_add(points.size(), std::memory_order_relaxed);
       return;
@@ -260,17 +260,19 @@ void ZmqMetricSink::writeMetrics(const MetricRecord& record) {
     wake = queue_.size() >= options_.maxBatchPoints;
   }
   queuedPoints_.fetch_add(points.size(), std::memory_order_relaxed);
-  if (wake) wake_.notify_one();
+  if (wake) wake_.notifyOne();
 }
 
 void ZmqMetricSink::writeEvent(const nlohmann::json& /*event*/) {}
 
 void ZmqMetricSink::flush() {
-  std::unique_lock lock(mutex_);
+  const auto deadline = Clock::now() + options_.flushTimeout;
+  MutexLock lock(mutex_);
   if (senderIdle_) return;
   flushRequested_ = true;
-  wake_.notify_one();
-  drained_.wait_for(lock, options_.flushTimeout, [this] { return senderIdle_; });
+  wake_.notifyOne();
+  while (!senderIdle_ && drained_.waitUntil(deadline)) {
+  }
 }
 
 ZmqMetricSinkStats ZmqMetricSink::stats() const {
@@ -278,7 +280,7 @@ ZmqMetricSinkStats ZmqMetricSink::stats() const {
 }
 
 bool ZmqMetricSink::takeBatch(std::deque<Point>* points) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   const size_t count = std::min(queue_.size(), options_.maxBatchPoints);
   if (count == 0) return false;
   auto end = queue_.begin() + static_cast<std::ptrdiff_t>(count);
@@ -313,11 +315,11 @@ void ZmqMetricSink::senderLoop() {
           .fetch_add(1, std::memory_order_relaxed);
     }
     {
-      std::lock_guard lock(mutex_);
+      MutexLock lock(mutex_);
       senderIdle_ = !blocked && queue_.empty();
       if (senderIdle_) flushRequested_ = false;
     }
-    drained_.notify_all();
+    drained_.notifyAll();
 
     const uint64_t dropped = droppedPoints_.load(std::memory_order_relaxed);
     if (dropped > reportedDrops &&
@@ -338,11 +340,11 @@ void ZmqMetricSink::senderLoop() {
       // Wake when the agent (re)connects or its pipe has room, or to retry after a while.
       sender.waitForAgent(options_.flushInterval);
     } else {
-      std::unique_lock lock(mutex_);
-      wake_.wait_for(lock, options_.flushInterval, [this] {
-        return stop_.load(std::memory_order_relaxed) || flushRequested_ ||
-               queue_.size() >= options_.maxBatchPoints;
-      });
+      const auto deadline = Clock::now() + options_.flushInterval;
+      MutexLock lock(mutex_);
+      while (!stop_.load(std::memory_order_relaxed) && !flushRequested_ &&
+             queue_.size() < options_.maxBatchPoints && wake_.waitUntil(deadline)) {
+      }
     }
   }
 }

@@ -7,7 +7,6 @@
 #include <deque>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -15,6 +14,7 @@
 #include <utility>
 #include <zmq.hpp>
 
+#include "ringside/common/mutex.h"
 #include "ringside/common/protocol.h"
 
 Q_LOGGING_CATEGORY(lcAgentConnection, "ringside.gui.agent_connection")
@@ -92,7 +92,7 @@ class AgentConnection::Worker {
 
   // Queues `command` for the network thread and wakes it. Thread-safe.
   void post(std::function<void()> command) {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     if (!wakeSender_) return;  // stopped
     commands_.push_back(std::move(command));
     // A full wake queue means the thread is already due to wake up: dropping this one is fine.
@@ -103,11 +103,11 @@ class AgentConnection::Worker {
     if (!thread_.joinable()) return;
     stopping_.store(true);
     {
-      std::lock_guard lock(mutex_);
+      MutexLock lock(mutex_);
       (void)wakeSender_.send(zmq::str_buffer("w"), zmq::send_flags::dontwait);
     }
     thread_.join();
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     wakeSender_.close();
   }
 
@@ -307,7 +307,7 @@ class AgentConnection::Worker {
   void runCommands() {
     std::deque<std::function<void()>> commands;
     {
-      std::lock_guard lock(mutex_);
+      MutexLock lock(mutex_);
       commands.swap(commands_);
     }
     for (auto& command : commands) command();
@@ -659,9 +659,9 @@ class AgentConnection::Worker {
   const AgentConnectionOptions options_;
   zmq::context_t context_;
 
-  std::mutex mutex_;
-  std::deque<std::function<void()>> commands_;  // GUARDED_BY(mutex_)
-  zmq::socket_t wakeSender_;                    // GUARDED_BY(mutex_)
+  Mutex mutex_;
+  std::deque<std::function<void()>> commands_ GUARDED_BY(mutex_);
+  zmq::socket_t wakeSender_ GUARDED_BY(mutex_);
   std::atomic<bool> stopping_{false};
   std::thread thread_;
 

@@ -17,15 +17,14 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 
+#include "ringside/common/mutex.h"
 #include "ringside/common/status.h"
 #include "ringside/trainer/metrics_sink.h"
 
@@ -109,19 +108,19 @@ class ZmqMetricSink final : public MetricSink {
                 std::unique_ptr<Sender> sender);
   void senderLoop();
   // Moves up to maxBatchPoints points from the queue into `points`; true when any were taken.
-  bool takeBatch(std::deque<Point>* points);
+  bool takeBatch(std::deque<Point>* points) EXCLUDES(mutex_);
 
   const std::string endpoint_;  // for messages
   const ZmqMetricSinkOptions options_;
   const int rank_;
   std::unique_ptr<Sender> sender_;  // used by the sender thread only (after construction)
 
-  mutable std::mutex mutex_;
-  std::condition_variable wake_;     // sender: new points, flush requested or stop
-  std::condition_variable drained_;  // flush(): the sender went idle
-  std::deque<Point> queue_;          // guarded by mutex_
-  bool flushRequested_ = false;      // guarded by mutex_
-  bool senderIdle_ = true;           // guarded by mutex_: queue empty and nothing left unsent
+  mutable Mutex mutex_;
+  CondVar wake_{&mutex_};     // sender: new points, flush requested or stop
+  CondVar drained_{&mutex_};  // flush(): the sender went idle
+  std::deque<Point> queue_ GUARDED_BY(mutex_);
+  bool flushRequested_ GUARDED_BY(mutex_) = false;
+  bool senderIdle_ GUARDED_BY(mutex_) = true;  // queue empty and nothing left unsent
 
   std::atomic<bool> stop_{false};
   std::atomic<uint64_t> droppedPoints_{0};
