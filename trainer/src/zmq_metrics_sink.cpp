@@ -271,7 +271,7 @@ void ZmqMetricSink::flush() {
   if (senderIdle_) return;
   flushRequested_ = true;
   wake_.notifyOne();
-  while (!senderIdle_ && drained_.waitUntil(deadline)) {
+  while (!senderIdle_ && drained_.waitUntil(mutex_, deadline)) {
   }
 }
 
@@ -343,7 +343,7 @@ void ZmqMetricSink::senderLoop() {
       const auto deadline = Clock::now() + options_.flushInterval;
       MutexLock lock(mutex_);
       while (!stop_.load(std::memory_order_relaxed) && !flushRequested_ &&
-             queue_.size() < options_.maxBatchPoints && wake_.waitUntil(deadline)) {
+             queue_.size() < options_.maxBatchPoints && wake_.waitUntil(mutex_, deadline)) {
       }
     }
   }

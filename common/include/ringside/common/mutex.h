@@ -58,32 +58,26 @@ class SCOPED_CAPABILITY BasicMutexLock {
 using MutexLock = BasicMutexLock<Mutex>;
 using RecursiveMutexLock = BasicMutexLock<RecursiveMutex>;
 
-// A condition variable bound to one Mutex. wait() and waitFor() must be called with that mutex
-// held; they release it while blocked and hold it again when they return. Spurious wake-ups
-// happen: callers wait in a loop on their condition.
+// A condition variable for waits under a Mutex. Every wait names the mutex, which the caller
+// holds (the analysis checks it) and which must be the same mutex for every wait on this
+// variable; the wait releases it while blocked and holds it again when it returns. Spurious
+// wake-ups happen: callers wait in a loop on their condition.
 class CondVar {
  public:
-  explicit CondVar(Mutex* mutex) : mutex_(mutex) {}
+  CondVar() = default;
   CondVar(const CondVar&) = delete;
   CondVar& operator=(const CondVar&) = delete;
 
-  void wait() REQUIRES(mutex_) {
-    std::unique_lock<std::mutex> lock(mutex_->mutex_, std::adopt_lock);
+  void wait(Mutex& mutex) REQUIRES(mutex) {
+    std::unique_lock<std::mutex> lock(mutex.mutex_, std::adopt_lock);
     cv_.wait(lock);
     lock.release();
   }
-  // Returns false when `timeout` passed without a notification.
-  template <typename Rep, typename Period>
-  bool waitFor(std::chrono::duration<Rep, Period> timeout) REQUIRES(mutex_) {
-    std::unique_lock<std::mutex> lock(mutex_->mutex_, std::adopt_lock);
-    const bool notified = cv_.wait_for(lock, timeout) == std::cv_status::no_timeout;
-    lock.release();
-    return notified;
-  }
   // Returns false when `deadline` passed without a notification.
   template <typename Clock, typename Duration>
-  bool waitUntil(std::chrono::time_point<Clock, Duration> deadline) REQUIRES(mutex_) {
-    std::unique_lock<std::mutex> lock(mutex_->mutex_, std::adopt_lock);
+  bool waitUntil(Mutex& mutex, std::chrono::time_point<Clock, Duration> deadline)
+      REQUIRES(mutex) {
+    std::unique_lock<std::mutex> lock(mutex.mutex_, std::adopt_lock);
     const bool notified = cv_.wait_until(lock, deadline) == std::cv_status::no_timeout;
     lock.release();
     return notified;
@@ -92,7 +86,6 @@ class CondVar {
   void notifyAll() { cv_.notify_all(); }
 
  private:
-  Mutex* const mutex_;
   std::condition_variable cv_;
 };
 

@@ -116,8 +116,8 @@ class ZmqMetricSink final : public MetricSink {
   std::unique_ptr<Sender> sender_;  // used by the sender thread only (after construction)
 
   mutable Mutex mutex_;
-  CondVar wake_{&mutex_};     // sender: new points, flush requested or stop
-  CondVar drained_{&mutex_};  // flush(): the sender went idle
+  CondVar wake_;     // with mutex_: sender: new points, flush requested or stop
+  CondVar drained_;  // with mutex_: flush(): the sender went idle
   std::deque<Point> queue_ GUARDED_BY(mutex_);
   bool flushRequested_ GUARDED_BY(mutex_) = false;
   bool senderIdle_ GUARDED_BY(mutex_) = true;  // queue empty and nothing left unsent
