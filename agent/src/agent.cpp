@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -12,6 +13,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
 #include <zmq.hpp>
 #include <zmq_addon.hpp>
 
@@ -36,6 +38,10 @@ constexpr std::chrono::milliseconds kPollInterval{100};
 constexpr int kTransportMaxMessageBytes = 64 << 20;  // hard cap; the decoder refuses > 16 MiB
 constexpr size_t kMaxRankBurst = 256;                // rank batches journaled per commit
 constexpr auto kRetentionInterval = std::chrono::hours(1);
+// How often the allowlist file is checked for changes (`ringside-agent authorize` / `revoke`).
+constexpr std::chrono::milliseconds kAllowlistReloadInterval{1000};
+// How long a re-bind after a revocation retries while libzmq releases the old listener.
+constexpr std::chrono::seconds kRebindTimeout{5};
 
 double wallSeconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -118,8 +124,79 @@ struct Agent::Impl {
   v1::NodeInfo node;
   bool draining = false;
   std::map<std::string, LogTailer> tailers;  // per active run
+  std::string allowlistError;  // the last reload error reported (reported once per change)
 
   explicit Impl(AgentConfig c) : config(std::move(c)) {}
+
+  // Creates, configures and binds the control (ROUTER) and events (PUB) sockets on `control` and
+  // `events` (tcp endpoints; port 0 or "*" picks a free one), replacing any earlier ones, and
+  // records the bound endpoints. Retries a busy port for up to `retryFor` (a re-bind right after
+  // the old sockets closed). Errors: Internal naming the address.
+  Status bindServerSockets(const std::string& control, const std::string& events,
+                           std::chrono::milliseconds retryFor) {
+    const auto deadline = Clock::now() + retryFor;
+    for (;;) {
+      try {
+        this->control = zmq::socket_t(context, zmq::socket_type::router);
+        this->events = zmq::socket_t(context, zmq::socket_type::pub);
+        for (zmq::socket_t* socket : {&this->control, &this->events}) {
+          socket->set(zmq::sockopt::linger, 0);
+          socket->set(zmq::sockopt::maxmsgsize, int64_t{kTransportMaxMessageBytes});
+          RINGSIDE_RETURN_IF_ERROR(config.insecure ? curve::configureInsecureServer(*socket)
+                                                   : curve::configureServer(*socket, keys));
+        }
+        this->events.set(zmq::sockopt::sndhwm, 100000);
+        this->control.bind(control);
+        controlEndpoint = this->control.get(zmq::sockopt::last_endpoint);
+        this->events.bind(events);
+        eventsEndpoint = this->events.get(zmq::sockopt::last_endpoint);
+        return Status::ok();
+      } catch (const zmq::error_t& error) {
+        if (error.num() != EADDRINUSE || Clock::now() >= deadline) {
+          return Status::internal(std::string("cannot bind the agent's sockets on ") +
+                                  config.listenAddress + ": " + error.what() +
+                                  " (is another agent running?)");
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+    }
+  }
+
+  // Picks up `ringside-agent authorize` / `revoke` (or an edit) of the allowlist file. A key that
+  // was removed loses access at once, also on connections it already has: CURVE authenticates a
+  // connection only at its handshake, so the control and events sockets are closed and bound
+  // again on the same ports; every client reconnects and is authenticated afresh (a GUI then
+  // catches up on what it missed by sequence number). A file that cannot be read leaves the
+  // previous keys in force and is reported once, until it changes.
+  void reloadAllowlist() {
+    const std::vector<std::string> before = allowlist.keys();
+    const Status status = allowlist.reloadIfChanged();
+    if (!status.isOk()) {
+      if (status.message() != allowlistError) {
+        logLine("error", "the allowlist was not reloaded, the previous " +
+                             std::to_string(before.size()) + " key(s) stay in force: " +
+                             status.message());
+        allowlistError = status.message();
+      }
+      return;
+    }
+    allowlistError.clear();
+    const std::vector<std::string> after = allowlist.keys();
+    if (after == before) return;
+    std::vector<std::string> revoked;
+    std::set_difference(before.begin(), before.end(), after.begin(), after.end(),
+                        std::back_inserter(revoked));
+    logLine("info", "allowlist reloaded: " + std::to_string(after.size()) + " key(s)");
+    if (revoked.empty()) return;
+    std::string names;
+    for (const std::string& key : revoked) names += (names.empty() ? "" : ", ") + key;
+    logLine("info", "revoked " + names + ": closing every client connection (authorized clients "
+                                         "reconnect)");
+    const Status bound =
+        bindServerSockets(controlEndpoint, eventsEndpoint,
+                          std::chrono::duration_cast<std::chrono::milliseconds>(kRebindTimeout));
+    if (!bound.isOk()) logLine("error", bound.message());
+  }
 
   // Deletes runs that ended more than --retention-days ago (at start and every hour).
   void applyRetention() {
@@ -413,20 +490,11 @@ Status Agent::start() {
   d.zap = std::make_unique<curve::ZapHandler>(d.context, d.allowlist,
                                               curve::ZapHandler::Options{.allowNull = c.insecure});
   RINGSIDE_RETURN_IF_ERROR(d.zap->start());
+  auto portText = [](int port) { return port == 0 ? std::string("*") : std::to_string(port); };
+  RINGSIDE_RETURN_IF_ERROR(d.bindServerSockets(tcpBase + portText(c.controlPort),
+                                               tcpBase + portText(c.eventsPort),
+                                               std::chrono::milliseconds(0)));
   try {
-    for (zmq::socket_t* socket : {&d.control, &d.events}) {
-      socket->set(zmq::sockopt::linger, 0);
-      socket->set(zmq::sockopt::maxmsgsize, int64_t{kTransportMaxMessageBytes});
-      RINGSIDE_RETURN_IF_ERROR(c.insecure ? curve::configureInsecureServer(*socket)
-                                          : curve::configureServer(*socket, d.keys));
-    }
-    d.events.set(zmq::sockopt::sndhwm, 100000);
-    auto bindPort = [&](zmq::socket_t& socket, int port) {
-      socket.bind(tcpBase + (port == 0 ? std::string("*") : std::to_string(port)));
-      return socket.get(zmq::sockopt::last_endpoint);
-    };
-    d.controlEndpoint = bindPort(d.control, c.controlPort);
-    d.eventsEndpoint = bindPort(d.events, c.eventsPort);
     d.rankEndpoint = "ipc://" + c.runtimeDir + "/ranks.sock";
     d.ranks.set(zmq::sockopt::linger, 0);
     d.ranks.set(zmq::sockopt::rcvhwm, 100000);
@@ -468,9 +536,10 @@ Status Agent::run() {
   auto nextTelemetry = Clock::now();
   auto nextPoll = Clock::now();
   auto nextRetention = Clock::now() + kRetentionInterval;
-  zmq::pollitem_t items[] = {{d.control.handle(), 0, ZMQ_POLLIN, 0},
-                             {d.ranks.handle(), 0, ZMQ_POLLIN, 0}};
+  auto nextAllowlistCheck = Clock::now() + kAllowlistReloadInterval;
+  zmq::pollitem_t items[] = {{nullptr, 0, ZMQ_POLLIN, 0}, {d.ranks.handle(), 0, ZMQ_POLLIN, 0}};
   while (!stopRequested_.load()) {
+    items[0].socket = d.control.handle();  // replaced when a revocation re-binds it
     try {
       zmq::poll(items, 2, kPollInterval);
     } catch (const zmq::error_t& error) {
@@ -492,6 +561,10 @@ Status Agent::run() {
       d.runs->poll();
       d.tailLogs();
       nextPoll = now + kPollInterval;
+    }
+    if (now >= nextAllowlistCheck) {
+      d.reloadAllowlist();
+      nextAllowlistCheck = now + kAllowlistReloadInterval;
     }
     if (now >= nextRetention) {
       d.applyRetention();

@@ -422,18 +422,10 @@ void ZapHandler::stop() {
 }
 
 void ZapHandler::run() {
-  auto nextReload = std::chrono::steady_clock::now() + options_.allowlistReloadInterval;
   while (!stopping_.load()) {
     try {
       zmq::pollitem_t items[] = {{socket_.handle(), 0, ZMQ_POLLIN, 0}};
       zmq::poll(items, 1, options_.pollInterval);
-      if (options_.allowlistReloadInterval.count() > 0 &&
-          std::chrono::steady_clock::now() >= nextReload) {
-        // On a failed reload the previous keys stay in force; the owner sees the error on its
-        // own load()/reload().
-        (void)allowlist_.reloadIfChanged();
-        nextReload = std::chrono::steady_clock::now() + options_.allowlistReloadInterval;
-      }
       if ((items[0].revents & ZMQ_POLLIN) == 0) continue;
       std::vector<zmq::message_t> request;
       for (;;) {

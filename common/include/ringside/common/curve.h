@@ -77,7 +77,8 @@ class Allowlist {
   Status reload();
 
   // reload() when the file's modification time or size changed since the last load or save;
-  // OK without reading it otherwise. For polling (the ZapHandler calls it every second).
+  // OK without reading it otherwise. For polling: the agent calls it every second and reports
+  // its errors (the previous keys stay in force).
   Status reloadIfChanged();
 
   // Writes the keys atomically (temporary file in the same directory, fsync, rename) with mode
@@ -115,7 +116,9 @@ class Allowlist {
 
 // Answers libzmq's ZAP requests (RFC 27) for one zmq::context_t: CURVE with an allowlisted client
 // public key -> 200 (the key's Z85 text becomes the connection's User-Id), everything else -> 400;
-// NULL (plaintext) is accepted only with Options::allowNull. Runs its own thread.
+// NULL (plaintext) is accepted only with Options::allowNull. Runs its own thread. It reads the
+// allowlist as it is at each request: the allowlist's owner reloads it (and, since a connection
+// is authenticated only at its handshake, closes the connections of a revoked key).
 //
 // Order matters: start() before any server socket binds, and stop() only after every server socket
 // of the context is closed: libzmq lets connections through unauthenticated when no handler is
@@ -126,9 +129,6 @@ class ZapHandler {
     bool allowNull = false;  // --insecure on loopback: accept the NULL mechanism (plaintext)
     // Poll timeout of the handler thread: stop() returns within about this long.
     std::chrono::milliseconds pollInterval{100};
-    // How often the thread calls allowlist.reloadIfChanged(), so `ringside-agent authorize KEY`
-    // takes effect without a restart; 0 disables.
-    std::chrono::milliseconds allowlistReloadInterval{1000};
   };
 
   // `context` and `allowlist` must outlive the handler.
