@@ -25,6 +25,7 @@
 #include "ringside/agent/telemetry.h"
 #include "ringside/common/curve.h"
 #include "ringside/common/protocol.h"
+#include "ringside/common/zap_handler.h"
 
 namespace ringside::agent {
 

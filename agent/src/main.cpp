@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ringside/agent/agent.h"
+#include "ringside/common/allowlist.h"
 #include "ringside/common/curve.h"
 
 namespace {

@@ -9,9 +9,10 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <mutex>
 #include <sstream>
 #include <utility>
+
+#include "ringside/common/file_io.h"
 
 namespace ringside::curve {
 
@@ -19,11 +20,8 @@ namespace {
 
 constexpr char kZ85Alphabet[] =
     "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#";
-// Key files and allowlists are small; refuse anything larger rather than read it whole.
+// Key files are small; refuse anything larger rather than read it whole.
 constexpr off_t kMaxKeyFileBytes = 4096;
-constexpr off_t kMaxAllowlistBytes = 4 * 1024 * 1024;
-
-std::string errnoText(int error) { return std::strerror(error); }
 
 std::string trim(std::string_view text) {
   const char* kSpace = " \t\r\n";
@@ -33,91 +31,9 @@ std::string trim(std::string_view text) {
   return std::string(text.substr(begin, end - begin + 1));
 }
 
-// Closes a file descriptor on scope exit.
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-  int release() { return std::exchange(fd_, -1); }
-
- private:
-  int fd_;
-};
-
-// Reads a whole regular file of at most `maxBytes`; `info` receives its fstat.
-// Errors: NotFound (ENOENT), IOError, Corruption when too large.
-Result<std::string> readFile(const std::string& path, off_t maxBytes, struct stat* info) {
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) {
-    const int error = errno;
-    if (error == ENOENT) return Status::notFound(path + " does not exist");
-    return Status::ioError("cannot open " + path + ": " + errnoText(error));
-  }
-  if (::fstat(fd.get(), info) != 0) {
-    return Status::ioError("cannot stat " + path + ": " + errnoText(errno));
-  }
-  if (!S_ISREG(info->st_mode)) return Status::corruption(path + " is not a regular file");
-  if (info->st_size > maxBytes) {
-    return Status::corruption(path + " is " + std::to_string(info->st_size) +
-                              " bytes, more than the " + std::to_string(maxBytes) +
-                              " expected; is it the right file?");
-  }
-  std::string content;
-  char buffer[4096];
-  for (;;) {
-    const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Status::ioError("cannot read " + path + ": " + errnoText(errno));
-    if (n == 0) break;
-    content.append(buffer, static_cast<size_t>(n));
-    if (static_cast<off_t>(content.size()) > maxBytes) {
-      return Status::corruption(path + " grew past " + std::to_string(maxBytes) + " bytes");
-    }
-  }
-  return content;
-}
-
-// Writes `content` to `path` atomically with exactly `mode`: a temporary file in the same
-// directory, fsync, rename, fsync of the directory. Errors: IOError naming the path.
-Status writeFileAtomic(const std::string& path, const std::string& content, mode_t mode) {
-  const std::string temp = path + ".tmp." + std::to_string(::getpid());
-  Fd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode));
-  if (fd.get() < 0) return Status::ioError("cannot create " + temp + ": " + errnoText(errno));
-  auto fail = [&](const std::string& what) {
-    const int error = errno;
-    ::unlink(temp.c_str());
-    return Status::ioError("cannot " + what + " " + temp + ": " + errnoText(error));
-  };
-  // The umask may have narrowed the mode; never widen it beyond `mode` either.
-  if (::fchmod(fd.get(), mode) != 0) return fail("chmod");
-  size_t written = 0;
-  while (written < content.size()) {
-    const ssize_t n = ::write(fd.get(), content.data() + written, content.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return fail("write");
-    written += static_cast<size_t>(n);
-  }
-  if (::fsync(fd.get()) != 0) return fail("fsync");
-  if (::close(fd.release()) != 0) return fail("close");
-  if (::rename(temp.c_str(), path.c_str()) != 0) {
-    const int error = errno;
-    ::unlink(temp.c_str());
-    return Status::ioError("cannot rename " + temp + " to " + path + ": " + errnoText(error));
-  }
-  const std::string dir = std::filesystem::path(path).parent_path().string();
-  Fd dirFd(::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (dirFd.get() >= 0) ::fsync(dirFd.get());  // best effort: the rename is already visible
-  return Status::ok();
-}
-
-// Reads one key file: the key on its first non-empty line. Errors: as readFile; Corruption.
+// Reads one key file: the key on its first non-empty line. Errors: as readSmallFile; Corruption.
 Result<std::string> readKeyFile(const std::string& path, struct stat* info) {
-  Result<std::string> content = readFile(path, kMaxKeyFileBytes, info);
+  Result<std::string> content = readSmallFile(path, kMaxKeyFileBytes, info);
   if (!content.isOk()) return content.status();
   std::string key = trim(*content);
   Status valid = validateKey(key);
@@ -253,235 +169,6 @@ bool isLoopbackEndpoint(std::string_view endpoint) {
     return IN6_IS_ADDR_LOOPBACK(&v6) != 0;
   }
   return false;
-}
-
-// ---- Allowlist
-
-Allowlist::FileStamp Allowlist::stampOf(const std::string& path) {
-  struct stat info {};
-  if (::stat(path.c_str(), &info) != 0) return {};
-  return stampOf(info);
-}
-
-Allowlist::FileStamp Allowlist::stampOf(const struct stat& info) {
-  return FileStamp{static_cast<int64_t>(info.st_ino),
-                   static_cast<int64_t>(info.st_mtim.tv_sec) * 1000000000 + info.st_mtim.tv_nsec,
-                   static_cast<int64_t>(info.st_size)};
-}
-
-Status Allowlist::load(const std::string& path) {
-  struct stat info {};
-  Result<std::string> content = readFile(path, kMaxAllowlistBytes, &info);
-  std::map<std::string, std::string, std::less<>> keys;
-  FileStamp stamp;
-  if (content.isOk()) {
-    if ((info.st_mode & 022) != 0) {
-      return Status::invalidArgument("allowlist " + path +
-                                     " is writable by group or others, so anyone could authorize "
-                                     "a key; run `chmod 600 " +
-                                     path + "`");
-    }
-    std::istringstream lines(*content);
-    std::string line;
-    for (int number = 1; std::getline(lines, line); ++number) {
-      const std::string text = trim(line);
-      if (text.empty() || text.front() == '#') continue;
-      const size_t end = text.find_first_of(" \t");
-      const std::string key = text.substr(0, end);
-      std::string comment;
-      if (end != std::string::npos) {
-        const std::string rest = trim(std::string_view(text).substr(end));
-        if (rest.front() != '#') {
-          return Status::corruption(path + ":" + std::to_string(number) +
-                                    ": unexpected text after the key (comments start with #)");
-        }
-        comment = trim(std::string_view(rest).substr(1));
-      }
-      Status valid = validateKey(key);
-      if (!valid.isOk()) {
-        return Status::corruption(path + ":" + std::to_string(number) + ": " + valid.message());
-      }
-      keys[key] = comment;
-    }
-    stamp = stampOf(info);
-  } else if (content.status().code() != Status::Code::kNotFound) {
-    return content.status();
-  }
-  std::unique_lock lock(mutex_);
-  keys_ = std::move(keys);
-  path_ = path;
-  stamp_ = stamp;
-  return Status::ok();
-}
-
-Status Allowlist::reload() {
-  std::string path;
-  {
-    std::shared_lock lock(mutex_);
-    path = path_;
-  }
-  if (path.empty()) return Status::invalidArgument("the allowlist was never loaded from a file");
-  return load(path);
-}
-
-Status Allowlist::reloadIfChanged() {
-  std::string path;
-  FileStamp stamp;
-  {
-    std::shared_lock lock(mutex_);
-    path = path_;
-    stamp = stamp_;
-  }
-  if (path.empty()) return Status::ok();
-  if (stampOf(path) == stamp) return Status::ok();
-  return load(path);
-}
-
-Status Allowlist::save(const std::string& path) const {
-  std::unique_lock lock(mutex_);
-  const std::string target = path.empty() ? path_ : path;
-  if (target.empty()) return Status::invalidArgument("no allowlist path to save to");
-  std::string content =
-      "# Ringside allowlist: CURVE public keys (Z85) of the clients this agent serves.\n"
-      "# One key per line, optionally followed by a # comment. Edit with `ringside-agent "
-      "authorize KEY` and `revoke KEY`.\n";
-  for (const auto& [key, comment] : keys_) {
-    content += key;
-    if (!comment.empty()) content += "  # " + comment;
-    content += '\n';
-  }
-  RINGSIDE_RETURN_IF_ERROR(writeFileAtomic(target, content, 0600));
-  if (target == path_) stamp_ = stampOf(target);
-  return Status::ok();
-}
-
-Status Allowlist::add(const std::string& key, const std::string& comment) {
-  RINGSIDE_RETURN_IF_ERROR(validateKey(key));
-  // A comment is one line: newlines would let it inject keys into the file.
-  std::string oneLine = comment;
-  for (char& c : oneLine) {
-    if (c == '\n' || c == '\r') c = ' ';
-  }
-  std::unique_lock lock(mutex_);
-  auto [it, inserted] = keys_.try_emplace(key, oneLine);
-  if (!inserted && !oneLine.empty()) it->second = oneLine;
-  return Status::ok();
-}
-
-bool Allowlist::remove(const std::string& key) {
-  std::unique_lock lock(mutex_);
-  return keys_.erase(key) > 0;
-}
-
-bool Allowlist::contains(std::string_view key) const {
-  std::shared_lock lock(mutex_);
-  return keys_.find(key) != keys_.end();
-}
-
-std::vector<std::string> Allowlist::keys() const {
-  std::shared_lock lock(mutex_);
-  std::vector<std::string> result;
-  result.reserve(keys_.size());
-  for (const auto& entry : keys_) result.push_back(entry.first);
-  return result;
-}
-
-size_t Allowlist::size() const {
-  std::shared_lock lock(mutex_);
-  return keys_.size();
-}
-
-// ---- ZapHandler
-
-ZapHandler::ZapHandler(zmq::context_t& context, Allowlist& allowlist, Options options)
-    : context_(context), allowlist_(allowlist), options_(options) {}
-
-ZapHandler::~ZapHandler() { stop(); }
-
-Status ZapHandler::start() {
-  if (thread_.joinable() || socket_.handle() != nullptr) {
-    return Status::internal("ZapHandler::start called twice");
-  }
-  try {
-    socket_ = zmq::socket_t(context_, zmq::socket_type::rep);
-    socket_.set(zmq::sockopt::linger, 0);
-    socket_.bind(kZapEndpoint);
-  } catch (const zmq::error_t& error) {
-    socket_.close();
-    return Status::internal(std::string("cannot bind the ZAP handler at ") + kZapEndpoint + ": " +
-                            error.what() + " (is another handler running in this context?)");
-  }
-  stopping_.store(false);
-  thread_ = std::thread(&ZapHandler::run, this);
-  return Status::ok();
-}
-
-void ZapHandler::stop() {
-  stopping_.store(true);
-  if (thread_.joinable()) thread_.join();
-}
-
-void ZapHandler::run() {
-  while (!stopping_.load()) {
-    try {
-      zmq::pollitem_t items[] = {{socket_.handle(), 0, ZMQ_POLLIN, 0}};
-      zmq::poll(items, 1, options_.pollInterval);
-      if ((items[0].revents & ZMQ_POLLIN) == 0) continue;
-      std::vector<zmq::message_t> request;
-      for (;;) {
-        zmq::message_t frame;
-        if (!socket_.recv(frame, zmq::recv_flags::dontwait)) break;
-        const bool more = frame.more();
-        request.push_back(std::move(frame));
-        if (!more) break;
-      }
-      if (request.empty()) continue;
-      handle(socket_, request);
-    } catch (const zmq::error_t& error) {
-      if (error.num() == ETERM) break;  // the context is shutting down
-    }
-  }
-  socket_.close();
-}
-
-bool ZapHandler::handle(zmq::socket_t& socket, std::vector<zmq::message_t>& request) {
-  // RFC 27: version, request id, domain, address, identity, mechanism, credentials...
-  const std::string requestId = request.size() > 1 ? request[1].to_string() : std::string();
-  bool accept = false;
-  std::string statusText = "client refused";
-  std::string userId;
-  if (request.size() < 6 || request[0].to_string_view() != "1.0") {
-    statusText = "malformed ZAP request";
-  } else {
-    const std::string_view mechanism = request[5].to_string_view();
-    if (mechanism == "CURVE" && request.size() >= 7 && request[6].size() == 32) {
-      uint8_t key[32];
-      std::memcpy(key, request[6].data(), sizeof key);
-      const std::string text = encodeKey(key);
-      if (allowlist_.contains(text)) {
-        accept = true;
-        userId = text;
-      } else {
-        statusText = "client public key is not in the allowlist";
-      }
-    } else if (mechanism == "NULL" && options_.allowNull) {
-      accept = true;
-    } else {
-      statusText = "mechanism " + std::string(mechanism) + " is not accepted";
-    }
-  }
-  const std::string statusCode = accept ? "200" : "400";
-  if (accept) statusText = "OK";
-  // Count before replying: once the reply is out, the connection (and a test watching it) may
-  // already see the outcome.
-  (accept ? accepted_ : refused_).fetch_add(1, std::memory_order_relaxed);
-  socket.send(zmq::buffer(std::string_view("1.0")), zmq::send_flags::sndmore);
-  socket.send(zmq::buffer(requestId), zmq::send_flags::sndmore);
-  socket.send(zmq::buffer(statusCode), zmq::send_flags::sndmore);
-  socket.send(zmq::buffer(statusText), zmq::send_flags::sndmore);
-  socket.send(zmq::buffer(userId), zmq::send_flags::sndmore);
-  socket.send(zmq::message_t(), zmq::send_flags::none);  // metadata: none
-  return accept;
 }
 
 // ---- Sockets

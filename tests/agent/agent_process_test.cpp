@@ -15,6 +15,7 @@
 #include <thread>
 #include <zmq.hpp>
 
+#include "ringside/common/allowlist.h"
 #include "ringside/common/curve.h"
 #include "ringside/common/protocol.h"
 #include "test_util.h"

@@ -1,6 +1,8 @@
 // CURVE keys on disk, the allowlist, and real CURVE sockets behind the ZAP handler: an allowlisted
 // client is served; a client with an unknown key and a plaintext client get nothing.
+#include "ringside/common/allowlist.h"
 #include "ringside/common/curve.h"
+#include "ringside/common/zap_handler.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

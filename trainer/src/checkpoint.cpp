@@ -12,6 +12,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <string_view>
+
+#include "ringside/common/file_io.h"
 
 namespace ringside::trainer {
 
@@ -108,40 +111,8 @@ Status writeCheckpoint(const std::string& path, const TrainingCheckpoint& checkp
   const fs::path target(path);
   std::error_code ec;
   if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
-  const std::string temp = path + ".tmp." + std::to_string(getpid());
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return Status::ioError("cannot create " + temp + ": " + std::strerror(errno));
   const std::vector<char>& bytes = out.buffer();
-  size_t written = 0;
-  while (written < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const std::string error = std::strerror(errno);
-      ::close(fd);
-      ::unlink(temp.c_str());
-      return Status::ioError("cannot write " + temp + ": " + error);
-    }
-    written += static_cast<size_t>(n);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    const std::string error = std::strerror(errno);
-    ::unlink(temp.c_str());
-    return Status::ioError("cannot flush " + temp + ": " + error);
-  }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    const std::string error = std::strerror(errno);
-    ::unlink(temp.c_str());
-    return Status::ioError("cannot rename " + temp + " to " + path + ": " + error);
-  }
-  // Make the rename itself durable.
-  const std::string dir = target.has_parent_path() ? target.parent_path().string() : ".";
-  const int dirFd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dirFd >= 0) {
-    ::fsync(dirFd);
-    ::close(dirFd);
-  }
-  return Status::ok();
+  return writeFileAtomic(path, std::string_view(bytes.data(), bytes.size()), 0644);
 }
 
 Result<TrainingCheckpoint> readCheckpoint(const std::string& path) {

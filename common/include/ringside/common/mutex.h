@@ -1,5 +1,5 @@
-// Mutex, RecursiveMutex, MutexLock and CondVar: std::mutex, std::recursive_mutex and
-// std::condition_variable with clang thread-safety annotations (thread_annotations.h), so the
+// Mutex, RecursiveMutex, SharedMutex, their scoped locks and CondVar: std::mutex,
+// std::recursive_mutex, std::shared_mutex and std::condition_variable with clang thread-safety annotations (thread_annotations.h), so the
 // compiler checks GUARDED_BY and REQUIRES (libstdc++'s own types carry no annotations). After
 // leveldb's port::Mutex / port::CondVar.
 // Thread-safety: these are the synchronization primitives; every method may be called from any
@@ -9,6 +9,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <shared_mutex>
 
 #include "ringside/common/thread_annotations.h"
 
@@ -43,6 +44,36 @@ class CAPABILITY("mutex") RecursiveMutex {
   std::recursive_mutex mutex_;
 };
 
+// A reader/writer mutex (std::shared_mutex): many readers or one writer.
+class CAPABILITY("mutex") SharedMutex {
+ public:
+  SharedMutex() = default;
+  SharedMutex(const SharedMutex&) = delete;
+  SharedMutex& operator=(const SharedMutex&) = delete;
+
+  void lock() ACQUIRE() { mutex_.lock(); }
+  void unlock() RELEASE() { mutex_.unlock(); }
+  void lockShared() ACQUIRE_SHARED() { mutex_.lock_shared(); }
+  void unlockShared() RELEASE_SHARED() { mutex_.unlock_shared(); }
+
+ private:
+  std::shared_mutex mutex_;
+};
+
+// Holds a SharedMutex shared (as a reader) from construction to destruction.
+class SCOPED_CAPABILITY ReaderMutexLock {
+ public:
+  explicit ReaderMutexLock(SharedMutex& mutex) ACQUIRE_SHARED(mutex) : mutex_(mutex) {
+    mutex_.lockShared();
+  }
+  ~ReaderMutexLock() RELEASE() { mutex_.unlockShared(); }
+  ReaderMutexLock(const ReaderMutexLock&) = delete;
+  ReaderMutexLock& operator=(const ReaderMutexLock&) = delete;
+
+ private:
+  SharedMutex& mutex_;
+};
+
 // Holds `mutex` from construction to destruction (std::lock_guard with annotations).
 template <typename M>
 class SCOPED_CAPABILITY BasicMutexLock {
@@ -57,6 +88,7 @@ class SCOPED_CAPABILITY BasicMutexLock {
 };
 using MutexLock = BasicMutexLock<Mutex>;
 using RecursiveMutexLock = BasicMutexLock<RecursiveMutex>;
+using WriterMutexLock = BasicMutexLock<SharedMutex>;
 
 // A condition variable for waits under a Mutex. Every wait names the mutex, which the caller
 // holds (the analysis checks it) and which must be the same mutex for every wait on this

@@ -26,6 +26,10 @@
 // The function takes / releases the lock(s).
 #define ACQUIRE(...) RINGSIDE_THREAD_ANNOTATION(acquire_capability(__VA_ARGS__))
 #define RELEASE(...) RINGSIDE_THREAD_ANNOTATION(release_capability(__VA_ARGS__))
+#define ACQUIRE_SHARED(...) RINGSIDE_THREAD_ANNOTATION(acquire_shared_capability(__VA_ARGS__))
+#define RELEASE_SHARED(...) RINGSIDE_THREAD_ANNOTATION(release_shared_capability(__VA_ARGS__))
+// The caller must hold the lock(s) at least shared.
+#define REQUIRES_SHARED(...) RINGSIDE_THREAD_ANNOTATION(requires_shared_capability(__VA_ARGS__))
 #define TRY_ACQUIRE(...) RINGSIDE_THREAD_ANNOTATION(try_acquire_capability(__VA_ARGS__))
 // The function checks at run time that the lock is held (tells the analysis it is).
 #define ASSERT_CAPABILITY(x) RINGSIDE_THREAD_ANNOTATION(assert_capability(x))
