@@ -59,162 +59,167 @@
 <context>
     <name>ringside::gui</name>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="112"/>
+        <location filename="../gui/core/src/run_form.cpp" line="111"/>
         <source>Give the run a name.</source>
         <translation>Geben Sie dem Lauf einen Namen.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="97"/>
+        <location filename="../gui/core/src/run_form.cpp" line="96"/>
         <source>A run needs at least one rank.</source>
         <translation>Ein Lauf braucht mindestens einen Rang.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="63"/>
+        <location filename="../gui/core/src/run_form.cpp" line="62"/>
         <source>Choose at least one node to run on (add nodes under Nodes).</source>
         <translation>Wählen Sie mindestens einen Knoten für den Lauf (Knoten fügen Sie unter „Knoten“ hinzu).</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="70"/>
+        <location filename="../gui/core/src/run_form.cpp" line="69"/>
         <source>Node %1 is not known (removed?); choose another node.</source>
         <translation>Knoten %1 ist unbekannt (entfernt?); wählen Sie einen anderen Knoten.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="74"/>
+        <location filename="../gui/core/src/run_form.cpp" line="73"/>
         <source>%1 is offline; wait until it is online or choose another node.</source>
         <translation>%1 ist offline; warten Sie, bis er online ist, oder wählen Sie einen anderen Knoten.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="77"/>
+        <location filename="../gui/core/src/run_form.cpp" line="76"/>
         <source>%1 is draining and accepts no new runs; undrain it under Nodes or choose another node.</source>
         <translation>%1 ist gesperrt und nimmt keine neuen Läufe an; geben Sie ihn unter „Knoten“ frei oder wählen Sie einen anderen Knoten.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="89"/>
+        <location filename="../gui/core/src/run_form.cpp" line="88"/>
         <source>%1 and %2 are the same host (%3); choose only one of them.</source>
         <translation>%1 und %2 sind derselbe Rechner (%3); wählen Sie nur einen davon.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="99"/>
+        <location filename="../gui/core/src/run_form.cpp" line="98"/>
         <source>Only %L1 slots are free on %2; choose at most %L1 ranks per node.</source>
         <translation>Auf %2 sind nur %L1 Slots frei; wählen Sie höchstens %L1 Ränge pro Knoten.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="116"/>
+        <location filename="../gui/core/src/run_form.cpp" line="115"/>
         <source>Enter the command to run, e.g. python3 train.py --epochs 3.</source>
         <translation>Geben Sie den auszuführenden Befehl ein, z. B. python3 train.py --epochs 3.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="120"/>
+        <location filename="../gui/core/src/run_form.cpp" line="119"/>
         <source>Choose the dataset directory.</source>
         <translation>Wählen Sie das Datensatzverzeichnis.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="122"/>
+        <location filename="../gui/core/src/run_form.cpp" line="121"/>
         <source>Give at least one hidden layer width, e.g. 256,128.</source>
         <translation>Geben Sie mindestens eine Breite für eine verborgene Schicht an, z. B. 256,128.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="125"/>
+        <location filename="../gui/core/src/run_form.cpp" line="124"/>
         <source>Layer widths must be positive (got %1).</source>
         <translation>Schichtbreiten müssen positiv sein (erhalten: %1).</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="129"/>
+        <location filename="../gui/core/src/run_form.cpp" line="128"/>
         <source>Train for at least one epoch.</source>
         <translation>Trainieren Sie mindestens eine Epoche.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="130"/>
+        <location filename="../gui/core/src/run_form.cpp" line="129"/>
         <source>The global batch must be at least 1.</source>
         <translation>Der globale Batch muss mindestens 1 sein.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="136"/>
+        <location filename="../gui/core/src/run_form.cpp" line="135"/>
         <source>The global batch %L1 is not divisible by the world size %L2 (%L3 nodes × %L4 ranks); use a multiple of %L2.</source>
         <translation>Der globale Batch %L1 ist nicht durch die Weltgröße %L2 (%L3 Knoten × %L4 Ränge) teilbar; verwenden Sie ein Vielfaches von %L2.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="144"/>
+        <location filename="../gui/core/src/run_form.cpp" line="143"/>
         <source>The global batch %1 is not divisible by %2 ranks; use a multiple of %2.</source>
         <translation>Der globale Batch %1 ist nicht durch %2 Ränge teilbar; verwenden Sie ein Vielfaches von %2.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="149"/>
+        <location filename="../gui/core/src/run_form.cpp" line="148"/>
         <source>The learning rate must be above 0.</source>
         <translation>Die Lernrate muss größer als 0 sein.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="151"/>
+        <location filename="../gui/core/src/run_form.cpp" line="150"/>
         <source>Momentum must be in [0, 1).</source>
         <translation>Das Momentum muss in [0, 1) liegen.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="153"/>
+        <location filename="../gui/core/src/run_form.cpp" line="152"/>
         <source>Weight decay cannot be negative.</source>
         <translation>Der Weight Decay darf nicht negativ sein.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="156"/>
+        <location filename="../gui/core/src/run_form.cpp" line="155"/>
         <source>AdamW betas must be in [0, 1).</source>
         <translation>Die AdamW-Betas müssen in [0, 1) liegen.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="159"/>
+        <location filename="../gui/core/src/run_form.cpp" line="158"/>
         <source>Choose SGD or AdamW.</source>
         <translation>Wählen Sie SGD oder AdamW.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="163"/>
+        <location filename="../gui/core/src/run_form.cpp" line="162"/>
         <source>Choose a constant, step or cosine schedule.</source>
         <translation>Wählen Sie einen konstanten, stufenweisen oder Kosinus-Zeitplan.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="165"/>
+        <location filename="../gui/core/src/run_form.cpp" line="164"/>
         <source>Warm-up steps cannot be negative.</source>
         <translation>Die Warm-up-Schritte dürfen nicht negativ sein.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="167"/>
+        <location filename="../gui/core/src/run_form.cpp" line="166"/>
         <source>The step schedule needs a period above 0 epochs.</source>
         <translation>Der Stufen-Zeitplan braucht eine Periode von mehr als 0 Epochen.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="170"/>
+        <location filename="../gui/core/src/run_form.cpp" line="169"/>
         <source>The final learning rate must be between 0 and the learning rate.</source>
         <translation>Die End-Lernrate muss zwischen 0 und der Lernrate liegen.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="174"/>
+        <location filename="../gui/core/src/run_form.cpp" line="173"/>
         <source>Choose auto, mpi or nccl.</source>
         <translation>Wählen Sie auto, mpi oder nccl.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="176"/>
+        <location filename="../gui/core/src/run_form.cpp" line="175"/>
         <source>The bucket size must be above 0 MiB.</source>
         <translation>Die Bucket-Größe muss größer als 0 MiB sein.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="178"/>
+        <location filename="../gui/core/src/run_form.cpp" line="177"/>
         <source>The checkpoint interval cannot be negative.</source>
         <translation>Das Prüfpunktintervall darf nicht negativ sein.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="354"/>
+        <location filename="../gui/core/src/run_form.cpp" line="353"/>
         <source>This file is not a Ringside run preset.</source>
         <translation>Diese Datei ist keine Ringside-Laufvorlage.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="358"/>
+        <location filename="../gui/core/src/run_form.cpp" line="357"/>
         <source>Preset version %1 is not supported (this Ringside reads version %2).</source>
         <translation>Vorlagenversion %1 wird nicht unterstützt (dieses Ringside liest Version %2).</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="368"/>
+        <location filename="../gui/core/src/run_form.cpp" line="367"/>
         <source>The preset&apos;s &quot;trainer&quot; entry must be an object.</source>
         <translation>Der Eintrag „trainer“ der Vorlage muss ein Objekt sein.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="380"/>
+        <location filename="../gui/core/src/run_form.cpp" line="376"/>
+        <source>The preset&apos;s run spec is not valid: %1</source>
+        <translation>Die Laufspezifikation der Vorlage ist ungültig: %1</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="390"/>
         <source>The preset&apos;s &quot;nodes&quot; entry must be a list of node ids.</source>
         <translation>Der Eintrag „nodes“ der Vorlage muss eine Liste von Knoten-IDs sein.</translation>
     </message>
@@ -623,330 +628,330 @@
 <context>
     <name>ringside::gui::DashboardTab</name>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="46"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="49"/>
         <source>queued</source>
         <translation>wartend</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="48"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="51"/>
         <source>starting</source>
         <translation>startet</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="50"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="53"/>
         <source>running</source>
         <translation>läuft</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="52"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="55"/>
         <source>completed</source>
         <translation>fertig</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="54"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="57"/>
         <source>failed</source>
         <translation>fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="56"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="59"/>
         <source>stopped</source>
         <translation>gestoppt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="58"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="178"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="61"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="143"/>
         <source>unknown</source>
         <translation>unbekannt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="128"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="93"/>
         <source>%1 h %2 min</source>
         <translation>%1 h %2 min</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="133"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="98"/>
         <source>%1 min %2 s</source>
         <translation>%1 min %2 s</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="137"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="102"/>
         <source>%1 s</source>
         <translation>%1 s</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="140"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="105"/>
         <source>train loss (raw)</source>
         <translation>Trainingsverlust (roh)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="141"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="106"/>
         <source>train loss</source>
         <translation>Trainingsverlust</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="142"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="107"/>
         <source>test loss</source>
         <translation>Testverlust</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="161"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="126"/>
         <source>Stop failed: %1</source>
         <translation>Stoppen fehlgeschlagen: %1</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="183"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="148"/>
         <source>&amp;Stop run</source>
         <translation>Lauf &amp;stoppen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="184"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="149"/>
         <source>Stop the run: its ranks checkpoint and exit</source>
         <translation>Den Lauf stoppen: seine Ränge schreiben einen Prüfpunkt und beenden sich</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="190"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="155"/>
         <source>State:</source>
         <translation>Status:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="193"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="158"/>
         <source>Elapsed:</source>
         <translation>Verstrichen:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="196"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="161"/>
         <source>ETA:</source>
         <translation>Restzeit:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="203"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="168"/>
         <source>Step</source>
         <translation>Schritt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="203"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="168"/>
         <source>Epoch</source>
         <translation>Epoche</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="203"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="168"/>
         <source>Wall time</source>
         <translation>Laufzeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="204"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="169"/>
         <source>What the x axis of the training charts shows</source>
         <translation>Was die x-Achse der Trainingsdiagramme zeigt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="205"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="170"/>
         <source>Log &amp;x</source>
         <translation>Log. &amp;x</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="206"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="171"/>
         <source>Log &amp;y</source>
         <translation>Log. &amp;y</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="211"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="176"/>
         <source>Exponential moving average weight of the train loss line</source>
         <translation>Gewicht des exponentiellen gleitenden Mittels (EMA) der Trainingsverlustkurve</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="213"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="178"/>
         <source>&amp;Reset zoom</source>
         <translation>Zoom &amp;zurücksetzen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="215"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="180"/>
         <source>Zoom: drag a rectangle or use the wheel; pan: right-drag or arrow keys; reset: double-click</source>
         <translation>Zoomen: Rechteck aufziehen oder Mausrad; Verschieben: mit rechter Maustaste ziehen oder Pfeiltasten; Zurücksetzen: Doppelklick</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="218"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="183"/>
         <source>X axis:</source>
         <translation>x-Achse:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="223"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="188"/>
         <source>Smoothing:</source>
         <translation>Glättung:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="229"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="194"/>
         <source>Loss</source>
         <translation>Verlust</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="230"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="195"/>
         <source>Test accuracy</source>
         <translation>Testgenauigkeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="231"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="196"/>
         <source>Throughput</source>
         <translation>Durchsatz</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="232"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="197"/>
         <source>Step time</source>
         <translation>Schrittzeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="234"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="199"/>
         <source>All-reduce time</source>
         <translation>All-Reduce-Zeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="235"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="200"/>
         <source>All-reduce bus bandwidth</source>
         <translation>All-Reduce-Busbandbreite</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="236"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="201"/>
         <source>GPU utilization</source>
         <translation>GPU-Auslastung</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="237"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="202"/>
         <source>GPU memory</source>
         <translation>GPU-Speicher</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="239"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="204"/>
         <source>No telemetry from the run&apos;s node yet</source>
         <translation>Noch keine Telemetrie vom Knoten des Laufs</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="241"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="315"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="206"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="280"/>
         <source>time since start (s)</source>
         <translation>Zeit seit Start (s)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="242"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="321"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="207"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="286"/>
         <source>accuracy</source>
         <translation>Genauigkeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="243"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="320"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="208"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="285"/>
         <source>loss (nats)</source>
         <translation>Verlust (nats)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="244"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="322"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="437"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="209"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="287"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="401"/>
         <source>samples/s</source>
         <translation>Samples/s</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="245"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="246"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="323"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="324"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="210"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="211"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="288"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="289"/>
         <source>ms per step</source>
         <translation>ms pro Schritt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="247"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="325"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="212"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="290"/>
         <source>busbw (GB/s)</source>
         <translation>Busbandbreite (GB/s)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="248"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="213"/>
         <source>utilization (%)</source>
         <translation>Auslastung (%)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="249"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="214"/>
         <source>memory used (MiB)</source>
         <translation>Belegter Speicher (MiB)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="272"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="237"/>
         <source>Per rank</source>
         <translation>Pro Rang</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="273"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="238"/>
         <source>Log</source>
         <translation>Protokoll</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="315"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="280"/>
         <source>step</source>
         <translation>Schritt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="315"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="280"/>
         <source>epoch</source>
         <translation>Epoche</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="337"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="340"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="302"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="305"/>
         <source>GPU %1</source>
         <translation>GPU %1</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="435"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="399"/>
         <source>test accuracy</source>
         <translation>Testgenauigkeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="439"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="403"/>
         <source>compute</source>
         <translation>Berechnung</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="441"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="405"/>
         <source>exposed communication</source>
         <translation>nicht überlappte Kommunikation</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="443"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="407"/>
         <source>all-reduce</source>
         <translation>All-Reduce</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="445"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="409"/>
         <source>busbw</source>
         <translation>Busbandbreite</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="493"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="494"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="505"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="466"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="467"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="478"/>
         <source>N/A</source>
         <translation>k. A.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="500"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="473"/>
         <source>done</source>
         <translation>fertig</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="569"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="541"/>
         <source>N/A: the node does not report this value</source>
         <translation>k. A.: Der Knoten meldet diesen Wert nicht</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="569"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="541"/>
         <source>No GPUs on this node</source>
         <translation>Keine GPUs auf diesem Knoten</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="584"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="556"/>
         <source>Stop run</source>
         <translation>Lauf stoppen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="585"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="557"/>
         <source>Stop the run &quot;%1&quot;? Its ranks write a checkpoint and exit.</source>
         <translation>Den Lauf „%1“ stoppen? Seine Ränge schreiben einen Prüfpunkt und beenden sich.</translation>
     </message>
@@ -1996,89 +2001,89 @@
         <translation>&amp;Knoten:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="337"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="339"/>
         <source>offline</source>
         <translation>offline</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="338"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="340"/>
         <source>draining</source>
         <translation>gesperrt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="339"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="341"/>
         <source>online</source>
         <translation>online</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="342"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="344"/>
         <source>free slots unknown</source>
         <translation>freie Slots unbekannt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="344"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="346"/>
         <source>free GPU slots: %L1</source>
         <translation>freie GPU-Slots: %L1</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="346"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="348"/>
         <source>free CPU slots: %L1</source>
         <translation>freie CPU-Slots: %L1</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="348"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="350"/>
         <source>free slots: %L1</source>
         <translation>freie Slots: %L1</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="350"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="352"/>
         <source>%1 (%2, %3)</source>
         <translation>%1 (%2, %3)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="422"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="424"/>
         <source>Host: %1</source>
         <translation>Rechner: %1</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="454"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="456"/>
         <source>no node chosen</source>
         <translation>kein Knoten gewählt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="456"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="458"/>
         <source>1 node</source>
         <translation>1 Knoten</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="456"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="458"/>
         <source>%L1 nodes</source>
         <translation>%L1 Knoten</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="457"/>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="458"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="459"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="460"/>
         <source>1 rank</source>
         <translation>1 Rang</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="457"/>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="458"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="459"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="460"/>
         <source>%L1 ranks</source>
         <translation>%L1 Ränge</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="459"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="461"/>
         <source>%1 × %2 = %3</source>
         <translation>%1 × %2 = %3</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="465"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="467"/>
         <source>Rank 0 runs on %1, which owns the run.</source>
         <translation>Rang 0 läuft auf %1, der den Lauf führt.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="470"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="472"/>
         <source>Ranks on the other nodes report their per-rank metrics to their own node&apos;s agent, so the dashboard&apos;s per-rank view shows only the first node&apos;s ranks; the global metrics (rank 0) are complete.</source>
         <translation>Ränge auf den anderen Knoten melden ihre Metriken pro Rang an den Agenten ihres eigenen Knotens; die Ansicht pro Rang zeigt daher nur die Ränge des ersten Knotens. Die globalen Metriken (Rang 0) sind vollständig.</translation>
     </message>
@@ -2109,7 +2114,7 @@
     </message>
     <message>
         <location filename="../gui/widgets/src/run_setup_panel.cpp" line="204"/>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="485"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="487"/>
         <source>Launch the run (Ctrl+Enter)</source>
         <translation>Den Lauf starten (Strg+Eingabe)</translation>
     </message>
@@ -2119,49 +2124,49 @@
         <translation>Datensatzverzeichnis</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="484"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="486"/>
         <source>No node to launch on: add one in Nodes</source>
         <translation>Kein Knoten zum Starten: Fügen Sie unter „Knoten“ einen hinzu</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="489"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="491"/>
         <source>Load run preset</source>
         <translation>Laufvorlage laden</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="490"/>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="523"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="492"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="525"/>
         <source>Run presets (*.json)</source>
         <translation>Laufvorlagen (*.json)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="494"/>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="506"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="496"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="508"/>
         <source>Load preset</source>
         <translation>Vorlage laden</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="495"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="497"/>
         <source>Cannot read %1: %2</source>
         <translation>%1 kann nicht gelesen werden: %2</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="502"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="504"/>
         <source>%1 is not valid JSON: %2</source>
         <translation>%1 ist kein gültiges JSON: %2</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="521"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="523"/>
         <source>Save run preset</source>
         <translation>Laufvorlage speichern</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="528"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="530"/>
         <source>Save preset</source>
         <translation>Vorlage speichern</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="529"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="531"/>
         <source>Cannot write %1: %2</source>
         <translation>%1 kann nicht geschrieben werden: %2</translation>
     </message>

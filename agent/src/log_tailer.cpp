@@ -5,6 +5,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <utility>
+
+#include "ringside/common/metric_names.h"
 
 namespace ringside::agent {
 
@@ -23,16 +26,35 @@ std::vector<v1::MetricSample> parseMetricsLine(const std::string& line) {
   std::vector<v1::MetricSample> samples;
   if (line.empty() || line.front() != '{') return samples;
   auto record = nlohmann::json::parse(line, nullptr, false);
-  if (record.is_discarded() || !record.is_object() || record.value("type", "") != "metrics" ||
-      !record.contains("metrics") || !record["metrics"].is_object()) {
-    return samples;
-  }
+  if (record.is_discarded() || !record.is_object()) return samples;
   auto integer = [&](const char* key) -> int64_t {
     return record.contains(key) && record[key].is_number() ? record[key].get<int64_t>() : 0;
   };
   const double time = record.contains("time") && record["time"].is_number()
                           ? record["time"].get<double>()
                           : wallSeconds();
+  if (record.value("type", "") == "start") {
+    // The run's size, as the trainer sends it to the agent sink: global samples at first_step.
+    const int64_t firstStep = integer("first_step");
+    const int64_t perEpoch = integer("steps_per_epoch");
+    for (const auto& [key, name] : {std::pair{"total_steps", metric::kRunTotalSteps},
+                                    std::pair{"steps_per_epoch", metric::kRunStepsPerEpoch}}) {
+      if (!record.contains(key) || !record[key].is_number()) continue;
+      v1::MetricSample sample;
+      sample.set_step(firstStep);
+      sample.set_epoch(perEpoch > 0 ? firstStep / perEpoch : 0);
+      sample.set_wall_time(time);
+      sample.set_rank(-1);
+      sample.set_name(name);
+      sample.set_value(record[key].get<double>());
+      samples.push_back(std::move(sample));
+    }
+    return samples;
+  }
+  if (record.value("type", "") != "metrics" || !record.contains("metrics") ||
+      !record["metrics"].is_object()) {
+    return samples;
+  }
   const int rank = record.contains("rank") && record["rank"].is_number_integer()
                        ? record["rank"].get<int>()
                        : -1;

@@ -10,10 +10,12 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <random>
 #include <regex>
 #include <sstream>
+
+#include "ringside/common/protocol.h"
+#include "ringside/common/run_spec.h"
 
 namespace ringside::agent {
 
@@ -25,7 +27,6 @@ constexpr const char* kExitStatusFile = "exit_status";
 constexpr const char* kStdoutFile = "stdout.log";
 constexpr const char* kStderrFile = "stderr.log";
 constexpr const char* kSpecFile = "spec.json";
-constexpr const char* kDefaultDataDir = "/usr/share/datasets/fashion-mnist";
 
 double wallSeconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -155,8 +156,9 @@ void RunManager::setState(Tracked& run, v1::RunState state, const std::string& r
   if (onStateChange_) onStateChange_(run.info, run.ids);
 }
 
-Result<v1::RunInfo> RunManager::launch(const v1::RunSpec& spec, uint32_t freeSlots) {
+Result<v1::RunInfo> RunManager::launch(const v1::RunSpec& request, uint32_t freeSlots) {
   // Validation: say what is wrong and what to do.
+  v1::RunSpec spec = request;
   std::vector<std::string> argv;
   std::string configJson;
   if (spec.has_trainer()) {
@@ -168,21 +170,24 @@ Result<v1::RunInfo> RunManager::launch(const v1::RunSpec& spec, uint32_t freeSlo
                                      "' does not exist or is not executable: build "
                                      "ringside-trainer or set trainer_path");
     }
-    const std::string text =
-        spec.trainer().config_json().empty() ? "{}" : spec.trainer().config_json();
-    auto config = nlohmann::json::parse(text, nullptr, false);
-    if (config.is_discarded() || !config.is_object()) {
-      return Status::invalidArgument("trainer config_json is not a JSON object of trainer options");
-    }
-    std::string dataDir = kDefaultDataDir;
-    if (config.contains("data") && config["data"].is_string()) dataDir = config["data"];
+    // The typed run spec, or the deprecated config_json of an old client converted to it.
+    auto config = trainerConfigOf(spec.trainer());
+    if (!config.isOk()) return config.status().withContext("trainer run spec");
+    RINGSIDE_RETURN_IF_ERROR(validateTrainerConfig(*config).withContext("trainer run spec"));
+    const std::string dataDir = withTrainerDefaults(*config).data();
     std::error_code ec;
     if (!fs::is_directory(dataDir, ec)) {
       return Status::invalidArgument("dataset directory " + dataDir +
                                      " does not exist on this node: install "
                                      "dataset-fashion-mnist or set \"data\" in the run spec");
     }
-    configJson = config.dump(2);
+    // The journal, the replies and the GUI see the typed spec only; config_json is never written.
+    *spec.mutable_trainer()->mutable_config() = *config;
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    spec.mutable_trainer()->clear_config_json();
+#pragma GCC diagnostic pop
+    configJson = trainerConfigToJson(*config, /*multiline=*/true);
     argv = {trainer, "--config", kSpecFile};
   } else if (spec.has_command()) {
     if (spec.command().argv().empty()) {
@@ -234,8 +239,9 @@ Result<v1::RunInfo> RunManager::launch(const v1::RunSpec& spec, uint32_t freeSlo
     }
     command.insert(command.end(), {"--host", hosts});
   }
-  std::vector<std::string> env = {"RINGSIDE_AGENT_ENDPOINT=" + options_.rankEndpoint,
-                                  "RINGSIDE_RUN_ID=" + run.info.run_id()};
+  std::vector<std::string> env = {
+      std::string(protocol::kAgentEndpointEnv) + "=" + options_.rankEndpoint,
+      std::string(protocol::kRunIdEnv) + "=" + run.info.run_id()};
   for (const auto& [name, value] : spec.env()) env.push_back(name + "=" + value);
   for (const std::string& entry : env) {
     command.insert(command.end(), {"-x", entry.substr(0, entry.find('='))});
@@ -297,7 +303,7 @@ Result<v1::RunInfo> RunManager::stop(const std::string& runId, double graceSecon
 
 std::vector<pid_t> RunManager::rankPids(const std::string& runId) const {
   // Ranks carry RINGSIDE_RUN_ID and a rank variable from mpirun; mpirun itself has no rank.
-  const std::string idEntry = "RINGSIDE_RUN_ID=" + runId;
+  const std::string idEntry = std::string(protocol::kRunIdEnv) + "=" + runId;
   std::vector<pid_t> pids;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator("/proc", ec)) {

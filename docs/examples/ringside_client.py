@@ -8,7 +8,8 @@ Usage:
     ringside_client.py [--pb2 DIR] [--agent-key KEY | --insecure] [--keys DIR] HOST COMMAND
     COMMAND: public-key         print this client's public key (created on first use)
              info               the node and its runs
-             launch SPEC.json   launch a trainer run (the run spec JSON of ringside-trainer)
+             launch SPEC.json   launch a trainer run (a run spec as `ringside-trainer --config`
+                                reads it, docs/run-spec.md)
                                 with --ranks N; --follow follows it to its end
              follow RUN_ID      catch up on a run from the journal, then follow it live
 HOST is e.g. tcp://127.0.0.1; --control-port and --events-port default to 47600 and 47601.
@@ -16,12 +17,12 @@ Exit status: 0 ok (follow: the run completed), 1 failure, 2 usage.
 """
 import argparse
 import itertools
-import json
 import os
 import pathlib
 import sys
 
 import zmq
+from google.protobuf import json_format
 
 PROTOCOL_VERSION = 1
 TIMEOUT_MS = 10000
@@ -87,8 +88,10 @@ class Client:
 
     def launch(self, spec_json, ranks, name):
         pb = self.pb
-        spec = pb.RunSpec(name=name, ranks_per_node=ranks,
-                          trainer=pb.TrainerJob(config_json=spec_json))
+        # The run spec is a typed TrainerConfig; its JSON is protobuf's JSON mapping, the same
+        # keys as a `ringside-trainer --config` file. An unknown key raises ParseError here.
+        config = json_format.Parse(spec_json, pb.TrainerConfig())
+        spec = pb.RunSpec(name=name, ranks_per_node=ranks, trainer=pb.TrainerJob(config=config))
         run = self.request(launch_run=pb.LaunchRunRequest(spec=spec)).run
         print(f"launched {run.run_id} ({pb.RunState.Name(run.state)})")
         return run.run_id
@@ -184,12 +187,11 @@ def main():
             return 0
         if args.command == "launch":
             spec = pathlib.Path(args.argument).read_text() if args.argument else "{}"
-            json.loads(spec)  # a clear error here rather than at the agent
             run_id = client.launch(spec, args.ranks, args.name)
             return 0 if not args.follow or client.follow(run_id) == "COMPLETED" else 1
         if args.command == "follow":
             return 0 if client.follow(args.argument) == "COMPLETED" else 1
-    except (RuntimeError, TimeoutError, OSError, ValueError) as error:
+    except (RuntimeError, TimeoutError, OSError, ValueError, json_format.ParseError) as error:
         print(f"ringside_client.py: {error}", file=sys.stderr)
         return 1
     return 2

@@ -17,7 +17,9 @@
 
 #include "ringside/common/allowlist.h"
 #include "ringside/common/curve.h"
+#include "ringside/common/metric_names.h"
 #include "ringside/common/protocol.h"
+#include "ringside/common/run_spec.h"
 #include "test_util.h"
 
 namespace ringside::agent {
@@ -135,7 +137,9 @@ class AgentProcessTest : public ::testing::Test {
     auto* spec = envelope.mutable_launch_run()->mutable_spec();
     spec->set_name("e2e");
     spec->set_ranks_per_node(2);
-    spec->mutable_trainer()->set_config_json(config.dump());
+    auto typed = trainerConfigFromJson(config.dump());
+    EXPECT_TRUE(typed.isOk()) << typed.status().toString();
+    if (typed.isOk()) *spec->mutable_trainer()->mutable_config() = *typed;
     v1::Envelope reply = request(envelope);
     EXPECT_TRUE(reply.has_launch_run_reply()) << reply.DebugString();
     return reply.launch_run_reply().run();
@@ -199,16 +203,17 @@ class AgentProcessTest : public ::testing::Test {
   }
 
   // The metric points the ranks sent, counted from the trainer's own stdout: every value of a
-  // global record (rank 0 sends those) and of a per-rank record (that rank sends its own).
+  // global record (rank 0 sends those), of a per-rank record (that rank sends its own), and the
+  // start record's total_steps and steps_per_epoch (rank 0 sends them as run/ samples).
   static size_t pointsInStdout(const std::string& runDir) {
     size_t points = 0;
     std::istringstream lines(readFile(runDir + "/stdout.log"));
     std::string line;
     while (std::getline(lines, line)) {
       auto record = nlohmann::json::parse(line, nullptr, false);
-      if (!record.is_discarded() && record.value("type", "") == "metrics") {
-        points += record["metrics"].size();
-      }
+      if (record.is_discarded()) continue;
+      if (record.value("type", "") == "metrics") points += record["metrics"].size();
+      if (record.value("type", "") == "start") points += 2;
     }
     return points;
   }
@@ -294,6 +299,92 @@ TEST_F(AgentProcessTest, UnknownKeysAndPlaintextClientsGetNothing) {
   EXPECT_TRUE(request(hello).has_hello_reply());
 }
 
+// Regression: a revoked key kept control and events on the connections it already had (CURVE
+// authenticates only at the handshake). Now the agent reloads its allowlist within a second and
+// re-binds its sockets when a key is removed; a key authorized while it runs gets in the same way.
+TEST_F(AgentProcessTest, RevokedKeyLosesControlAndEventsOnOpenConnections) {
+  auto bobKeys = curve::generateKeyPair();
+  ASSERT_TRUE(bobKeys.isOk());
+  ProcessResult authorized =
+      runProcess({RINGSIDE_AGENT_BIN, "--state-dir", state_, "authorize", bobKeys->publicKey},
+                 dir_.path(), 30);
+  ASSERT_EQ(authorized.exitCode, 0) << authorized.err;
+  const auto reloadDeadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (agent_->errors().find("allowlist reloaded: 2 key(s)") == std::string::npos &&
+         std::chrono::steady_clock::now() < reloadDeadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  zmq::socket_t bob(context_, zmq::socket_type::dealer);
+  bob.set(zmq::sockopt::linger, 0);
+  ASSERT_TRUE(curve::configureClient(bob, *bobKeys, agentKey_).isOk());
+  bob.connect(agent_->control());
+  v1::Envelope hello = protocol::newEnvelope(0);
+  hello.mutable_hello();
+  // A hello on `socket` answered within `timeout`.
+  auto answered = [&](zmq::socket_t& socket, std::chrono::milliseconds timeout) {
+    (void)socket.send(zmq::buffer(protocol::encodeEnvelope(hello)), zmq::send_flags::dontwait);
+    zmq::pollitem_t item{socket.handle(), 0, ZMQ_POLLIN, 0};
+    if (zmq::poll(&item, 1, timeout) == 0) return false;
+    zmq::message_t reply;
+    while (socket.recv(reply, zmq::recv_flags::dontwait)) {
+    }
+    return true;
+  };
+  // Bob, authorized while the agent runs, gets in without a restart.
+  const auto bobDeadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  bool bobIn = false;
+  while (!bobIn && std::chrono::steady_clock::now() < bobDeadline) {
+    bobIn = answered(bob, std::chrono::milliseconds(500));
+  }
+  ASSERT_TRUE(bobIn) << "a key authorized at run time was not accepted:\n" << agent_->errors();
+  ASSERT_TRUE(answered(dealer_, std::chrono::milliseconds(5000)));
+
+  ProcessResult revoked =
+      runProcess({RINGSIDE_AGENT_BIN, "--state-dir", state_, "revoke", clientKeys_.publicKey},
+                 dir_.path(), 30);
+  ASSERT_EQ(revoked.exitCode, 0) << revoked.err;
+  const auto revokedAt = std::chrono::steady_clock::now();
+  // The revoked client's open connection stops being answered...
+  bool cutOff = false;
+  while (!cutOff && std::chrono::steady_clock::now() < revokedAt + std::chrono::seconds(10)) {
+    cutOff = !answered(dealer_, std::chrono::milliseconds(700));
+  }
+  ASSERT_TRUE(cutOff) << "the revoked key still gets replies:\n" << agent_->errors();
+  EXPECT_LT(std::chrono::steady_clock::now() - revokedAt, std::chrono::seconds(4));
+  // ...and its subscription gets no more events (telemetry comes every 0.2 s otherwise).
+  zmq::message_t event;
+  while (sub_.recv(event, zmq::recv_flags::dontwait)) {
+  }
+  zmq::pollitem_t subItem{sub_.handle(), 0, ZMQ_POLLIN, 0};
+  EXPECT_EQ(zmq::poll(&subItem, 1, std::chrono::milliseconds(1500)), 0)
+      << "the revoked key still receives events";
+  // Bob reconnects by himself and is served again.
+  bool bobBack = false;
+  while (!bobBack && std::chrono::steady_clock::now() < revokedAt + std::chrono::seconds(15)) {
+    bobBack = answered(bob, std::chrono::milliseconds(500));
+  }
+  EXPECT_TRUE(bobBack) << "an authorized client was not served after the re-bind";
+  EXPECT_NE(agent_->errors().find("revoked " + clientKeys_.publicKey), std::string::npos)
+      << agent_->errors();
+}
+
+// Regression: a broken allowlist file was never reported (the reload's status was discarded).
+TEST_F(AgentProcessTest, BrokenAllowlistIsReportedAndThePreviousKeysStayInForce) {
+  { std::ofstream(state_ + "/allowlist", std::ios::app) << "not-a-key\n"; }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (agent_->errors().find("the allowlist was not reloaded") == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_NE(agent_->errors().find("the allowlist was not reloaded, the previous 1 key(s) stay in "
+                                  "force"),
+            std::string::npos)
+      << agent_->errors();
+  v1::Envelope hello;
+  hello.mutable_hello();
+  EXPECT_TRUE(request(hello).has_hello_reply());
+}
+
 TEST_F(AgentProcessTest, RunIsJournaledCompletelyAndPublishedLive) {
   const v1::RunInfo launched = launch(smallRun(2));
   ASSERT_FALSE(launched.run_id().empty());
@@ -329,6 +420,14 @@ TEST_F(AgentProcessTest, RunIsJournaledCompletelyAndPublishedLive) {
   std::set<int> ranks;
   for (const auto& s : all.samples) ranks.insert(s.rank());
   EXPECT_EQ(ranks, (std::set<int>{-1, 0, 1}));
+  // The run's size reaches the journal (and so the GUI) as samples: 5,000 samples in global
+  // batches of 128 are 39 steps an epoch, 78 in 2 epochs.
+  std::map<std::string, std::vector<double>> facts;
+  for (const auto& s : all.samples) {
+    if (s.name().starts_with("run/")) facts[s.name()].push_back(s.value());
+  }
+  EXPECT_EQ(facts[metric::kRunTotalSteps], std::vector<double>{78});
+  EXPECT_EQ(facts[metric::kRunStepsPerEpoch], std::vector<double>{39});
 }
 
 TEST_F(AgentProcessTest, StopMidRunEndsStoppedWithACheckpoint) {

@@ -13,6 +13,9 @@
 #include <sstream>
 #include <thread>
 
+#include "ringside/common/protocol.h"
+#include "ringside/common/run_spec.h"
+
 namespace ringside::agent {
 namespace {
 
@@ -124,22 +127,72 @@ TEST_F(RunManagerTest, InvalidSpecsSayWhatIsWrong) {
   EXPECT_NE(tooMany.status().message().find("only 2 slots are free"), std::string::npos);
   v1::RunSpec trainer;
   trainer.set_ranks_per_node(1);
-  trainer.mutable_trainer()->set_config_json(R"({"data": "/nonexistent/dataset"})");
+  trainer.mutable_trainer()->mutable_config()->set_data("/nonexistent/dataset");
   EXPECT_NE(manager.launch(trainer, 4).status().message().find("/nonexistent/dataset"),
             std::string::npos);
-  trainer.mutable_trainer()->set_config_json("[1, 2]");
-  EXPECT_NE(manager.launch(trainer, 4).status().message().find("JSON object"), std::string::npos);
+  // The typed run spec is range-checked before anything starts, naming the key.
+  trainer.mutable_trainer()->mutable_config()->clear_data();
+  trainer.mutable_trainer()->mutable_config()->set_epochs(0);
+  auto outOfRange = manager.launch(trainer, 4);
+  EXPECT_EQ(outOfRange.status().code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(outOfRange.status().message().find("epochs (--epochs) is 0"), std::string::npos)
+      << outOfRange.status().message();
+  // The deprecated config_json of an older client is read, and must be a valid run spec.
+  v1::RunSpec legacy;
+  legacy.set_ranks_per_node(1);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+  legacy.mutable_trainer()->set_config_json("[1, 2]");
+  EXPECT_NE(manager.launch(legacy, 4).status().message().find("JSON object"), std::string::npos);
+  legacy.mutable_trainer()->set_config_json(R"({"data": "/nonexistent/dataset"})");
+#pragma GCC diagnostic pop
+  EXPECT_NE(manager.launch(legacy, 4).status().message().find("/nonexistent/dataset"),
+            std::string::npos);
   EXPECT_EQ(manager.stop("r-missing", 1).status().code(), Status::Code::kNotFound);
+}
+
+// A spec with the deprecated config_json (an older GUI or client) is launched from it, and the
+// run's recorded spec carries the typed config only, as the trainer's spec.json does.
+TEST_F(RunManagerTest, OldConfigJsonIsReadAndRecordedAsTheTypedConfig) {
+  RunManager manager = makeManager();
+  v1::RunSpec spec;
+  spec.set_ranks_per_node(1);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+  // A directory without the dataset's files: the launch succeeds, the trainer then fails.
+  spec.mutable_trainer()->set_config_json(R"({"data": ")" + dir_ +
+                                          R"(", "epochs": 2, "global-batch": 64, "seed": "9"})");
+  auto run = manager.launch(spec, 4);
+  ASSERT_TRUE(run.isOk()) << run.status().toString();
+  EXPECT_TRUE(run->spec().trainer().config_json().empty());
+#pragma GCC diagnostic pop
+  ASSERT_TRUE(run->spec().trainer().has_config());
+  const v1::TrainerConfig& config = run->spec().trainer().config();
+  EXPECT_EQ(config.data(), dir_);
+  EXPECT_EQ(config.epochs(), 2);
+  EXPECT_EQ(config.global_batch(), 64);
+  EXPECT_EQ(config.seed(), 9u);
+  EXPECT_FALSE(config.has_lr()) << "absent stays absent: the trainer's default applies";
+  auto written = trainerConfigFromJson(readFile(run->run_dir() + "/spec.json"));
+  ASSERT_TRUE(written.isOk()) << written.status().toString();
+  EXPECT_EQ(written->SerializeAsString(), config.SerializeAsString());
+  const v1::RunInfo ended = waitEnded(manager, run->run_id());
+  EXPECT_EQ(ended.state(), v1::FAILED);
+  EXPECT_NE(readFile(ended.run_dir() + "/stderr.log").find("train-images-idx3-ubyte"),
+            std::string::npos);
 }
 
 v1::RunSpec longTrainerRun(const std::string& dir) {
   v1::RunSpec spec;
   spec.set_name("long");
   spec.set_ranks_per_node(2);
-  spec.mutable_trainer()->set_config_json(
-      R"({"backend": "mpi", "epochs": 200, "train_samples": 5000, "test_samples": 500,
-          "checkpoint_dir": ")" +
-      dir + R"(/ckpt", "quiet": true})");
+  v1::TrainerConfig* config = spec.mutable_trainer()->mutable_config();
+  config->set_backend("mpi");
+  config->set_epochs(200);
+  config->set_train_samples(5000);
+  config->set_test_samples(500);
+  config->set_checkpoint_dir(dir + "/ckpt");
+  config->set_quiet(true);
   return spec;
 }
 
@@ -177,7 +230,7 @@ TEST_F(RunManagerTest, KilledRankFailsTheRunNamingTheRankAndSignal) {
     manager.poll();
     for (const auto& entry : fs::directory_iterator("/proc")) {
       const std::string env = readFile(entry.path().string() + "/environ");
-      if (env.find("RINGSIDE_RUN_ID=" + run->run_id()) != std::string::npos &&
+      if (env.find(std::string(protocol::kRunIdEnv) + "=" + run->run_id()) != std::string::npos &&
           env.find(std::string("OMPI_COMM_WORLD_RANK=1") + '\0') != std::string::npos) {
         rank1 = std::stoi(entry.path().filename());
       }

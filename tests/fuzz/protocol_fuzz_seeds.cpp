@@ -38,7 +38,8 @@ int main(int argc, char** argv) {
   v1::RunSpec* spec = launch.mutable_launch_run()->mutable_spec();
   spec->set_name("seed-run");
   spec->add_tags("seed");
-  spec->mutable_trainer()->set_config_json(R"({"backend":"mpi","epochs":1})");
+  spec->mutable_trainer()->mutable_config()->set_backend("mpi");
+  spec->mutable_trainer()->mutable_config()->set_epochs(1);
   spec->set_ranks_per_node(2);
   (*spec->mutable_env())["OMP_NUM_THREADS"] = "1";
   spec->add_hosts()->set_host("node-1");

@@ -283,8 +283,11 @@ class AgentConnectionProcessTest : public QObject {
     v1::RunSpec spec;
     spec.set_name("gui-connection-e2e");
     spec.set_ranks_per_node(2);
-    spec.mutable_trainer()->set_config_json(
-        R"({"backend":"mpi","epochs":1,"train_samples":5000,"test_samples":1000})");
+    v1::TrainerConfig* config = spec.mutable_trainer()->mutable_config();
+    config->set_backend("mpi");
+    config->set_epochs(1);
+    config->set_train_samples(5000);
+    config->set_test_samples(1000);
     const quint64 launchId = live.launchRun(spec);
     QTRY_VERIFY_WITH_TIMEOUT(!liveReplies.isEmpty(), 10000);
     QCOMPARE(liveReplies.first().at(0).toULongLong(), launchId);

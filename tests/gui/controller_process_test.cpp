@@ -16,6 +16,7 @@
 #include <QtTest>
 
 #include "ringside/common/curve.h"
+#include "ringside/common/metric_names.h"
 #include "ringside/gui/controller.h"
 
 using namespace ringside::gui;
@@ -47,7 +48,9 @@ class ControllerProcessTest : public QObject {
     return {};
   }
 
-  // Metric points the ranks sent, counted from the trainer's stdout (as the agent tests do).
+  // Metric points the ranks sent, counted from the trainer's stdout (as the agent tests do): the
+  // values of the metrics records, and the start record's total_steps and steps_per_epoch, which
+  // rank 0 sends as the run/ samples.
   static qint64 pointsInStdout(const QString& dataDir, const QString& runId) {
     QFile file(dataDir + QStringLiteral("/local-agent/runs/") + runId +
                QStringLiteral("/stdout.log"));
@@ -58,6 +61,7 @@ class ControllerProcessTest : public QObject {
       if (record.value(QStringLiteral("type")).toString() == QStringLiteral("metrics")) {
         points += record.value(QStringLiteral("metrics")).toObject().size();
       }
+      if (record.value(QStringLiteral("type")).toString() == QStringLiteral("start")) points += 2;
     }
     return points;
   }
@@ -151,6 +155,13 @@ class ControllerProcessTest : public QObject {
     QVERIFY(!loss->empty());
     auto accuracy = controller.store().series(runId, QStringLiteral("test/accuracy"), -1).result();
     QVERIFY(accuracy.isOk() && !accuracy->empty());
+    // The run's size reached the store through the journal: 1 epoch of 60,000 / 128 steps.
+    auto totalSteps = controller.store()
+                          .series(runId, QString::fromLatin1(ringside::metric::kRunTotalSteps), -1)
+                          .result();
+    QVERIFY(totalSteps.isOk() && totalSteps->size() == 1);
+    QCOMPARE(totalSteps->front().y, 468.0);
+    QCOMPARE(totalSteps->front().x, 0.0);  // at the run's first step
     auto record = controller.store().run(runId).result();
     QVERIFY(record.isOk());
     QVERIFY(record->bestAccuracy.has_value());

@@ -1,8 +1,7 @@
 // DashboardTab on a store-backed Controller (no agent): synthetic samples ingested into the
 // store reach the charts after runDataChanged, the per-rank view names the slowest rank and its
-// node, GPU telemetry of the run's node is charted, and the ETA helpers compute as documented.
-#include <QJsonDocument>
-#include <QJsonObject>
+// node, GPU telemetry of the run's node is charted, the ETA comes from the run's own facts
+// (run/total_steps), and the progress helpers compute as documented.
 #include <QLabel>
 #include <QLineSeries>
 #include <QLocale>
@@ -13,6 +12,7 @@
 
 #include <cmath>
 
+#include "ringside/common/metric_names.h"
 #include "ringside/gui/controller.h"
 #include "ringside/gui/dashboard_tab.h"
 #include "ringside/gui/metric_chart.h"
@@ -49,8 +49,10 @@ IngestBatch syntheticRun(double startTime) {
   v1::RunInfo* run = state.mutable_run();
   run->set_run_id(kRunId.toStdString());
   run->mutable_spec()->set_name("synthetic run");
-  run->mutable_spec()->mutable_trainer()->set_config_json(
-      R"({"epochs":2,"global_batch":100,"train_samples":10000})");
+  v1::TrainerConfig* config = run->mutable_spec()->mutable_trainer()->mutable_config();
+  config->set_epochs(2);
+  config->set_global_batch(100);
+  config->set_train_samples(10000);
   run->mutable_spec()->set_ranks_per_node(3);
   run->set_state(v1::RUNNING);
   run->set_created_time(startTime);
@@ -58,6 +60,9 @@ IngestBatch syntheticRun(double startTime) {
   run->set_world_size(3);
   batch.states.push_back(state);
   uint64_t seq = 2;
+  // The run's facts, as the trainer sends them at its start: 2 epochs of 100 steps.
+  batch.samples.push_back(sample(seq++, 0, -1, metric::kRunTotalSteps, 200, startTime));
+  batch.samples.push_back(sample(seq++, 0, -1, metric::kRunStepsPerEpoch, 100, startTime));
   for (int64_t step = 1; step <= 150; ++step) {
     const double t = startTime + 0.01 * step;
     batch.samples.push_back(sample(seq++, step, -1, "train/loss", 2.0 / std::sqrt(step), t));
@@ -163,21 +168,41 @@ class DashboardTabTest : public QObject {
     QCOMPARE(hostOfRank(v1::RunSpec(), 3, "own"), QStringLiteral("own"));
   }
 
-  void etaFromConfigAndRate() {
-    const auto config = [](const char* json) { return QJsonDocument::fromJson(json).object(); };
-    QCOMPARE(totalStepsOf(config(R"({"epochs":3,"global_batch":128,"train_samples":1000})"), {}),
-             std::optional<int64_t>(21));  // 1000 / 128 = 7 full batches per epoch
-    QCOMPARE(totalStepsOf(config(R"({"epochs":3,"global_batch":128,
-                                     "data":"/usr/share/datasets/fashion-mnist"})"),
-                          {}),
-             std::optional<int64_t>(3 * 468));
-    QCOMPARE(totalStepsOf(config(R"({"epochs":3,"global_batch":128,"data":"/x"})"), 50),
-             std::optional<int64_t>(150));
-    QCOMPARE(totalStepsOf(config(R"({"epochs":3,"max_steps":40,"global_batch":128,
-                                     "data":"/x"})"),
-                          50),
-             std::optional<int64_t>(40));
-    QCOMPARE(totalStepsOf(config(R"({"epochs":3,"data":"/x"})"), {}), std::nullopt);
+  // runProgress: progress and ETA from the run's facts, its last step and its throughput.
+  void progressAndEtaFromTheRunsFacts() {
+    ProgressFacts facts;
+    facts.stepsDone = 100;
+    facts.totalSteps = 400;
+    facts.stepsPerEpoch = 200;
+    facts.samplesPerSecond = 1280.0;
+    facts.globalBatch = 128;  // 10 steps/s
+    RunProgress progress = runProgress(facts);
+    QCOMPARE(progress.fraction, std::optional<double>(0.25));
+    QCOMPARE(progress.epochs, std::optional<double>(0.5));
+    QCOMPARE(progress.stepsPerSecond, std::optional<double>(10.0));
+    QCOMPARE(progress.etaSeconds, std::optional<double>(30.0));
+
+    // Without samples/s (or the global batch), the mean rate since the start: a run resumed at
+    // step 40 that did 60 steps in 12 s runs at 5 steps/s.
+    facts.samplesPerSecond.reset();
+    facts.firstStep = 40;
+    facts.runningSeconds = 12.0;
+    progress = runProgress(facts);
+    QCOMPARE(progress.stepsPerSecond, std::optional<double>(5.0));
+    QCOMPARE(progress.etaSeconds, std::optional<double>(60.0));
+
+    // Unknown facts give unknown read-outs (N/A), never a guess.
+    ProgressFacts unknown;
+    unknown.stepsDone = 100;
+    unknown.samplesPerSecond = std::nan("");
+    unknown.globalBatch = 128;
+    progress = runProgress(unknown);
+    QVERIFY(!progress.fraction && !progress.epochs && !progress.stepsPerSecond &&
+            !progress.etaSeconds);
+    facts.stepsDone = 500;  // past the end (a run cut short by a stop): done
+    QCOMPARE(runProgress(facts).fraction, std::optional<double>(1.0));
+    QCOMPARE(runProgress(facts).etaSeconds, std::optional<double>(0.0));
+
     QCOMPARE(etaSeconds(100, 400, 10.0), std::optional<double>(30.0));
     QCOMPARE(etaSeconds(500, 400, 10.0), std::optional<double>(0.0));
     QCOMPARE(etaSeconds(100, std::nullopt, 10.0), std::nullopt);

@@ -47,7 +47,11 @@ v1::RunInfo runInfo(const char* runId, v1::RunState state, const char* name = "b
   run.mutable_spec()->add_tags("mnist");
   run.mutable_spec()->add_tags("sgd");
   run.mutable_spec()->set_ranks_per_node(2);
+  // An old spec, as journaled before TrainerJob.config existed: its config_json is still read.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
   run.mutable_spec()->mutable_trainer()->set_config_json(R"({"epochs":3,"lr":0.1})");
+#pragma GCC diagnostic pop
   return run;
 }
 
@@ -286,6 +290,10 @@ class MetricsStoreTest : public QObject {
     QCOMPARE(spec.name(), std::string("baseline"));
     QVERIFY(run->configJson.contains("\"lr\":0.1"));
     QVERIFY(run->configJson.contains("\"ranks_per_node\":2"));
+    // The flat config comes from the typed run spec (the old config_json converted), with the
+    // values the run used for keys it did not set.
+    QVERIFY2(run->configJson.contains("\"epochs\":3"), qPrintable(run->configJson));
+    QVERIFY2(run->configJson.contains("\"global_batch\":128"), qPrintable(run->configJson));
 
     QVERIFY(await(store.setTags("run-1", "tuned")).isOk());
     QVERIFY(await(store.setNotes("run-1", "the good one")).isOk());

@@ -3,6 +3,7 @@
 #include <QJsonDocument>
 #include <QtTest>
 
+#include "ringside/common/run_spec.h"
 #include "ringside/gui/run_form.h"
 
 using ringside::gui::FieldError;
@@ -109,11 +110,14 @@ class RunFormTest : public QObject {
     QVERIFY(spec.has_trainer());
     QCOMPARE(spec.ranks_per_node(), 4u);
     QCOMPARE(spec.hosts_size(), 0);  // one node: the owning agent runs every rank
-    // The config is the trainer's own run-spec format.
-    const auto config =
-        QJsonDocument::fromJson(QByteArray::fromStdString(spec.trainer().config_json())).object();
-    QCOMPARE(config["global_batch"].toInt(), 256);
-    QCOMPARE(config["lr_schedule"].toString(), QStringLiteral("step"));
+    // The config is the trainer's own typed run spec.
+    QVERIFY(spec.trainer().has_config());
+    const ringside::v1::TrainerConfig& config = spec.trainer().config();
+    QCOMPARE(config.global_batch(), 256);
+    QCOMPARE(config.lr_schedule(), std::string("step"));
+    QCOMPARE(config.seed(), 18446744073709551557ull);
+    QVERIFY(!config.has_momentum());  // an sgd parameter, not sent for adamw
+    QVERIFY(ringside::validateTrainerConfig(config).isOk());
     RunForm back = ringside::gui::fromRunSpec(spec);
     expectSameTrainerSettings(back, form);
     // A one-node spec names no host: the node list stays for the panel to keep its choice.
@@ -121,6 +125,51 @@ class RunFormTest : public QObject {
     QVERIFY(ringside::gui::resolveSpecHosts(&back, oneNode(8)).isEmpty());
     QVERIFY(back.nodeIds.isEmpty());
     QCOMPARE(back.worldSize(), 4);
+  }
+
+  // The form's defaults are the trainer's (one definition: defaultTrainerConfig()).
+  void defaultsAreTheTrainersDefaults() {
+    const ringside::v1::TrainerConfig& defaults = ringside::defaultTrainerConfig();
+    const RunForm form;
+    QCOMPARE(form.dataDir.toStdString(), defaults.data());
+    QCOMPARE(form.epochs, defaults.epochs());
+    QCOMPARE(form.globalBatch, qint64{defaults.global_batch()});
+    QCOMPARE(form.lr, defaults.lr());
+    QCOMPARE(form.hidden, (QList<int>{256, 128}));
+    QCOMPARE(form.seed, defaults.seed());
+    // What the form sends for them resolves to the trainer's defaults.
+    const auto resolved = ringside::withTrainerDefaults(ringside::gui::trainerConfig(form));
+    QCOMPARE(resolved.SerializeAsString(), defaults.SerializeAsString());
+  }
+
+  // A clone keeps the keys the form has no field for, and reads an old spec's config_json.
+  void cloneKeepsTheWholeRunSpec() {
+    ringside::v1::RunSpec spec;
+    spec.set_name("small");
+    spec.set_ranks_per_node(2);
+    ringside::v1::TrainerConfig* config = spec.mutable_trainer()->mutable_config();
+    config->set_train_samples(5000);
+    config->set_max_steps(40);
+    config->set_epochs(4);
+    RunForm form = ringside::gui::fromRunSpec(spec);
+    QCOMPARE(form.epochs, 4);
+    const auto back = ringside::gui::toRunSpec(form).trainer().config();
+    QCOMPARE(back.train_samples(), 5000);
+    QCOMPARE(back.max_steps(), 40);
+    QCOMPARE(back.epochs(), 4);
+
+    ringside::v1::RunSpec old;
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    old.mutable_trainer()->set_config_json(
+        R"({"data":"/data/mnist","global_batch":96,"optimizer":"adamw","seed":"7"})");
+#pragma GCC diagnostic pop
+    form = ringside::gui::fromRunSpec(old);
+    QCOMPARE(form.dataDir, QStringLiteral("/data/mnist"));
+    QCOMPARE(form.globalBatch, 96);
+    QCOMPARE(form.optimizer, QStringLiteral("adamw"));
+    QCOMPARE(form.weightDecay, 0.01);  // absent: AdamW's default
+    QCOMPARE(form.seed, 7u);
   }
 
   void threeNodeRunSpecRoundTrip() {
@@ -184,6 +233,10 @@ class RunFormTest : public QObject {
     QVERIFY2(error.isEmpty(), qPrintable(error));
     expectSameTrainerSettings(back, form);
     QCOMPARE(back.nodeIds, form.nodeIds);
+    // "trainer" holds the run spec as protobuf's JSON mapping writes it: --config's keys.
+    const QJsonObject trainer = ringside::gui::toPreset(form)["trainer"].toObject();
+    QCOMPARE(trainer["global_batch"].toInt(), 256);
+    QCOMPARE(trainer["seed"].toString(), QStringLiteral("18446744073709551557"));
 
     RunForm multi = sample();
     multi.nodeIds = {QStringLiteral("n2"), QStringLiteral("n1")};
@@ -231,6 +284,17 @@ class RunFormTest : public QObject {
     ringside::gui::fromPreset(
         QJsonObject{{"format", "ringside-run-preset"}, {"version", 1}, {"nodes", "n1"}}, &error);
     QVERIFY(error.contains(QStringLiteral("nodes")));
+    // The run spec is read with protobuf's JSON mapping: an unknown key is named.
+    ringside::gui::fromPreset(QJsonObject{{"format", "ringside-run-preset"},
+                                          {"version", 1},
+                                          {"trainer", QJsonObject{{"learning_rate", 0.1}}}},
+                              &error);
+    QVERIFY2(error.contains(QStringLiteral("learning_rate")), qPrintable(error));
+    ringside::gui::fromPreset(QJsonObject{{"format", "ringside-run-preset"},
+                                          {"version", 1},
+                                          {"trainer", QJsonObject{{"epochs", "three"}}}},
+                              &error);
+    QVERIFY2(error.contains(QStringLiteral("epochs")), qPrintable(error));
   }
 
   // The placement errors name the node and what to do.

@@ -36,7 +36,8 @@ v1::RunInfo runInfo(const QString& runId, const QString& name, v1::RunState stat
   run.set_end_time(end);
   run.mutable_spec()->set_name(name.toStdString());
   run.mutable_spec()->set_ranks_per_node(ranks);
-  run.mutable_spec()->mutable_trainer()->set_config_json(R"({"epochs":3,"lr":0.1})");
+  run.mutable_spec()->mutable_trainer()->mutable_config()->set_epochs(3);
+  run.mutable_spec()->mutable_trainer()->mutable_config()->set_lr(0.1);
   return run;
 }
 

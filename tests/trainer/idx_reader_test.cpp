@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "ringside/common/run_spec.h"
 #include "ringside/trainer/dataset.h"
 #include "ringside/trainer/idx_reader.h"
 #include "test_util.h"
@@ -131,7 +132,7 @@ TEST_F(IdxReaderTest, LoadsDatasetAndNormalizes) {
 }
 
 TEST_F(IdxReaderTest, MissingDatasetSaysWhatToInstall) {
-  auto data = loadMnistFormat(kDefaultDataDir + std::string("-missing"));
+  auto data = loadMnistFormat(defaultTrainerConfig().data() + "-missing");
   ASSERT_FALSE(data.isOk());
   EXPECT_EQ(data.status().code(), Status::Code::kNotFound);
   EXPECT_NE(data.status().message().find("--data"), std::string::npos);

@@ -117,6 +117,13 @@ TEST(TrainerProcessTest, TwoRanksOfLocalBatch32MatchOneRankOfBatch64) {
   const auto start = records(two.out, "start");
   ASSERT_EQ(start.size(), 1u);
   EXPECT_EQ(start[0]["world_size"], 2);
+  // The run's size in steps, which the agent and the GUI's progress read (docs/metrics.md).
+  EXPECT_EQ(start[0]["total_steps"], 50) << "--max-steps 50";
+  EXPECT_EQ(start[0]["steps_per_epoch"], 10000 / 64) << "--train-samples 10000";
+  // The run spec as protobuf's JSON mapping writes it: --config keys, 64-bit integers as strings.
+  EXPECT_EQ(start[0]["config"]["global_batch"], 64);
+  EXPECT_EQ(start[0]["config"]["seed"], "7");
+  EXPECT_EQ(start[0]["config"]["optimizer"], "sgd");
   const double rel = relativeDifference(finalParams(two.out), finalParams(one.out));
   EXPECT_LE(rel, 1e-5) << "2x32 vs 1x64 after 50 steps";
   // Both ranks report their own timings.

@@ -372,12 +372,24 @@ TEST(ZmqMetricSinkProcessTest, EveryRankSendsItsOwnRecordsAndRankZeroTheGlobalOn
               [](const auto& a, const auto& b) { return a.batch_seq() < b.batch_seq(); });
     for (size_t i = 0; i < journal.size(); ++i) EXPECT_EQ(journal[i].batch_seq(), i + 1);
     size_t ownLoss = 0, globalLoss = 0, globalTestLoss = 0;
+    std::vector<double> totalSteps, stepsPerEpoch;  // the run's facts, sent once by rank 0
     for (const auto& batch : journal) {
       for (const auto& point : batch.points()) {
         if (point.name() == metric::kTrainLoss) ++(point.global() ? globalLoss : ownLoss);
         if (point.name() == metric::kTestLoss && point.global()) ++globalTestLoss;
+        if (point.name() == metric::kRunTotalSteps && point.global()) {
+          totalSteps.push_back(point.value());
+          EXPECT_EQ(point.step(), 0);
+        }
+        if (point.name() == metric::kRunStepsPerEpoch && point.global()) {
+          stepsPerEpoch.push_back(point.value());
+        }
       }
     }
+    EXPECT_EQ(totalSteps, rank == 0 ? std::vector<double>{40} : std::vector<double>{})
+        << "rank " << rank << ": --max-steps 40";
+    EXPECT_EQ(stepsPerEpoch, rank == 0 ? std::vector<double>{2000 / 64} : std::vector<double>{})
+        << "rank " << rank << ": 2000 samples in global batches of 64";
     EXPECT_EQ(ownLoss, stdoutPerRank[rank]) << "rank " << rank;
     EXPECT_EQ(globalLoss, rank == 0 ? stdoutGlobalLoss : 0u) << "rank " << rank;
     EXPECT_EQ(globalTestLoss, rank == 0 ? stdoutTestLoss : 0u) << "rank " << rank;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "ringside/common/run_spec.h"
 #include "ringside/trainer/idx_reader.h"
 
 namespace ringside::trainer {
@@ -11,7 +12,8 @@ namespace ringside::trainer {
 namespace {
 
 std::string installHint(const std::string& dir) {
-  if (dir == kDefaultDataDir) {
+  // The default directory is where Debian's dataset-fashion-mnist package installs the data.
+  if (dir == defaultTrainerConfig().data()) {
     return "install the Debian package dataset-fashion-mnist (apt-get install "
            "dataset-fashion-mnist) or pass --data DIR";
   }

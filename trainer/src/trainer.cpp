@@ -38,10 +38,10 @@ MetricRecord rankRecord(int64_t step, int64_t epoch, double wallTime, int rank,
 
 }  // namespace
 
-Trainer::Trainer(const TrainerConfig& config, Communicator& comm, Backend& backend,
+Trainer::Trainer(const v1::TrainerConfig& spec, Communicator& comm, Backend& backend,
                  const DatasetSplits& data, MetricSink* sink, MetricSink* agentSink,
                  const std::atomic<bool>& stopRequested)
-    : config_(config),
+    : spec_(spec),
       comm_(comm),
       backend_(backend),
       data_(data),
@@ -49,7 +49,7 @@ Trainer::Trainer(const TrainerConfig& config, Communicator& comm, Backend& backe
       agentSink_(agentSink),
       stopRequested_(stopRequested) {
   std::vector<int> sizes = {data.train.featureDim};
-  sizes.insert(sizes.end(), config.hidden.begin(), config.hidden.end());
+  sizes.insert(sizes.end(), spec_.hidden().begin(), spec_.hidden().end());
   sizes.push_back(data.train.numClasses);
   layerSizes_ = sizes;
   auto layout = MlpLayout::create(sizes);
@@ -63,27 +63,27 @@ void Trainer::writeGlobal(const MetricRecord& record) {
 }
 
 void Trainer::progress(const std::string& line) const {
-  if (comm_.rank() != 0 || config_.quiet) return;
+  if (comm_.rank() != 0 || spec_.quiet()) return;
   std::fprintf(stderr, "%s\n", line.c_str());
 }
 
 Result<Trainer::Resumed> Trainer::initializeOrResume(int64_t stepsPerEpoch) {
   RINGSIDE_RETURN_IF_ERROR(backend_.initialize());
-  if (config_.resume.empty()) return Resumed{};
+  if (spec_.resume().empty()) return Resumed{};
 
   // Rank 0 reads and checks the checkpoint, then broadcasts it: other nodes need not see the file.
   TrainingCheckpoint ckpt;
   Status readStatus;
   std::string path;
   if (comm_.rank() == 0) {
-    auto resolved = resolveCheckpointPath(config_.resume);
+    auto resolved = resolveCheckpointPath(spec_.resume());
     if (resolved.isOk()) {
       path = *resolved;
       auto loaded = readCheckpoint(path);
       if (loaded.isOk()) {
         ckpt = std::move(loaded).value();
         const std::vector<int>& sizes = layerSizes_;
-        const OptimizerConfig opt = optimizerConfigOf(config_);
+        const OptimizerConfig opt = optimizerConfigOf(spec_);
         auto list = [](const std::vector<int>& v) {
           std::string s;
           for (int x : v) s += (s.empty() ? "" : ",") + std::to_string(x);
@@ -97,17 +97,17 @@ Result<Trainer::Resumed> Trainer::initializeOrResume(int64_t stepsPerEpoch) {
           readStatus = Status::invalidArgument(path + " was written with --optimizer " +
                                                optimizerName(ckpt.optimizer) +
                                                ": resume with the same optimizer");
-        } else if (ckpt.globalBatch != config_.globalBatch ||
-                   ckpt.trainSamples != data_.train.count || ckpt.seed != config_.seed) {
+        } else if (ckpt.globalBatch != spec_.global_batch() ||
+                   ckpt.trainSamples != data_.train.count || ckpt.seed != spec_.seed()) {
           readStatus = Status::invalidArgument(
               path + " was written with --global-batch " + std::to_string(ckpt.globalBatch) +
               ", --seed " + std::to_string(ckpt.seed) + " and " +
               std::to_string(ckpt.trainSamples) +
               " training samples: resume with the same values, or the data order would change");
-        } else if (ckpt.step > config_.epochs * stepsPerEpoch) {
+        } else if (ckpt.step > spec_.epochs() * stepsPerEpoch) {
           readStatus = Status::invalidArgument(
               path + " is at step " + std::to_string(ckpt.step) + ", past the end of this run (" +
-              std::to_string(config_.epochs * stepsPerEpoch) + " steps): raise --epochs");
+              std::to_string(spec_.epochs() * stepsPerEpoch) + " steps): raise --epochs");
         }
       } else {
         readStatus = loaded.status();
@@ -126,7 +126,7 @@ Result<Trainer::Resumed> Trainer::initializeOrResume(int64_t stepsPerEpoch) {
   std::vector<float> params = comm_.rank() == 0 ? ckpt.params : std::vector<float>(numParams);
   OptimizerState state = comm_.rank() == 0
                              ? ckpt.optimizerState
-                             : makeOptimizerState(optimizerConfigOf(config_), numParams);
+                             : makeOptimizerState(optimizerConfigOf(spec_), numParams);
   state.stepCount = header[2];
   RINGSIDE_RETURN_IF_ERROR(comm_.broadcast(params.data(), params.size() * sizeof(float), 0));
   for (auto& buffer : state.buffers) {
@@ -145,7 +145,7 @@ Status Trainer::evaluate(int64_t step, int64_t epoch, TrainingOutcome* outcome) 
   const int world = comm_.worldSize();
   const int64_t begin = test.count * comm_.rank() / world;
   const int64_t end = test.count * (comm_.rank() + 1) / world;
-  const int batch = config_.evalBatch;
+  const int batch = spec_.eval_batch();
   std::vector<int64_t> indices;
   std::vector<float> x(size_t(batch) * test.featureDim);
   std::vector<int32_t> labels(batch);
@@ -182,19 +182,19 @@ Result<std::string> Trainer::checkpoint(int64_t step, int64_t stepsPerEpoch) {
   if (comm_.rank() == 0) {
     TrainingCheckpoint ckpt;
     ckpt.layerSizes = layerSizes_;
-    ckpt.optimizer = optimizerConfigOf(config_).kind;
+    ckpt.optimizer = optimizerConfigOf(spec_).kind;
     ckpt.step = step;
     ckpt.epoch = step / stepsPerEpoch;
     ckpt.stepInEpoch = step % stepsPerEpoch;
-    ckpt.seed = config_.seed;
-    ckpt.globalBatch = config_.globalBatch;
+    ckpt.seed = spec_.seed();
+    ckpt.globalBatch = spec_.global_batch();
     ckpt.trainSamples = data_.train.count;
     ckpt.worldSize = comm_.worldSize();
     status = backend_.saveState(&ckpt.params, &ckpt.optimizerState);
     if (status.isOk()) {
-      path = std::filesystem::absolute(checkpointFileName(config_.checkpointDir, step)).string();
+      path = std::filesystem::absolute(checkpointFileName(spec_.checkpoint_dir(), step)).string();
       status = writeCheckpoint(path, ckpt);
-      if (status.isOk()) pruneCheckpoints(config_.checkpointDir, config_.keepCheckpoints);
+      if (status.isOk()) pruneCheckpoints(spec_.checkpoint_dir(), spec_.keep_checkpoints());
     }
   }
   // Every rank learns whether rank 0's write worked, so all stop together if it did not.
@@ -209,18 +209,18 @@ Result<std::string> Trainer::checkpoint(int64_t step, int64_t stepsPerEpoch) {
 
 Result<TrainingOutcome> Trainer::run() {
   const int world = comm_.worldSize();
-  auto samplerOr = DistributedSampler::create(data_.train.count, config_.globalBatch, world,
-                                              comm_.rank(), config_.seed);
+  auto samplerOr = DistributedSampler::create(data_.train.count, spec_.global_batch(), world,
+                                              comm_.rank(), spec_.seed());
   if (!samplerOr.isOk()) return samplerOr.status();
   DistributedSampler sampler = std::move(samplerOr).value();
   const int64_t stepsPerEpoch = sampler.stepsPerEpoch();
-  int64_t totalSteps = config_.epochs * stepsPerEpoch;
-  if (config_.maxSteps > 0) totalSteps = std::min(totalSteps, config_.maxSteps);
+  int64_t totalSteps = spec_.epochs() * stepsPerEpoch;
+  if (spec_.max_steps() > 0) totalSteps = std::min<int64_t>(totalSteps, spec_.max_steps());
 
   auto resumed = initializeOrResume(stepsPerEpoch);
   if (!resumed.isOk()) return resumed.status();
   const int64_t firstStep = resumed->step;
-  const LrScheduleConfig schedule = lrScheduleOf(config_);
+  const LrScheduleConfig schedule = lrScheduleOf(spec_);
   const int localBatch = static_cast<int>(sampler.localBatchSize());
 
   if (comm_.rank() == 0 && sink_ != nullptr) {
@@ -234,13 +234,24 @@ Result<TrainingOutcome> Trainer::run() {
                        {"steps_per_epoch", stepsPerEpoch},
                        {"total_steps", totalSteps},
                        {"first_step", firstStep},
-                       {"config", toJson(config_)}});
+                       // The run spec as protobuf's JSON mapping writes it (--config's keys).
+                       {"config", nlohmann::json::parse(trainerConfigToJson(spec_))}});
+  }
+  // The agent learns the same facts as global samples, journaled and relayed like any other: the
+  // GUI's progress and ETA come from them.
+  if (comm_.rank() == 0 && agentSink_ != nullptr) {
+    agentSink_->writeMetrics(MetricRecord{firstStep,
+                                          firstStep / stepsPerEpoch,
+                                          unixTime(),
+                                          std::nullopt,
+                                          {{metric::kRunTotalSteps, double(totalSteps)},
+                                           {metric::kRunStepsPerEpoch, double(stepsPerEpoch)}}});
   }
   progress("ringside-trainer: " + std::to_string(world) + " rank(s), backend " +
            backend_.description());
   progress("  " + std::to_string(data_.train.count) + " training samples, " +
            std::to_string(stepsPerEpoch) + " steps per epoch of global batch " +
-           std::to_string(config_.globalBatch) + " (local " + std::to_string(localBatch) + "), " +
+           std::to_string(spec_.global_batch()) + " (local " + std::to_string(localBatch) + "), " +
            std::to_string(totalSteps) + " steps in all");
 
   std::vector<float> x(size_t(localBatch) * data_.train.featureDim);
@@ -281,7 +292,7 @@ Result<TrainingOutcome> Trainer::run() {
     ++intervalSteps;
 
     const bool epochEnd = step % stepsPerEpoch == 0;
-    if (step % config_.logEvery == 0 || epochEnd || step == totalSteps) {
+    if (step % spec_.log_every() == 0 || epochEnd || step == totalSteps) {
       double local[kRankFields];
       for (int f = 0; f < kRankFields; ++f) local[f] = interval[f] / intervalSteps;
       // Each rank sends its own values to the agent itself; rank 0 forwards only global ones.
@@ -296,7 +307,8 @@ Result<TrainingOutcome> Trainer::run() {
           for (int f = 0; f < kRankFields; ++f) mean[f] += gathered[r * kRankFields + f] / world;
         }
         const double seconds = std::chrono::duration<double>(now - intervalStart).count();
-        const double samplesPerS = config_.globalBatch * intervalSteps / seconds;
+        const double samplesPerS =
+            static_cast<double>(spec_.global_batch()) * intervalSteps / seconds;
         // algbw = bytes / time, busbw = algbw * 2(n-1)/n for all-reduce (nccl-tests,
         // doc/PERFORMANCE.md); GB = 1e9 bytes.
         const double algbw =
@@ -328,7 +340,7 @@ Result<TrainingOutcome> Trainer::run() {
         std::snprintf(line, sizeof line,
                       "epoch %lld/%d  step %lld/%lld  loss %.4f  lr %.4g  %.0f samples/s  "
                       "step %.2f ms (allreduce %.2f, exposed %.2f)  eta %.0fs",
-                      static_cast<long long>(epoch + 1), config_.epochs,
+                      static_cast<long long>(epoch + 1), spec_.epochs(),
                       static_cast<long long>(step), static_cast<long long>(totalSteps), mean[kLoss],
                       lr, samplesPerS, mean[kStepMs], mean[kAllreduceMs], mean[kExposedMs], eta);
         progress(line);
@@ -351,7 +363,7 @@ Result<TrainingOutcome> Trainer::run() {
       stopped = true;
       break;
     }
-    if (config_.checkpointEvery > 0 && step % config_.checkpointEvery == 0 && step < totalSteps) {
+    if (spec_.checkpoint_every() > 0 && step % spec_.checkpoint_every() == 0 && step < totalSteps) {
       auto path = checkpoint(step, stepsPerEpoch);
       if (!path.isOk()) return path.status();
       outcome.checkpointPath = *path;
@@ -374,8 +386,9 @@ Result<TrainingOutcome> Trainer::run() {
          {"status", stopped ? "stopped" : "completed"},
          {"step", step},
          {"train_seconds", trainSeconds},
-         {"samples_per_s",
-          trainSeconds > 0.0 ? (step - firstStep) * config_.globalBatch / trainSeconds : 0.0},
+         {"samples_per_s", trainSeconds > 0.0
+                               ? double(step - firstStep) * spec_.global_batch() / trainSeconds
+                               : 0.0},
          {"exposed_comm_ms_mean", step > firstStep ? exposedMsSum / (step - firstStep) : 0.0},
          {"test_loss", outcome.testLoss},
          {"test_accuracy", outcome.testAccuracy},

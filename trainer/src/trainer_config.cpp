@@ -1,278 +1,247 @@
 #include "ringside/trainer/trainer_config.h"
 
-#include <nlohmann/json.hpp>
-
-#include <algorithm>
-#include <sstream>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <vector>
 
 namespace ringside::trainer {
 
 namespace {
 
-// CLI11's configuration reader for JSON run specs: flattens a JSON object into CLI11's items.
-class JsonRunSpecConfig final : public CLI::Config {
- public:
-  explicit JsonRunSpecConfig(const CLI::App& app) : app_(app) {}
+using Config = v1::TrainerConfig;
 
-  std::string to_config(const CLI::App* app, bool defaultAlso, bool, std::string) const override {
-    nlohmann::json spec = nlohmann::json::object();
-    for (const CLI::Option* option : app->get_options()) {
-      if (option->get_lnames().empty() || option->get_configurable() == false) continue;
-      const std::string name = option->get_lnames().front();
-      if (name == "help" || name == "config") continue;
-      std::vector<std::string> values = option->results();
-      if (values.empty() && defaultAlso && !option->get_default_str().empty()) {
-        values = {option->get_default_str()};
-      }
-      if (values.empty()) continue;
-      std::string key = name;
-      std::replace(key.begin(), key.end(), '-', '_');
-      spec[key] = values.size() == 1 ? nlohmann::json(values.front()) : nlohmann::json(values);
-    }
-    return spec.dump(2) + "\n";
+std::string defaultText(const std::string& value) { return value; }
+std::string defaultText(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", value);
+  return text;
+}
+std::string defaultText(int32_t value) { return std::to_string(value); }
+std::string defaultText(uint64_t value) { return std::to_string(value); }
+
+// Registers `name` for one TrainerConfig field: a value given on the command line is stored with
+// `set` in `flags` (so that only the flags given override the --config file); --help shows
+// `defaultValue`, the field's default.
+template <typename T, typename Set>
+CLI::Option* addSpecOption(CLI::App& app, const std::shared_ptr<Config>& flags,
+                           const std::string& name, Set set, const T& defaultValue,
+                           const std::string& help, const std::string& group) {
+  return app
+      .add_option_function<T>(
+          name, [flags, set](const T& value) { set(*flags, value); }, help)
+      ->default_str(defaultText(defaultValue))
+      ->group(group);
+}
+
+// The text of a --config file, at most kMaxTrainerConfigJsonBytes. Errors: NotFound when it
+// cannot be read, InvalidArgument when it is larger.
+Result<std::string> readRunSpecFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return Status::notFound("cannot read run spec " + path + ": " + std::strerror(errno));
   }
-
-  std::vector<CLI::ConfigItem> from_config(std::istream& input) const override {
-    nlohmann::json spec;
-    try {
-      spec = nlohmann::json::parse(input, nullptr, true, /*ignore_comments=*/true);
-    } catch (const nlohmann::json::parse_error& error) {
-      throw CLI::ConfigError(std::string("run spec is not valid JSON: ") + error.what());
-    }
-    if (!spec.is_object()) {
-      throw CLI::ConfigError("run spec must be a JSON object of option names to values");
-    }
-    std::vector<CLI::ConfigItem> items;
-    for (const auto& [key, value] : spec.items()) {
-      CLI::ConfigItem item;
-      item.name = key;
-      std::replace(item.name.begin(), item.name.end(), '_', '-');
-      if (item.name == "config" || app_.get_option_no_throw("--" + item.name) == nullptr) {
-        throw CLI::ConfigError("run spec has unknown key '" + key +
-                               "': keys are the long option names of ringside-trainer --help");
-      }
-      auto toText = [&](const nlohmann::json& v) -> std::string {
-        if (v.is_string()) return v.get<std::string>();
-        if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
-        if (v.is_number()) return v.dump();
-        throw CLI::ConfigError("run spec key '" + key + "' has a value of type " + v.type_name() +
-                               "; use a number, string, boolean or an array of them");
-      };
-      if (value.is_array()) {
-        for (const auto& element : value) item.inputs.push_back(toText(element));
-      } else {
-        item.inputs.push_back(toText(value));
-      }
-      items.push_back(std::move(item));
-    }
-    return items;
+  std::string text(kMaxTrainerConfigJsonBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  if (in.bad()) {
+    return Status::notFound("cannot read run spec " + path + ": " + std::strerror(errno));
   }
-
- private:
-  const CLI::App& app_;
-};
+  text.resize(static_cast<size_t>(in.gcount()));
+  if (text.size() > kMaxTrainerConfigJsonBytes) {
+    return Status::invalidArgument("run spec " + path + " is larger than " +
+                                   std::to_string(kMaxTrainerConfigJsonBytes) +
+                                   " bytes (1 MiB), the limit of a run spec");
+  }
+  return text;
+}
 
 }  // namespace
 
-void addTrainerOptions(CLI::App& app, TrainerConfig& c) {
-  app.config_formatter(std::make_shared<JsonRunSpecConfig>(app));
-  app.set_config("--config", "", "JSON run-spec file; flags given on the command line override it");
-  app.option_defaults()->always_capture_default();
+void addTrainerOptions(CLI::App& app, v1::TrainerConfig& config) {
+  auto flags = std::make_shared<Config>();  // the run-spec fields given on the command line
+  auto configFile = std::make_shared<std::string>();
+  const Config& d = defaultTrainerConfig();
 
-  auto* data = "Data";
-  app.add_option("--data", c.dataDir, "Directory with MNIST-format IDX files (.gz or raw)")
-      ->group(data);
-  app.add_option("--train-samples", c.trainSamples,
-                 "Use only the first N training samples (0 = all)")
-      ->check(CLI::NonNegativeNumber)
-      ->group(data);
-  app.add_option("--test-samples", c.testSamples, "Use only the first N test samples (0 = all)")
-      ->check(CLI::NonNegativeNumber)
-      ->group(data);
+  const std::string data = "Data";
+  addSpecOption(
+      app, flags, "--data", [](Config& c, const std::string& v) { c.set_data(v); }, d.data(),
+      "Directory with MNIST-format IDX files (.gz or raw)", data);
+  addSpecOption(
+      app, flags, "--train-samples", [](Config& c, int32_t v) { c.set_train_samples(v); },
+      d.train_samples(), "Use only the first N training samples (0 = all)", data);
+  addSpecOption(
+      app, flags, "--test-samples", [](Config& c, int32_t v) { c.set_test_samples(v); },
+      d.test_samples(), "Use only the first N test samples (0 = all)", data);
 
-  auto* model = "Model";
-  app.add_option("--hidden", c.hidden,
-                 "Hidden layer widths, e.g. --hidden 512,256 (input and output sizes come from "
-                 "the dataset)")
+  std::string hiddenDefault;
+  for (int width : d.hidden()) {
+    hiddenDefault += (hiddenDefault.empty() ? "" : ",") + defaultText(width);
+  }
+  app.add_option_function<std::vector<int32_t>>(
+         "--hidden",
+         [flags](const std::vector<int32_t>& widths) {
+           flags->clear_hidden();
+           for (int32_t width : widths) flags->add_hidden(width);
+         },
+         "Hidden layer widths, e.g. --hidden 512,256 (input and output sizes come from the "
+         "dataset)")
       ->delimiter(',')
-      ->check(CLI::PositiveNumber)
-      ->group(model);
+      ->default_str(hiddenDefault)
+      ->group("Model");
 
-  auto* schedule = "Schedule";
-  app.add_option("--epochs", c.epochs, "Passes over the training set")
-      ->check(CLI::Range(1, 1000000))
-      ->group(schedule);
-  app.add_option("--global-batch", c.globalBatch,
-                 "Samples per step over all ranks; local batch = global batch / world size; the "
-                 "last partial batch of an epoch is dropped")
-      ->check(CLI::PositiveNumber)
-      ->group(schedule);
-  app.add_option("--max-steps", c.maxSteps, "Stop after N global steps (0 = run all epochs)")
-      ->check(CLI::NonNegativeNumber)
-      ->group(schedule);
+  const std::string schedule = "Schedule";
+  addSpecOption(
+      app, flags, "--epochs", [](Config& c, int32_t v) { c.set_epochs(v); }, d.epochs(),
+      "Passes over the training set (1 to 1000000)", schedule);
+  addSpecOption(
+      app, flags, "--global-batch", [](Config& c, int32_t v) { c.set_global_batch(v); },
+      d.global_batch(),
+      "Samples per step over all ranks; local batch = global batch / world size; the last "
+      "partial batch of an epoch is dropped",
+      schedule);
+  addSpecOption(
+      app, flags, "--max-steps", [](Config& c, int32_t v) { c.set_max_steps(v); }, d.max_steps(),
+      "Stop after N global steps (0 = run all epochs)", schedule);
 
-  auto* opt = "Optimizer";
-  app.add_option("--optimizer", c.optimizer, "sgd or adamw")
-      ->check(CLI::IsMember({"sgd", "adamw"}))
+  const std::string opt = "Optimizer";
+  addSpecOption(
+      app, flags, "--optimizer", [](Config& c, const std::string& v) { c.set_optimizer(v); },
+      d.optimizer(), "sgd or adamw", opt);
+  addSpecOption(
+      app, flags, "--lr", [](Config& c, double v) { c.set_lr(v); }, d.lr(), "Peak learning rate",
+      opt);
+  addSpecOption(
+      app, flags, "--momentum", [](Config& c, double v) { c.set_momentum(v); }, d.momentum(),
+      "SGD momentum (0 = none, up to 1)", opt);
+  app.add_flag_function(
+         "--nesterov,!--no-nesterov", [flags](int64_t count) { flags->set_nesterov(count > 0); },
+         "SGD with Nesterov momentum, on by default (no effect with --momentum 0); "
+         "--no-nesterov for classical momentum")
       ->group(opt);
-  app.add_option("--lr", c.lr, "Peak learning rate")->check(CLI::PositiveNumber)->group(opt);
-  app.add_option("--momentum", c.momentum, "SGD momentum (0 = none)")
-      ->check(CLI::Range(0.0, 1.0))
-      ->group(opt);
-  app.add_flag("--nesterov,!--no-nesterov", c.nesterov,
-               "SGD with Nesterov momentum, on by default (no effect with --momentum 0); "
-               "--no-nesterov for classical momentum")
-      ->group(opt);
-  app.add_option("--weight-decay", c.weightDecay,
-                 "Weight decay: L2 for sgd, decoupled for adamw (negative = the optimizer's "
-                 "default: 0 for sgd, 0.01 for adamw, as in PyTorch)")
-      ->group(opt);
-  app.add_option("--beta1", c.beta1, "AdamW first-moment decay")
-      ->check(CLI::Range(0.0, 1.0))
-      ->group(opt);
-  app.add_option("--beta2", c.beta2, "AdamW second-moment decay")
-      ->check(CLI::Range(0.0, 1.0))
-      ->group(opt);
-  app.add_option("--eps", c.epsilon, "AdamW denominator epsilon")
-      ->check(CLI::PositiveNumber)
-      ->group(opt);
-  app.add_option("--lr-schedule", c.lrSchedule, "constant, step or cosine")
-      ->check(CLI::IsMember({"constant", "step", "cosine"}))
-      ->group(opt);
-  app.add_option("--warmup-steps", c.warmupSteps, "Linear warm-up steps before the schedule")
-      ->check(CLI::NonNegativeNumber)
-      ->group(opt);
-  app.add_option("--lr-step-epochs", c.lrStepEpochs, "step schedule: decay every N epochs")
-      ->check(CLI::PositiveNumber)
-      ->group(opt);
-  app.add_option("--lr-gamma", c.lrGamma, "step schedule: decay factor")
-      ->check(CLI::Range(0.0, 1.0))
-      ->group(opt);
-  app.add_option("--lr-min", c.lrMin, "cosine schedule: final learning rate")
-      ->check(CLI::NonNegativeNumber)
-      ->group(opt);
+  addSpecOption(
+      app, flags, "--weight-decay", [](Config& c, double v) { c.set_weight_decay(v); }, -1.0,
+      "Weight decay: L2 for sgd, decoupled for adamw (negative = the optimizer's default: 0 for "
+      "sgd, 0.01 for adamw, as in PyTorch)",
+      opt);
+  addSpecOption(
+      app, flags, "--beta1", [](Config& c, double v) { c.set_beta1(v); }, d.beta1(),
+      "AdamW first-moment decay (0 to below 1)", opt);
+  addSpecOption(
+      app, flags, "--beta2", [](Config& c, double v) { c.set_beta2(v); }, d.beta2(),
+      "AdamW second-moment decay (0 to below 1)", opt);
+  addSpecOption(
+      app, flags, "--eps", [](Config& c, double v) { c.set_eps(v); }, d.eps(),
+      "AdamW denominator epsilon", opt);
+  addSpecOption(
+      app, flags, "--lr-schedule", [](Config& c, const std::string& v) { c.set_lr_schedule(v); },
+      d.lr_schedule(), "constant, step or cosine", opt);
+  addSpecOption(
+      app, flags, "--warmup-steps", [](Config& c, int32_t v) { c.set_warmup_steps(v); },
+      d.warmup_steps(), "Linear warm-up steps before the schedule", opt);
+  addSpecOption(
+      app, flags, "--lr-step-epochs", [](Config& c, double v) { c.set_lr_step_epochs(v); },
+      d.lr_step_epochs(), "step schedule: decay every N epochs", opt);
+  addSpecOption(
+      app, flags, "--lr-gamma", [](Config& c, double v) { c.set_lr_gamma(v); }, d.lr_gamma(),
+      "step schedule: decay factor (0 to 1)", opt);
+  addSpecOption(
+      app, flags, "--lr-min", [](Config& c, double v) { c.set_lr_min(v); }, d.lr_min(),
+      "cosine schedule: final learning rate (0 to --lr)", opt);
 
-  auto* exec = "Execution";
-  app.add_option("--backend", c.backend,
-                 "auto (nccl where a GPU is visible, else mpi), mpi (CPU) or nccl (GPU)")
-      ->check(CLI::IsMember({"auto", "mpi", "nccl"}))
-      ->group(exec);
-  app.add_option("--bucket-mb", c.bucketMb,
-                 "Gradient bucket cap in MiB (PyTorch DDP's bucket_cap_mb)")
-      ->check(CLI::PositiveNumber)
-      ->group(exec);
-  app.add_option("--threads", c.threads, "mpi backend: BLAS threads per rank")
-      ->check(CLI::Range(1, 1024))
-      ->group(exec);
-  app.add_option("--seed", c.seed, "Seed for the initial parameters and the data order")
-      ->group(exec);
-  app.add_option("--eval-batch", c.evalBatch, "Samples per evaluation batch")
-      ->check(CLI::PositiveNumber)
-      ->group(exec);
+  const std::string exec = "Execution";
+  addSpecOption(
+      app, flags, "--backend", [](Config& c, const std::string& v) { c.set_backend(v); },
+      d.backend(), "auto (nccl where a GPU is visible, else mpi), mpi (CPU) or nccl (GPU)", exec);
+  addSpecOption(
+      app, flags, "--bucket-mb", [](Config& c, double v) { c.set_bucket_mb(v); }, d.bucket_mb(),
+      "Gradient bucket cap in MiB (PyTorch DDP's bucket_cap_mb; up to 65536)", exec);
+  addSpecOption(
+      app, flags, "--threads", [](Config& c, int32_t v) { c.set_threads(v); }, d.threads(),
+      "mpi backend: BLAS threads per rank (1 to 1024)", exec);
+  addSpecOption(
+      app, flags, "--seed", [](Config& c, uint64_t v) { c.set_seed(v); }, d.seed(),
+      "Seed for the initial parameters and the data order", exec);
+  addSpecOption(
+      app, flags, "--eval-batch", [](Config& c, int32_t v) { c.set_eval_batch(v); }, d.eval_batch(),
+      "Samples per evaluation batch", exec);
 
-  auto* out = "Output";
-  app.add_option("--log-every", c.logEvery, "Write metrics every N steps")
-      ->check(CLI::PositiveNumber)
+  const std::string out = "Output";
+  addSpecOption(
+      app, flags, "--log-every", [](Config& c, int32_t v) { c.set_log_every(v); }, d.log_every(),
+      "Write metrics every N steps", out);
+  addSpecOption(
+      app, flags, "--metrics-out", [](Config& c, const std::string& v) { c.set_metrics_out(v); },
+      d.metrics_out(), "Also write the JSON Lines metrics to FILE", out);
+  app.add_flag_function(
+         "--quiet", [flags](int64_t count) { flags->set_quiet(count > 0); },
+         "No human-readable progress on stderr")
       ->group(out);
-  app.add_option("--metrics-out", c.metricsOut, "Also write the JSON Lines metrics to FILE")
-      ->group(out);
-  app.add_flag("--quiet", c.quiet, "No human-readable progress on stderr")->group(out);
 
-  auto* ckpt = "Checkpoints";
-  app.add_option("--checkpoint-dir", c.checkpointDir,
-                 "Directory for checkpoints (written at the end, on SIGTERM and every "
-                 "--checkpoint-every steps)")
-      ->group(ckpt);
-  app.add_option("--checkpoint-every", c.checkpointEvery,
-                 "Checkpoint every N steps (0 = only at the end and on SIGTERM)")
-      ->check(CLI::NonNegativeNumber)
-      ->group(ckpt);
-  app.add_option("--keep-checkpoints", c.keepCheckpoints,
-                 "Keep the N newest checkpoints (0 = keep all)")
-      ->check(CLI::NonNegativeNumber)
-      ->group(ckpt);
-  app.add_option("--resume", c.resume,
-                 "Continue from a checkpoint file, or the newest one in a directory")
-      ->group(ckpt);
+  const std::string ckpt = "Checkpoints";
+  addSpecOption(
+      app, flags, "--checkpoint-dir",
+      [](Config& c, const std::string& v) { c.set_checkpoint_dir(v); }, d.checkpoint_dir(),
+      "Directory for checkpoints (written at the end, on SIGTERM and every --checkpoint-every "
+      "steps)",
+      ckpt);
+  addSpecOption(
+      app, flags, "--checkpoint-every", [](Config& c, int32_t v) { c.set_checkpoint_every(v); },
+      d.checkpoint_every(), "Checkpoint every N steps (0 = only at the end and on SIGTERM)", ckpt);
+  addSpecOption(
+      app, flags, "--keep-checkpoints", [](Config& c, int32_t v) { c.set_keep_checkpoints(v); },
+      d.keep_checkpoints(), "Keep the N newest checkpoints (0 = keep all)", ckpt);
+  addSpecOption(
+      app, flags, "--resume", [](Config& c, const std::string& v) { c.set_resume(v); }, d.resume(),
+      "Continue from a checkpoint file, or the newest one in a directory", ckpt);
+
+  app.add_option("--config", *configFile,
+                 "JSON run-spec file (keys as in docs/run-spec.md, e.g. {\"global_batch\": 256}); "
+                 "flags given on the command line override its keys");
+
+  // After every flag is read: defaults < the file < the flags, then the bounds.
+  app.final_callback([&config, flags, configFile] {
+    Config spec;
+    if (!configFile->empty()) {
+      auto text = readRunSpecFile(*configFile);
+      if (!text.isOk()) throw CLI::FileError(text.status().message());
+      auto parsed = trainerConfigFromJson(*text, *configFile);
+      if (!parsed.isOk()) throw CLI::ConfigError(parsed.status().message());
+      spec = std::move(parsed).value();
+    }
+    overlayTrainerConfig(*flags, &spec);
+    config = withTrainerDefaults(spec);
+    const Status valid = validateTrainerConfig(config);
+    if (!valid.isOk()) throw CLI::ValidationError(valid.message());
+  });
 }
 
-Status validateTrainerConfig(const TrainerConfig& c) {
-  if (c.lrMin > c.lr) {
-    return Status::invalidArgument("--lr-min " + std::to_string(c.lrMin) + " is above --lr " +
-                                   std::to_string(c.lr));
-  }
-  if (c.optimizer == "adamw" && (c.beta1 >= 1.0 || c.beta2 >= 1.0)) {
-    return Status::invalidArgument("AdamW needs --beta1 and --beta2 below 1");
-  }
-  if (c.hidden.empty()) {
-    return Status::invalidArgument(
-        "--hidden needs at least one layer width, e.g. --hidden 256,128");
-  }
-  for (auto kind :
-       {parseOptimizerKind(c.optimizer).status(), parseLrScheduleKind(c.lrSchedule).status(),
-        parseBackendKind(c.backend).status()}) {
-    RINGSIDE_RETURN_IF_ERROR(kind);
-  }
-  return Status::ok();
-}
-
-OptimizerConfig optimizerConfigOf(const TrainerConfig& c) {
+OptimizerConfig optimizerConfigOf(const v1::TrainerConfig& spec) {
+  const v1::TrainerConfig c = withTrainerDefaults(spec);
   OptimizerConfig config;
-  auto kind = parseOptimizerKind(c.optimizer);
+  auto kind = parseOptimizerKind(c.optimizer());
   config.kind = kind.isOk() ? *kind : OptimizerKind::kSgd;
-  config.momentum = c.momentum;
-  config.nesterov = c.nesterov;
-  config.weightDecay =
-      c.weightDecay >= 0.0 ? c.weightDecay : (config.kind == OptimizerKind::kAdamW ? 0.01 : 0.0);
-  config.beta1 = c.beta1;
-  config.beta2 = c.beta2;
-  config.epsilon = c.epsilon;
+  config.momentum = c.momentum();
+  config.nesterov = c.nesterov();
+  config.weightDecay = c.weight_decay();
+  config.beta1 = c.beta1();
+  config.beta2 = c.beta2();
+  config.epsilon = c.eps();
   return config;
 }
 
-LrScheduleConfig lrScheduleOf(const TrainerConfig& c) {
+LrScheduleConfig lrScheduleOf(const v1::TrainerConfig& spec) {
+  const v1::TrainerConfig c = withTrainerDefaults(spec);
   LrScheduleConfig schedule;
-  auto kind = parseLrScheduleKind(c.lrSchedule);
+  auto kind = parseLrScheduleKind(c.lr_schedule());
   schedule.kind = kind.isOk() ? *kind : LrScheduleKind::kConstant;
-  schedule.baseLr = c.lr;
-  schedule.warmupSteps = c.warmupSteps;
-  schedule.stepEpochs = c.lrStepEpochs;
-  schedule.gamma = c.lrGamma;
-  schedule.minLr = c.lrMin;
+  schedule.baseLr = c.lr();
+  schedule.warmupSteps = c.warmup_steps();
+  schedule.stepEpochs = c.lr_step_epochs();
+  schedule.gamma = c.lr_gamma();
+  schedule.minLr = c.lr_min();
   return schedule;
-}
-
-nlohmann::json toJson(const TrainerConfig& c) {
-  return {{"data", c.dataDir},
-          {"train_samples", c.trainSamples},
-          {"test_samples", c.testSamples},
-          {"hidden", c.hidden},
-          {"epochs", c.epochs},
-          {"global_batch", c.globalBatch},
-          {"max_steps", c.maxSteps},
-          {"optimizer", c.optimizer},
-          {"lr", c.lr},
-          {"momentum", c.momentum},
-          {"nesterov", c.nesterov},
-          {"weight_decay", optimizerConfigOf(c).weightDecay},
-          {"beta1", c.beta1},
-          {"beta2", c.beta2},
-          {"eps", c.epsilon},
-          {"lr_schedule", c.lrSchedule},
-          {"warmup_steps", c.warmupSteps},
-          {"lr_step_epochs", c.lrStepEpochs},
-          {"lr_gamma", c.lrGamma},
-          {"lr_min", c.lrMin},
-          {"backend", c.backend},
-          {"bucket_mb", c.bucketMb},
-          {"threads", c.threads},
-          {"seed", c.seed},
-          {"eval_batch", c.evalBatch},
-          {"log_every", c.logEvery},
-          {"checkpoint_dir", c.checkpointDir},
-          {"checkpoint_every", c.checkpointEvery},
-          {"keep_checkpoints", c.keepCheckpoints},
-          {"resume", c.resume}};
 }
 
 }  // namespace ringside::trainer

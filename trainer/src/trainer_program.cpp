@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "ringside/common/protocol.h"
 #include "ringside/trainer/trainer.h"
 #include "ringside/trainer/zmq_metrics_sink.h"
 
@@ -37,13 +38,15 @@ int launcherRank() {
 // The agent's metrics sink, when the agent started this run: it sets RINGSIDE_AGENT_ENDPOINT (its
 // ipc:// PULL endpoint) and RINGSIDE_RUN_ID in the ranks' environment. Null without an agent.
 Result<std::unique_ptr<MetricSink>> makeAgentSink(int rank) {
-  const char* endpoint = std::getenv("RINGSIDE_AGENT_ENDPOINT");
+  using protocol::kAgentEndpointEnv;
+  using protocol::kRunIdEnv;
+  const char* endpoint = std::getenv(kAgentEndpointEnv);
   if (endpoint == nullptr || *endpoint == '\0') return std::unique_ptr<MetricSink>();
-  const char* runId = std::getenv("RINGSIDE_RUN_ID");
+  const char* runId = std::getenv(kRunIdEnv);
   if (runId == nullptr || *runId == '\0') {
-    return Status::invalidArgument(
-        "RINGSIDE_AGENT_ENDPOINT is set but RINGSIDE_RUN_ID is not: the agent sets both; unset "
-        "RINGSIDE_AGENT_ENDPOINT to run without an agent");
+    return Status::invalidArgument(std::string(kAgentEndpointEnv) + " is set but " + kRunIdEnv +
+                                   " is not: the agent sets both; unset " + kAgentEndpointEnv +
+                                   " to run without an agent");
   }
   auto sink = ZmqMetricSink::create(endpoint, runId, rank);
   if (!sink.isOk()) return sink.status();
@@ -81,15 +84,17 @@ int agreeOnFailure(Communicator& comm, const Status& status) {
 
 int runTrainerProgram(int argc, char** argv) {
   CLI::App app{
-      "ringside-trainer: data-parallel training of an MLP classifier on MNIST-format data.\n"
-      "Start with `mpirun -np N ringside-trainer [options]`, or alone for one rank.\n"
-      "Writes JSON Lines metrics to stdout (docs/metrics.md) and progress to stderr. With\n"
-      "RINGSIDE_AGENT_ENDPOINT and RINGSIDE_RUN_ID set (the agent sets them), every rank also\n"
-      "sends its metrics to the agent."};
+      std::string("ringside-trainer: data-parallel training of an MLP classifier on MNIST-format "
+                  "data.\n"
+                  "Start with `mpirun -np N ringside-trainer [options]`, or alone for one rank.\n"
+                  "Writes JSON Lines metrics to stdout (docs/metrics.md) and progress to stderr. "
+                  "With\n") +
+      protocol::kAgentEndpointEnv + " and " + protocol::kRunIdEnv +
+      " set (the agent sets them), every rank also\nsends its metrics to the agent."};
   // A stop can come at any moment after start (the agent sends SIGTERM to the ranks): catch it
   // from the first instruction, so that it ends the run at its next step with a checkpoint.
   installStopHandlers();
-  TrainerConfig config;
+  v1::TrainerConfig config;  // every field set and checked once parse() returns
   addTrainerOptions(app, config);
   try {
     app.parse(argc, argv);
@@ -102,12 +107,6 @@ int runTrainerProgram(int argc, char** argv) {
     }
     return kExitUsage;
   }
-  if (Status valid = validateTrainerConfig(config); !valid.isOk()) {
-    if (launcherRank() == 0)
-      std::fprintf(stderr, "ringside-trainer: %s\n", valid.message().c_str());
-    return kExitUsage;
-  }
-
   std::unique_ptr<Communicator> comm;
   if (launchedByMpirun()) {
     auto mpi = makeMpiCommunicator(&argc, &argv);
@@ -123,17 +122,17 @@ int runTrainerProgram(int argc, char** argv) {
 
   // Set-up: data, model, backend. Each rank loads the dataset itself.
   Status setup;
-  auto data = loadMnistFormat(config.dataDir, config.trainSamples, config.testSamples);
+  auto data = loadMnistFormat(config.data(), config.train_samples(), config.test_samples());
   if (!data.isOk()) setup = data.status();
   std::unique_ptr<Backend> backend;
   if (setup.isOk()) {
     std::vector<int> sizes = {data->train.featureDim};
-    sizes.insert(sizes.end(), config.hidden.begin(), config.hidden.end());
+    sizes.insert(sizes.end(), config.hidden().begin(), config.hidden().end());
     sizes.push_back(data->train.numClasses);
     auto layout = MlpLayout::create(sizes);
     if (!layout.isOk()) setup = layout.status();
-    if (setup.isOk() && config.globalBatch % comm->worldSize() != 0) {
-      setup = Status::invalidArgument("--global-batch " + std::to_string(config.globalBatch) +
+    if (setup.isOk() && config.global_batch() % comm->worldSize() != 0) {
+      setup = Status::invalidArgument("--global-batch " + std::to_string(config.global_batch()) +
                                       " is not divisible by the world size " +
                                       std::to_string(comm->worldSize()) + ": use a multiple of " +
                                       std::to_string(comm->worldSize()) +
@@ -143,12 +142,12 @@ int runTrainerProgram(int argc, char** argv) {
       BackendOptions options;
       options.layout = std::move(layout).value();
       options.optimizer = optimizerConfigOf(config);
-      options.seed = config.seed;
+      options.seed = config.seed();
       options.maxBatch = static_cast<int>(
-          std::max<int64_t>(config.globalBatch / comm->worldSize(), config.evalBatch));
-      options.bucketBytes = static_cast<size_t>(config.bucketMb * 1024 * 1024);
-      options.threads = config.threads;
-      auto kind = parseBackendKind(config.backend);
+          std::max<int64_t>(config.global_batch() / comm->worldSize(), config.eval_batch()));
+      options.bucketBytes = static_cast<size_t>(config.bucket_mb() * 1024 * 1024);
+      options.threads = config.threads();
+      auto kind = parseBackendKind(config.backend());
       auto made = makeBackend(*kind, *comm, std::move(options));
       if (made.isOk()) {
         backend = std::move(made).value();
@@ -165,8 +164,8 @@ int runTrainerProgram(int argc, char** argv) {
   FanoutSink sink;
   if (comm->rank() == 0) {
     sink.add(std::make_unique<JsonLinesSink>(stdout));
-    if (!config.metricsOut.empty()) {
-      auto file = JsonLinesSink::openFile(config.metricsOut);
+    if (!config.metrics_out().empty()) {
+      auto file = JsonLinesSink::openFile(config.metrics_out());
       if (file.isOk()) {
         sink.add(std::move(file).value());
       } else {

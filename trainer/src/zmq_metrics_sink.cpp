@@ -10,6 +10,7 @@
 
 #include <zmq.hpp>
 
+#include "ringside/common/protocol.h"
 #include "ringside/proto/ringside.pb.h"
 
 namespace ringside::trainer {
@@ -196,7 +197,8 @@ Result<std::unique_ptr<ZmqMetricSink>> ZmqMetricSink::create(const std::string& 
   } catch (const zmq::error_t& e) {
     if (e.num() == EINVAL || e.num() == EPROTONOSUPPORT || e.num() == ENOENT) {
       return Status::invalidArgument("cannot use agent endpoint '" + endpoint + "': " + e.what() +
-                                     " (RINGSIDE_AGENT_ENDPOINT must be a ZeroMQ endpoint such as "
+                                     " (" + protocol::kAgentEndpointEnv +
+                                     " must be a ZeroMQ endpoint such as "
                                      "ipc:///run/ringside/ranks.sock)");
     }
     return Status::internal("cannot create the agent metrics socket for '" + endpoint +

@@ -6,7 +6,6 @@
 #include <QJsonDocument>
 #include <algorithm>
 #include <functional>
-#include <type_traits>
 
 namespace ringside::gui {
 
@@ -179,34 +178,42 @@ QList<FieldError> validate(const RunForm& form, const QList<NodeChoice>& nodes) 
   return errors;
 }
 
-QJsonObject trainerConfig(const RunForm& f) {
-  QJsonArray hidden;
-  for (int width : f.hidden) hidden.append(width);
-  QJsonObject config{{"data", f.dataDir},
-                     {"hidden", hidden},
-                     {"optimizer", f.optimizer},
-                     {"lr", f.lr},
-                     {"weight_decay", f.weightDecay},
-                     {"lr_schedule", f.lrSchedule},
-                     {"warmup_steps", f.warmupSteps},
-                     {"epochs", f.epochs},
-                     {"global_batch", f.globalBatch},
-                     {"backend", f.backend},
-                     {"bucket_mb", f.bucketMb},
-                     {"checkpoint_every", f.checkpointEvery},
-                     {"seed", QString::number(f.seed)}};
+v1::TrainerConfig trainerConfig(const RunForm& f) {
+  v1::TrainerConfig config = f.trainerBase;
+  config.set_data(f.dataDir.toStdString());
+  config.clear_hidden();
+  for (int width : f.hidden) config.add_hidden(width);
+  config.set_optimizer(f.optimizer.toStdString());
+  config.set_lr(f.lr);
+  config.set_weight_decay(f.weightDecay);
+  config.set_lr_schedule(f.lrSchedule.toStdString());
+  config.set_warmup_steps(static_cast<int32_t>(f.warmupSteps));
+  config.set_epochs(f.epochs);
+  config.set_global_batch(static_cast<int32_t>(f.globalBatch));
+  config.set_backend(f.backend.toStdString());
+  config.set_bucket_mb(f.bucketMb);
+  config.set_checkpoint_every(static_cast<int32_t>(f.checkpointEvery));
+  config.set_seed(f.seed);
+  // Only the parameters the chosen optimizer and schedule use.
+  config.clear_momentum();
+  config.clear_nesterov();
+  config.clear_beta1();
+  config.clear_beta2();
+  config.clear_lr_step_epochs();
+  config.clear_lr_gamma();
+  config.clear_lr_min();
   if (f.optimizer == QLatin1String("sgd")) {
-    config["momentum"] = f.momentum;
-    config["nesterov"] = f.nesterov;
+    config.set_momentum(f.momentum);
+    config.set_nesterov(f.nesterov);
   } else {
-    config["beta1"] = f.beta1;
-    config["beta2"] = f.beta2;
+    config.set_beta1(f.beta1);
+    config.set_beta2(f.beta2);
   }
   if (f.lrSchedule == QLatin1String("step")) {
-    config["lr_step_epochs"] = f.lrStepEpochs;
-    config["lr_gamma"] = f.lrGamma;
+    config.set_lr_step_epochs(f.lrStepEpochs);
+    config.set_lr_gamma(f.lrGamma);
   } else if (f.lrSchedule == QLatin1String("cosine")) {
-    config["lr_min"] = f.lrMin;
+    config.set_lr_min(f.lrMin);
   }
   return config;
 }
@@ -235,48 +242,38 @@ v1::RunSpec toRunSpec(const RunForm& form, const QList<NodeChoice>& nodes) {
       spec.mutable_command()->add_argv(word.toStdString());
     }
   } else {
-    spec.mutable_trainer()->set_config_json(
-        QJsonDocument(trainerConfig(form)).toJson(QJsonDocument::Compact).toStdString());
+    *spec.mutable_trainer()->mutable_config() = trainerConfig(form);
   }
   return spec;
 }
 
 namespace {
 
-// Applies trainer run-spec keys to the form; unknown keys are ignored.
-void applyTrainerConfig(const QJsonObject& c, RunForm* f) {
-  auto number = [&](const char* key, auto* out) {
-    if (c.contains(QLatin1String(key)) && c[QLatin1String(key)].isDouble()) {
-      *out = static_cast<std::remove_pointer_t<decltype(out)>>(c[QLatin1String(key)].toDouble());
-    }
-  };
-  auto text = [&](const char* key, QString* out) {
-    if (c[QLatin1String(key)].isString()) *out = c[QLatin1String(key)].toString();
-  };
-  text("data", &f->dataDir);
-  if (c["hidden"].isArray()) {
-    f->hidden.clear();
-    for (const QJsonValue& v : c["hidden"].toArray()) f->hidden.append(v.toInt());
-  }
-  text("optimizer", &f->optimizer);
-  number("lr", &f->lr);
-  number("momentum", &f->momentum);
-  if (c["nesterov"].isBool()) f->nesterov = c["nesterov"].toBool();
-  number("weight_decay", &f->weightDecay);
-  number("beta1", &f->beta1);
-  number("beta2", &f->beta2);
-  text("lr_schedule", &f->lrSchedule);
-  number("warmup_steps", &f->warmupSteps);
-  number("lr_step_epochs", &f->lrStepEpochs);
-  number("lr_gamma", &f->lrGamma);
-  number("lr_min", &f->lrMin);
-  number("epochs", &f->epochs);
-  number("global_batch", &f->globalBatch);
-  text("backend", &f->backend);
-  number("bucket_mb", &f->bucketMb);
-  number("checkpoint_every", &f->checkpointEvery);
-  if (c["seed"].isString()) f->seed = c["seed"].toString().toULongLong();
-  number("seed", &f->seed);
+// Sets the form's fields from the keys `c` has; keeps `c` whole as the form's trainerBase.
+void applyTrainerConfig(const v1::TrainerConfig& c, RunForm* f) {
+  const auto text = [](const std::string& value) { return QString::fromStdString(value); };
+  if (c.has_data()) f->dataDir = text(c.data());
+  if (c.hidden_size() > 0) f->hidden = QList<int>(c.hidden().begin(), c.hidden().end());
+  if (c.has_optimizer()) f->optimizer = text(c.optimizer());
+  if (c.has_lr()) f->lr = c.lr();
+  if (c.has_momentum()) f->momentum = c.momentum();
+  if (c.has_nesterov()) f->nesterov = c.nesterov();
+  // Absent or negative: the optimizer's default (run_spec.h), shown as its value.
+  f->weightDecay = withTrainerDefaults(c).weight_decay();
+  if (c.has_beta1()) f->beta1 = c.beta1();
+  if (c.has_beta2()) f->beta2 = c.beta2();
+  if (c.has_lr_schedule()) f->lrSchedule = text(c.lr_schedule());
+  if (c.has_warmup_steps()) f->warmupSteps = c.warmup_steps();
+  if (c.has_lr_step_epochs()) f->lrStepEpochs = c.lr_step_epochs();
+  if (c.has_lr_gamma()) f->lrGamma = c.lr_gamma();
+  if (c.has_lr_min()) f->lrMin = c.lr_min();
+  if (c.has_epochs()) f->epochs = c.epochs();
+  if (c.has_global_batch()) f->globalBatch = c.global_batch();
+  if (c.has_backend()) f->backend = text(c.backend());
+  if (c.has_bucket_mb()) f->bucketMb = c.bucket_mb();
+  if (c.has_checkpoint_every()) f->checkpointEvery = c.checkpoint_every();
+  if (c.has_seed()) f->seed = c.seed();
+  f->trainerBase = c;
 }
 
 QString joinCommandLine(const QStringList& words) {
@@ -306,23 +303,26 @@ RunForm fromRunSpec(const v1::RunSpec& spec) {
     for (const auto& word : spec.command().argv()) words << QString::fromStdString(word);
     form.command = joinCommandLine(words);
   } else if (spec.has_trainer()) {
-    const auto doc =
-        QJsonDocument::fromJson(QByteArray::fromStdString(spec.trainer().config_json()));
-    applyTrainerConfig(doc.object(), &form);
+    // An old spec's config_json that is not a valid run spec leaves the form's defaults.
+    const auto config = trainerConfigOf(spec.trainer());
+    if (config.isOk()) applyTrainerConfig(config.value(), &form);
   }
   return form;
 }
 
 QJsonObject toPreset(const RunForm& form) {
-  return QJsonObject{{"format", "ringside-run-preset"},
-                     {"version", kPresetVersion},
-                     {"name", form.name},
-                     {"tags", QJsonArray::fromStringList(form.tags)},
-                     {"job", form.job == RunForm::Job::kCommand ? "command" : "trainer"},
-                     {"trainer", trainerConfig(form)},
-                     {"command", form.command},
-                     {"nodes", QJsonArray::fromStringList(form.nodeIds)},
-                     {"ranks_per_node", form.ranksPerNode}};
+  return QJsonObject{
+      {"format", "ringside-run-preset"},
+      {"version", kPresetVersion},
+      {"name", form.name},
+      {"tags", QJsonArray::fromStringList(form.tags)},
+      {"job", form.job == RunForm::Job::kCommand ? "command" : "trainer"},
+      {"trainer",
+       QJsonDocument::fromJson(QByteArray::fromStdString(trainerConfigToJson(trainerConfig(form))))
+           .object()},
+      {"command", form.command},
+      {"nodes", QJsonArray::fromStringList(form.nodeIds)},
+      {"ranks_per_node", form.ranksPerNode}};
 }
 
 QStringList resolveSpecHosts(RunForm* form, const QList<NodeChoice>& nodes) {
@@ -368,7 +368,18 @@ RunForm fromPreset(const QJsonObject& preset, QString* error) {
     *error = tr("The preset's \"trainer\" entry must be an object.");
     return form;
   }
-  applyTrainerConfig(preset["trainer"].toObject(), &form);
+  if (preset["trainer"].isObject()) {
+    // The run spec is read with protobuf's JSON mapping, as ringside-trainer --config reads it.
+    const auto config = trainerConfigFromJson(
+        QJsonDocument(preset["trainer"].toObject()).toJson(QJsonDocument::Compact).toStdString(),
+        "\"trainer\"");
+    if (!config.isOk()) {
+      *error = tr("The preset's run spec is not valid: %1")
+                   .arg(QString::fromStdString(config.status().message()));
+      return form;
+    }
+    applyTrainerConfig(config.value(), &form);
+  }
   form.command = preset["command"].toString();
   if (preset["ranks_per_node"].isDouble()) form.ranksPerNode = preset["ranks_per_node"].toInt();
   if (preset["nodes"].isArray()) {

@@ -14,6 +14,7 @@
 #include <limits>
 
 #include "ringside/common/metric_names.h"
+#include "ringside/common/run_spec.h"
 #include "store_schema.h"
 
 namespace ringside::gui {
@@ -102,17 +103,20 @@ RunRecord runFromRow(const QSqlQuery& query) {
   return run;
 }
 
-// The spec's settings as one flat JSON object for the config diff: the trainer config's keys
-// (or "command" and "working_dir" for a custom command), plus "ranks_per_node" and "hosts".
+// The spec's settings as one flat JSON object for the config diff: every key of the trainer's run
+// spec with the value the run used (absent keys: their defaults), written by protobuf's JSON
+// mapping (or "command" and "working_dir" for a custom command), plus "ranks_per_node" and
+// "hosts". An old spec's config_json that is not a valid run spec shows as "config": why.
 QString configJsonOf(const v1::RunSpec& spec) {
   QJsonObject config;
   if (spec.has_trainer()) {
-    const auto parsed =
-        QJsonDocument::fromJson(QByteArray::fromStdString(spec.trainer().config_json()));
-    if (parsed.isObject()) {
-      config = parsed.object();
-    } else if (!spec.trainer().config_json().empty()) {
-      config.insert("config", QString::fromStdString(spec.trainer().config_json()));
+    const auto typed = trainerConfigOf(spec.trainer());
+    if (typed.isOk()) {
+      config = QJsonDocument::fromJson(QByteArray::fromStdString(
+                                           trainerConfigToJson(withTrainerDefaults(typed.value()))))
+                   .object();
+    } else {
+      config.insert("config", QString::fromStdString(typed.status().message()));
     }
   } else if (spec.has_command()) {
     QJsonArray argv;

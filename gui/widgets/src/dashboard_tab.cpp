@@ -8,7 +8,6 @@
 #include <QFutureWatcher>
 #include <QGridLayout>
 #include <QHBoxLayout>
-#include <QJsonDocument>
 #include <QLabel>
 #include <QLocale>
 #include <QMessageBox>
@@ -24,6 +23,8 @@
 
 #include <cmath>
 
+#include "ringside/common/metric_names.h"
+#include "ringside/common/run_spec.h"
 #include "ringside/gui/controller.h"
 #include "ringside/gui/metric_chart.h"
 #include "ringside/gui/rank_view.h"
@@ -36,9 +37,11 @@ constexpr int kTickMs = 66;                 // ~15 Hz: re-query when dirty, refr
 constexpr qint64 kRankFetchEveryMs = 1000;  // per-rank values change once per log step
 constexpr int kLogTailLines = 300;
 constexpr size_t kTelemetryPoints = 20'000;  // per GPU and value, oldest dropped first
-constexpr int64_t kMnistTrainSamples = 60'000;
 
 double nowSeconds() { return QDateTime::currentMSecsSinceEpoch() / 1000.0; }
+
+// A metric name of metric_names.h as the store's key.
+QString key(const char* metricName) { return QString::fromLatin1(metricName); }
 
 QString stateName(v1::RunState state) {
   switch (state) {
@@ -79,44 +82,6 @@ void appendRolling(std::vector<SeriesPoint>& series, SeriesPoint point) {
 }
 
 }  // namespace
-
-std::optional<int64_t> totalStepsOf(const QJsonObject& config,
-                                    std::optional<int64_t> observedStepsPerEpoch) {
-  const auto number = [&](const char* key) -> int64_t {
-    const QJsonValue value = config.value(QLatin1String(key));
-    if (value.isDouble()) return static_cast<int64_t>(value.toDouble());
-    if (value.isString()) return value.toString().toLongLong();
-    return 0;
-  };
-  const int64_t maxSteps = number("max_steps");
-  const int64_t epochs = number("epochs");
-  const int64_t globalBatch = number("global_batch");
-  const int64_t trainSamples = number("train_samples");
-  std::optional<int64_t> perEpoch;
-  if (trainSamples > 0 && globalBatch > 0) {
-    perEpoch = trainSamples / globalBatch;
-  } else if (observedStepsPerEpoch && *observedStepsPerEpoch > 0) {
-    perEpoch = observedStepsPerEpoch;
-  } else if (globalBatch > 0 && config.value(QLatin1String("data"))
-                                    .toString()
-                                    .contains(QLatin1String("mnist"), Qt::CaseInsensitive)) {
-    perEpoch = kMnistTrainSamples / globalBatch;
-  }
-  std::optional<int64_t> total;
-  if (perEpoch && epochs > 0) total = *perEpoch * epochs;
-  if (maxSteps > 0) total = total ? std::min(*total, maxSteps) : maxSteps;
-  return total;
-}
-
-std::optional<double> etaSeconds(int64_t stepsDone, std::optional<int64_t> totalSteps,
-                                 std::optional<double> stepsPerSecond) {
-  if (!totalSteps || *totalSteps <= 0) return std::nullopt;
-  if (stepsDone >= *totalSteps) return 0.0;
-  if (!stepsPerSecond || !(*stepsPerSecond > 0) || !std::isfinite(*stepsPerSecond)) {
-    return std::nullopt;
-  }
-  return static_cast<double>(*totalSteps - stepsDone) / *stepsPerSecond;
-}
 
 QString formatDuration(double seconds) {
   const qint64 total = static_cast<qint64>(std::llround(std::max(0.0, seconds)));
@@ -354,18 +319,17 @@ void DashboardTab::onTick() {
 
 void DashboardTab::fetch() {
   const SeriesX x = static_cast<SeriesX>(xMode_->currentIndex());
-  std::vector<std::pair<QString, SeriesX>> requests = {
-      {QStringLiteral("train/loss"), x},
-      {QStringLiteral("test/loss"), x},
-      {QStringLiteral("test/accuracy"), x},
-      {QStringLiteral("train/samples_per_s"), x},
-      {QStringLiteral("time/compute_ms"), x},
-      {QStringLiteral("time/exposed_comm_ms"), x},
-      {QStringLiteral("time/allreduce_ms"), x},
-      {QStringLiteral("comm/busbw_GBps"), x},
-      {QStringLiteral("train/loss"), SeriesX::kStep},
-      {QStringLiteral("test/loss"), SeriesX::kStep}};
-  if (x == SeriesX::kStep) requests.resize(requests.size() - 2);  // already asked by step
+  std::vector<std::pair<QString, SeriesX>> requests;
+  for (const char* name :
+       {metric::kTrainLoss, metric::kTestLoss, metric::kTestAccuracy, metric::kTrainSamplesPerS,
+        metric::kComputeMs, metric::kExposedCommMs, metric::kAllreduceMs, metric::kCommBusbw}) {
+    requests.emplace_back(key(name), x);
+  }
+  // For the ETA (runProgress): the run's facts and the last train step, by step.
+  for (const char* name : {metric::kRunTotalSteps, metric::kRunStepsPerEpoch}) {
+    requests.emplace_back(key(name), SeriesX::kStep);
+  }
+  if (x != SeriesX::kStep) requests.emplace_back(key(metric::kTrainLoss), SeriesX::kStep);
   MetricsStore& store = controller_.store();
   const int generation = generation_;
   const int expected = static_cast<int>(requests.size()) + 2;
@@ -422,51 +386,49 @@ std::vector<SeriesPoint> DashboardTab::take(const QString& name, SeriesX x) {
 double DashboardTab::xOrigin() const {
   if (run_ && run_->startTime > 0) return run_->startTime;
   if (run_ && run_->createdTime > 0) return run_->createdTime;
-  auto it = fetched_.find({QStringLiteral("train/loss"), static_cast<int>(SeriesX::kWallTime)});
+  auto it = fetched_.find({key(metric::kTrainLoss), static_cast<int>(SeriesX::kWallTime)});
   return it != fetched_.end() && !it->second.empty() ? it->second.front().x : 0.0;
 }
 
 void DashboardTab::applySeries() {
   const SeriesX x = static_cast<SeriesX>(xMode_->currentIndex());
-  rawLoss_ = take(QStringLiteral("train/loss"), x);
+  rawLoss_ = take(key(metric::kTrainLoss), x);
   loss_->setSeries(rawLossName(), rawLoss_, QColor(0x20, 0x9f, 0xdf), true);
   applySmoothing();
-  loss_->setSeries(testLossName(), take(QStringLiteral("test/loss"), x), QColor(0xe6, 0x7e, 0x22));
-  accuracy_->setSeries(tr("test accuracy"), take(QStringLiteral("test/accuracy"), x),
+  loss_->setSeries(testLossName(), take(key(metric::kTestLoss), x), QColor(0xe6, 0x7e, 0x22));
+  accuracy_->setSeries(tr("test accuracy"), take(key(metric::kTestAccuracy), x),
                        QColor(0x27, 0xae, 0x60));
-  throughput_->setSeries(tr("samples/s"), take(QStringLiteral("train/samples_per_s"), x),
+  throughput_->setSeries(tr("samples/s"), take(key(metric::kTrainSamplesPerS), x),
                          QColor(0x6d, 0x5f, 0xd5));
-  stepTime_->setSeries(tr("compute"), take(QStringLiteral("time/compute_ms"), x),
-                       QColor(0x20, 0x9f, 0xdf));
-  stepTime_->setSeries(tr("exposed communication"), take(QStringLiteral("time/exposed_comm_ms"), x),
+  stepTime_->setSeries(tr("compute"), take(key(metric::kComputeMs), x), QColor(0x20, 0x9f, 0xdf));
+  stepTime_->setSeries(tr("exposed communication"), take(key(metric::kExposedCommMs), x),
                        QColor(0xe7, 0x4c, 0x3c));
-  allreduce_->setSeries(tr("all-reduce"), take(QStringLiteral("time/allreduce_ms"), x),
+  allreduce_->setSeries(tr("all-reduce"), take(key(metric::kAllreduceMs), x),
                         QColor(0xbf, 0x59, 0x3e));
-  busbw_->setSeries(tr("busbw"), take(QStringLiteral("comm/busbw_GBps"), x),
-                    QColor(0x2c, 0xa0, 0x8f));
+  busbw_->setSeries(tr("busbw"), take(key(metric::kCommBusbw), x), QColor(0x2c, 0xa0, 0x8f));
 
-  // Progress for the ETA: the last train step, the step of the first test record (= steps per
-  // epoch from step 0), and the step rate from the latest samples/s.
+  // Progress for the ETA: the last train step, the run's facts (the last sample of each, at the
+  // step the run started from) and the latest samples/s.
   const auto byStep = [&](const char* name) -> const std::vector<SeriesPoint>& {
     static const std::vector<SeriesPoint> kEmpty;
-    auto it = fetched_.find({QLatin1String(name), static_cast<int>(SeriesX::kStep)});
+    auto it = fetched_.find({key(name), static_cast<int>(SeriesX::kStep)});
     return it == fetched_.end() ? kEmpty : it->second;
   };
-  const auto& lossBySteps = byStep("train/loss");
-  if (!lossBySteps.empty()) stepsDone_ = static_cast<int64_t>(lossBySteps.back().x);
-  const auto& testBySteps = byStep("test/loss");
-  if (!testBySteps.empty()) stepsPerEpoch_ = static_cast<int64_t>(testBySteps.front().x);
-  stepsPerSecond_.reset();
-  auto samples = fetched_.find({QStringLiteral("train/samples_per_s"), static_cast<int>(x)});
-  const QJsonObject config =
-      run_ ? QJsonDocument::fromJson(run_->configJson.toUtf8()).object() : QJsonObject();
-  const double globalBatch = config.value(QLatin1String("global_batch")).toDouble();
-  if (samples != fetched_.end() && !samples->second.empty() && globalBatch > 0 &&
-      std::isfinite(samples->second.back().y)) {
-    stepsPerSecond_ = samples->second.back().y / globalBatch;
-  } else if (run_ && run_->startTime > 0 && stepsDone_ > 0) {
-    const double end = run_->endTime > 0 ? run_->endTime : nowSeconds();
-    if (end > run_->startTime) stepsPerSecond_ = stepsDone_ / (end - run_->startTime);
+  const auto& lossBySteps = byStep(metric::kTrainLoss);
+  if (!lossBySteps.empty()) progress_.stepsDone = static_cast<int64_t>(lossBySteps.back().x);
+  const auto& totalSteps = byStep(metric::kRunTotalSteps);
+  if (!totalSteps.empty() && std::isfinite(totalSteps.back().y)) {
+    progress_.totalSteps = static_cast<int64_t>(totalSteps.back().y);
+    progress_.firstStep = static_cast<int64_t>(totalSteps.back().x);
+  }
+  const auto& perEpoch = byStep(metric::kRunStepsPerEpoch);
+  if (!perEpoch.empty() && std::isfinite(perEpoch.back().y)) {
+    progress_.stepsPerEpoch = static_cast<int64_t>(perEpoch.back().y);
+  }
+  progress_.samplesPerSecond.reset();
+  auto samples = fetched_.find({key(metric::kTrainSamplesPerS), static_cast<int>(x)});
+  if (samples != fetched_.end() && !samples->second.empty()) {
+    progress_.samplesPerSecond = samples->second.back().y;
   }
   updateClock();
 }
@@ -479,6 +441,16 @@ void DashboardTab::applySmoothing() {
 void DashboardTab::applyRun(const RunRecord& run) {
   const QString before = title();
   const bool worldSizeChanged = !run_ || run_->worldSize != run.worldSize;
+  if (!run_ || run_->spec != run.spec) {
+    // The step rate is samples/s over the global batch of the run spec (defaults applied).
+    v1::RunSpec spec;
+    progress_.globalBatch = 0;
+    if (spec.ParseFromArray(run.spec.constData(), static_cast<int>(run.spec.size())) &&
+        spec.has_trainer()) {
+      const auto config = trainerConfigOf(spec.trainer());
+      if (config.isOk()) progress_.globalBatch = withTrainerDefaults(config.value()).global_batch();
+    }
+  }
   run_ = run;
   name_->setText(run.name.isEmpty() ? runId_ : run.name);
   state_->setText(stateName(run.state));
@@ -500,8 +472,8 @@ void DashboardTab::updateClock() {
     eta_->setText(tr("done"));
     return;
   }
-  const QJsonObject config = QJsonDocument::fromJson(run_->configJson.toUtf8()).object();
-  const auto eta = etaSeconds(stepsDone_, totalStepsOf(config, stepsPerEpoch_), stepsPerSecond_);
+  progress_.runningSeconds = end - run_->startTime;
+  const auto eta = runProgress(progress_).etaSeconds;
   eta_->setText(eta ? formatDuration(*eta) : tr("N/A"));
 }
 
@@ -512,7 +484,7 @@ void DashboardTab::fetchRanks() {
   const int generation = generation_;
   ++inFlight_;
   whenReady(
-      this, store.metricRanks(runId_, QStringLiteral("time/step_ms")),
+      this, store.metricRanks(runId_, key(metric::kStepMs)),
       [this, generation, &store](Result<std::vector<int>> ranks) {
         if (generation != generation_) return;
         --inFlight_;
@@ -537,8 +509,7 @@ void DashboardTab::fetchRanks() {
         inFlight_ += *pending;
         for (size_t i = 0; i < perRank.size(); ++i) {
           for (bool exposed : {false, true}) {
-            const QString name =
-                exposed ? QStringLiteral("time/exposed_comm_ms") : QStringLiteral("time/step_ms");
+            const QString name = key(exposed ? metric::kExposedCommMs : metric::kStepMs);
             whenReady(this, store.series(runId_, name, perRank[i]),
                       [this, generation, stats, pending, i,
                        exposed](Result<std::vector<SeriesPoint>> points) {

@@ -291,6 +291,7 @@ RunForm RunSetupPanel::form() const {
   f.bucketMb = bucketMb_->value();
   f.checkpointEvery = checkpointEvery_->value();
   f.seed = seed_->text().toULongLong();
+  f.trainerBase = trainerBase_;
   f.command = command_->text();
   f.nodeIds = checkedNodeIds();
   f.ranksPerNode = ranks_->value();
@@ -324,6 +325,7 @@ void RunSetupPanel::setForm(const RunForm& f) {
   bucketMb_->setValue(f.bucketMb);
   checkpointEvery_->setValue(static_cast<int>(f.checkpointEvery));
   seed_->setText(QString::number(f.seed));
+  trainerBase_ = f.trainerBase;
   command_->setText(f.command);
   if (!f.nodeIds.isEmpty()) {
     checkNodes(f.nodeIds);

@@ -1,6 +1,6 @@
 // LogTailer: follows a run's stdout.log and stderr.log (written by its mpirun, see
 // run_manager.h) and turns new complete lines into log lines; for custom commands it also parses
-// the JSON Lines metrics records on stdout (docs/metrics.md) into samples.
+// the JSON Lines metrics and start records on stdout (docs/metrics.md) into samples.
 //
 // Read offsets are kept in <run dir>/tail_offsets once the caller has journaled a chunk
 // (commit()), so a restarted agent continues where the journal ends. Not thread-safe.
@@ -35,8 +35,10 @@ class LogTailer {
   uint64_t pending_[2] = {0, 0};
 };
 
-// Parses one JSON Lines metrics record ({"type":"metrics","step":..,"metrics":{..}}) into
-// samples; returns nothing for other lines. Non-numeric values are skipped.
+// Parses one JSON Lines record of docs/metrics.md into samples: a "metrics" record's values, or a
+// "start" record's total_steps and steps_per_epoch as the global samples metric::kRunTotalSteps
+// and kRunStepsPerEpoch at its first_step (0 when absent), as the trainer sends them to the agent.
+// Returns nothing for other lines. Non-numeric values are skipped.
 std::vector<v1::MetricSample> parseMetricsLine(const std::string& line);
 
 }  // namespace ringside::agent

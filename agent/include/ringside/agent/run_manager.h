@@ -1,7 +1,8 @@
 // RunManager: launches runs under mpirun, tracks their states, stops them, and re-adopts them
 // after an agent restart.
 //
-// Each run gets a directory <runsDir>/<run id>/ holding spec.json (a trainer run's run spec),
+// Each run gets a directory <runsDir>/<run id>/ holding spec.json (a trainer run's run spec, in
+// protobuf's JSON mapping, passed as ringside-trainer --config spec.json),
 // stdout.log and stderr.log (mpirun's output: the ranks' and its own), and exit_status, written
 // by the run's shim when mpirun ends. The shim is a /bin/sh that the agent starts in a new
 // session (its own process group, surviving the agent); it runs mpirun and records its exit
@@ -50,11 +51,13 @@ class RunManager {
  public:
   RunManager(RunManagerOptions options, RunStateCallback onStateChange);
 
-  // Validates `spec` and starts it: QUEUED, then STARTING once the processes exist.
+  // Validates `spec` and starts it: QUEUED, then STARTING once the processes exist. A trainer
+  // job's run spec is TrainerJob.config, or the deprecated config_json of an older client
+  // converted to it (trainerConfigOf); the returned RunInfo's spec carries it as `config` only.
   // Errors: InvalidArgument naming the field (no job, no argv, trainer binary missing or not
-  // executable, config_json not a JSON object, dataset directory missing, ranks 0),
-  // ResourceExhausted when more ranks than `freeSlots` are asked for, Internal when the run
-  // directory or the processes cannot be created.
+  // executable, a run spec that is not valid JSON or out of range (validateTrainerConfig), dataset
+  // directory missing, ranks 0), ResourceExhausted when more ranks than `freeSlots` are asked for,
+  // Internal when the run directory or the processes cannot be created.
   Result<v1::RunInfo> launch(const v1::RunSpec& spec, uint32_t freeSlots);
 
   // Starts stopping a run: SIGTERM to its ranks now, SIGKILL to its process group after

@@ -18,6 +18,11 @@ inline constexpr const char* kExposedCommMs = "time/exposed_comm_ms";    // ms p
 inline constexpr const char* kCommBytes = "comm/bytes";       // bytes all-reduced per step
 inline constexpr const char* kCommAlgbw = "comm/algbw_GBps";  // GB/s (1e9 bytes/s)
 inline constexpr const char* kCommBusbw = "comm/busbw_GBps";  // GB/s (1e9 bytes/s)
+// Facts of a run, global samples sent once when it starts, at its first step (0, or the step it
+// resumed from): the same values as the "start" record's total_steps and steps_per_epoch. The GUI
+// computes progress and ETA from them.
+inline constexpr const char* kRunTotalSteps = "run/total_steps";         // global steps in all
+inline constexpr const char* kRunStepsPerEpoch = "run/steps_per_epoch";  // global steps an epoch
 inline constexpr const char* kNodeCpuPct = "node/cpu_pct";
 inline constexpr const char* kNodeMemUsedMiB = "node/mem_used_MiB";
 inline constexpr const char* kNodeNetRxMBps = "node/net_rx_MBps";

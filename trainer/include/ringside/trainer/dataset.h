@@ -10,9 +10,6 @@
 
 namespace ringside::trainer {
 
-// The default dataset directory: Debian's dataset-fashion-mnist package installs it here.
-inline constexpr const char* kDefaultDataDir = "/usr/share/datasets/fashion-mnist";
-
 // One split (train or test) of an image dataset. Pixels stay uint8 in memory (a quarter of the
 // float size); gatherBatch() scales them to [0, 1] and normalizes on the fly.
 struct ImageDataset {

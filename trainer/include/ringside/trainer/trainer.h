@@ -33,15 +33,19 @@ class Trainer {
   // agent's ZmqMetricSink) receives on every rank that rank's own per-rank record at each log
   // step (world size > 1), on rank 0 also the global records, and is flushed at the end of run().
   // `stopRequested` is polled once per step; every rank agrees on it through an all-reduce, so all
-  // ranks stop at the same step.
-  Trainer(const TrainerConfig& config, Communicator& comm, Backend& backend,
+  // ranks stop at the same step. `spec` must have every field set (addTrainerOptions' result, or
+  // withTrainerDefaults()).
+  Trainer(const v1::TrainerConfig& spec, Communicator& comm, Backend& backend,
           const DatasetSplits& data, MetricSink* sink, MetricSink* agentSink,
           const std::atomic<bool>& stopRequested);
 
   // Collective. Initialises (or resumes) the model and trains until the configured steps are done
-  // or a stop is requested, then writes a checkpoint. Errors: InvalidArgument for a checkpoint that
-  // does not fit the run (naming the mismatch), Corruption/NotFound for an unreadable one, the
-  // backend's errors for failed steps, IOError when a checkpoint cannot be written.
+  // or a stop is requested, then writes a checkpoint. Rank 0 writes the "start" record (with the
+  // run's total steps and steps per epoch) to `sink` and the same two facts as global samples
+  // (metric::kRunTotalSteps, kRunStepsPerEpoch, at the first step) to `agentSink`. Errors:
+  // InvalidArgument for a checkpoint that does not fit the run (naming the mismatch),
+  // Corruption/NotFound for an unreadable one, the backend's errors for failed steps, IOError when
+  // a checkpoint cannot be written.
   Result<TrainingOutcome> run();
 
  private:
@@ -55,7 +59,7 @@ class Trainer {
   void writeGlobal(const MetricRecord& record);
   void progress(const std::string& line) const;
 
-  const TrainerConfig& config_;
+  const v1::TrainerConfig& spec_;
   Communicator& comm_;
   Backend& backend_;
   const DatasetSplits& data_;

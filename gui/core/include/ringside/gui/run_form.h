@@ -6,8 +6,10 @@
 // The first node owns the run: the controller sends it the Launch, its agent starts mpirun, which
 // places ranks 0..r-1 on it, r..2r-1 on the second node, and so on (mpirun --host h1:r,h2:r).
 //
-// The trainer settings map one to one onto ringside-trainer's run-spec keys (`ringside-trainer
-// --help`, docs/metrics.md): the RunSpec carries them as TrainerJob.config_json.
+// The trainer settings are fields of the typed run spec (ringside.v1.TrainerConfig,
+// docs/run-spec.md): trainerConfig() builds it, the RunSpec carries it as TrainerJob.config, and
+// presets hold it in protobuf's JSON mapping. Their defaults are ringside-trainer's own
+// (defaultTrainerConfig()).
 #pragma once
 
 #include <QJsonObject>
@@ -16,6 +18,7 @@
 #include <QString>
 #include <QStringList>
 
+#include "ringside/common/run_spec.h"
 #include "ringside/proto/ringside.pb.h"
 
 namespace ringside::gui {
@@ -26,27 +29,32 @@ struct RunForm {
   QString name = QStringLiteral("fashion-mnist mlp");
   QStringList tags;
   Job job = Job::kTrainer;
-  // Trainer settings (defaults as ringside-trainer's).
-  QString dataDir = QStringLiteral("/usr/share/datasets/fashion-mnist");
-  QList<int> hidden = {256, 128};
-  QString optimizer = QStringLiteral("sgd");  // sgd | adamw
-  double lr = 0.1;
-  double momentum = 0.9;
-  bool nesterov = true;
-  double weightDecay = 0.0;
-  double beta1 = 0.9;
-  double beta2 = 0.999;
-  QString lrSchedule = QStringLiteral("cosine");  // constant | step | cosine
-  qint64 warmupSteps = 0;
-  double lrStepEpochs = 1.0;
-  double lrGamma = 0.1;
-  double lrMin = 0.0;
-  int epochs = 3;
-  qint64 globalBatch = 128;
-  QString backend = QStringLiteral("auto");  // auto | mpi | nccl
-  double bucketMb = 25.0;
-  qint64 checkpointEvery = 0;
-  quint64 seed = 42;
+  // Trainer settings; the defaults are ringside-trainer's (defaultTrainerConfig()).
+  QString dataDir = QString::fromStdString(defaultTrainerConfig().data());
+  QList<int> hidden{defaultTrainerConfig().hidden().begin(), defaultTrainerConfig().hidden().end()};
+  QString optimizer = QString::fromStdString(defaultTrainerConfig().optimizer());  // sgd | adamw
+  double lr = defaultTrainerConfig().lr();
+  double momentum = defaultTrainerConfig().momentum();
+  bool nesterov = defaultTrainerConfig().nesterov();
+  double weightDecay = defaultTrainerConfig().weight_decay();
+  double beta1 = defaultTrainerConfig().beta1();
+  double beta2 = defaultTrainerConfig().beta2();
+  // constant | step | cosine
+  QString lrSchedule = QString::fromStdString(defaultTrainerConfig().lr_schedule());
+  qint64 warmupSteps = defaultTrainerConfig().warmup_steps();
+  double lrStepEpochs = defaultTrainerConfig().lr_step_epochs();
+  double lrGamma = defaultTrainerConfig().lr_gamma();
+  double lrMin = defaultTrainerConfig().lr_min();
+  int epochs = defaultTrainerConfig().epochs();
+  qint64 globalBatch = defaultTrainerConfig().global_batch();
+  QString backend = QString::fromStdString(defaultTrainerConfig().backend());  // auto | mpi | nccl
+  double bucketMb = defaultTrainerConfig().bucket_mb();
+  qint64 checkpointEvery = defaultTrainerConfig().checkpoint_every();
+  quint64 seed = defaultTrainerConfig().seed();
+  // The run spec this form was made from (a clone's or a preset's), for the keys the form has no
+  // field for (train_samples, max_steps, threads, ...): trainerConfig() starts from it, so they
+  // survive a clone or a preset. Empty for a new form.
+  v1::TrainerConfig trainerBase;
   // Custom command: a command line, split on whitespace with "double quotes" grouping.
   QString command;
   // Placement: the chosen nodes' ids in rank order (the first one owns the run) and the ranks
@@ -87,14 +95,16 @@ struct FieldError {
 // a global batch not divisible by the world size is on "globalBatch".
 QList<FieldError> validate(const RunForm& form, const QList<NodeChoice>& nodes);
 
-// The launch request's spec. Assumes validate() found nothing. One chosen node: hosts empty and
+// The launch request's spec: TrainerJob.config = trainerConfig(form) (never the deprecated
+// config_json), or the command. Assumes validate() found nothing. One chosen node: hosts empty and
 // ranks_per_node set (the owning agent runs every rank). Several: hosts = each node's hostName
 // from `nodes` (the node id when it is not there) with ranksPerNode ranks each, in rank order;
 // ranks_per_node is set as well.
 v1::RunSpec toRunSpec(const RunForm& form, const QList<NodeChoice>& nodes = {});
-// A form pre-filled from a run's spec (keys the form does not know are ignored). nodeIds stay
-// empty (a spec names hosts, not nodes): the spec's hosts go to specHosts; map them with
-// resolveSpecHosts().
+// A form pre-filled from a run's spec: its TrainerJob.config, or the deprecated config_json of an
+// old spec converted (trainerConfigOf; one that is not a valid run spec leaves the defaults).
+// Keys the form has no field for are kept in trainerBase. nodeIds stay empty (a spec names hosts,
+// not nodes): the spec's hosts go to specHosts; map them with resolveSpecHosts().
 RunForm fromRunSpec(const v1::RunSpec& spec);
 // Sets form->nodeIds to the nodes whose hostName matches form->specHosts (case-insensitive), in
 // the spec's order, and clears specHosts. Returns the hosts no node matched (the form then has
@@ -102,16 +112,20 @@ RunForm fromRunSpec(const v1::RunSpec& spec);
 QStringList resolveSpecHosts(RunForm* form, const QList<NodeChoice>& nodes);
 
 // Presets: {"format": "ringside-run-preset", "version": 1, "name": ..., "tags": [...],
-// "job": "trainer"|"command", "trainer": {trainer run-spec keys}, "command": "...",
-// "nodes": [node ids in rank order], "ranks_per_node": N}. Presets written before multi-node
-// placement have "node_id": "..." (or no node at all) instead of "nodes"; both read.
+// "job": "trainer"|"command", "trainer": {run-spec keys}, "command": "...",
+// "nodes": [node ids in rank order], "ranks_per_node": N}; "trainer" is trainerConfig(form) in
+// protobuf's JSON mapping (docs/run-spec.md). Presets written before multi-node placement have
+// "node_id": "..." (or no node at all) instead of "nodes"; both read.
 QJsonObject toPreset(const RunForm& form);
-// Errors: *error says what is wrong (not a preset, wrong version, a value of the wrong type);
+// Errors: *error says what is wrong (not a preset, wrong version, a value of the wrong type, a
+// "trainer" entry that is not a valid run spec: an unknown key or a value of the wrong type);
 // the returned form keeps the defaults for anything missing.
 RunForm fromPreset(const QJsonObject& preset, QString* error);
 
-// The trainer's run-spec JSON of the form (TrainerJob.config_json).
-QJsonObject trainerConfig(const RunForm& form);
+// The form's run spec: trainerBase with the form's trainer settings set over it (momentum and
+// nesterov only for sgd, the betas only for adamw, the step or cosine parameters only for that
+// schedule).
+v1::TrainerConfig trainerConfig(const RunForm& form);
 // "a b \"c d\"" -> {"a", "b", "c d"}.
 QStringList splitCommandLine(const QString& line);
 

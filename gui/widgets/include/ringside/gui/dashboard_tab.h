@@ -2,7 +2,9 @@
 // faint, behind an EMA-smoothed line, with test loss per epoch), test accuracy, samples/s, step
 // time split into compute and exposed communication (stacked), all-reduce time, bus bandwidth,
 // and GPU utilization and memory of the run's node; a per-rank view; a header with the run's
-// name, state, elapsed time, ETA and a Stop button; and the log tail.
+// name, state, elapsed time, ETA and a Stop button; and the log tail. The ETA comes from
+// runProgress() over the run's own facts (run/total_steps, run/steps_per_epoch), its last step and
+// its throughput.
 //
 // Data flow (DESIGN.md decision 7): Controller::runDataChanged only marks the tab dirty; a timer
 // (15 Hz) re-queries the store asynchronously (QFuture continuations on this object) when dirty
@@ -13,7 +15,6 @@
 
 #include <QElapsedTimer>
 #include <QHash>
-#include <QJsonObject>
 #include <QString>
 #include <QWidget>
 
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "ringside/gui/metrics_store.h"
+#include "ringside/gui/run_progress.h"
 
 class QCheckBox;
 class QComboBox;
@@ -37,19 +39,6 @@ namespace ringside::gui {
 class Controller;
 class MetricChart;
 class RankView;
-
-// Total global steps of a trainer run from its config (docs/metrics.md, trainer --config keys):
-// max_steps when set, else epochs x steps per epoch, where steps per epoch is
-// train_samples / global_batch (rounded down, as the trainer drops the last partial batch), else
-// `observedStepsPerEpoch` (the step of the first test record), else 60,000 / global_batch when
-// the data directory is a (Fashion-)MNIST one. std::nullopt when it cannot be known.
-std::optional<int64_t> totalStepsOf(const QJsonObject& config,
-                                    std::optional<int64_t> observedStepsPerEpoch);
-
-// Seconds left at `stepsPerSecond`; std::nullopt when the total or the rate is unknown or not
-// positive. 0 once stepsDone >= totalSteps.
-std::optional<double> etaSeconds(int64_t stepsDone, std::optional<int64_t> totalSteps,
-                                 std::optional<double> stepsPerSecond);
 
 // "1 h 02 min", "3 min 05 s", "42 s".
 QString formatDuration(double seconds);
@@ -144,9 +133,9 @@ class DashboardTab : public QWidget {
   QElapsedTimer sinceRankFetch_;
   std::map<std::pair<QString, int>, std::vector<SeriesPoint>> fetched_;  // (name, SeriesX)
   std::vector<SeriesPoint> rawLoss_;
-  std::optional<int64_t> stepsPerEpoch_;
-  int64_t stepsDone_ = 0;
-  std::optional<double> stepsPerSecond_;
+  // For the ETA: the run's facts and its last step from the store, the global batch from its
+  // spec; runningSeconds is filled in on every clock tick.
+  ProgressFacts progress_;
 
   // GPU telemetry of the run's node, by GPU index: (seconds since start, value).
   std::map<uint32_t, std::vector<SeriesPoint>> gpuUtilSeries_;

@@ -102,7 +102,9 @@ class RunSetupPanel : public QWidget {
   QHash<QString, QString> shownErrors_;
   QList<NodeChoice> nodes_;
   bool userChoseNodes_ = false;  // the user (or setForm) picked nodes: no default check any more
-  bool updatingNodes_ = false;   // the list is being changed by code, not by the user
+  // RunForm::trainerBase of the last setForm(): run-spec keys without a widget, kept for form().
+  v1::TrainerConfig trainerBase_;
+  bool updatingNodes_ = false;  // the list is being changed by code, not by the user
 };
 
 }  // namespace ringside::gui

@@ -1,0 +1,73 @@
+// The trainer's run spec, ringside.v1.TrainerConfig (common/proto/ringside.proto): its defaults,
+// its bounds and its JSON form, shared by the trainer, the agent and the GUI. docs/run-spec.md
+// documents every key.
+//
+// - Defaults are defined once, in defaultTrainerConfig(): the trainer's command line (--help and
+//   the values of absent keys), the GUI's run form and the agent all take them from there.
+// - JSON is read and written only with protobuf's JSON mapping (google::protobuf::util): keys are
+//   the .proto field names ("global_batch"); the '-' spelling ("global-batch", the fields'
+//   json_name) is read too. Unknown keys are errors that name the key.
+//
+// Thread-safety: every function is pure or reads immutable data; all are safe from any thread.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "ringside/common/status.h"
+#include "ringside/proto/ringside.pb.h"
+
+namespace ringside {
+
+// Largest run-spec JSON text read: 1 MiB. Longer text is refused before it is parsed. (Protobuf's
+// JSON parser itself refuses nesting deeper than 100 levels.)
+inline constexpr size_t kMaxTrainerConfigJsonBytes = size_t{1} << 20;
+// Bounds of TrainerConfig.hidden: layers and units per layer.
+inline constexpr int kMaxHiddenLayers = 64;
+inline constexpr int kMaxHiddenWidth = 1 << 20;
+
+// ringside-trainer's defaults with every field set (weight_decay = 0, the default of the default
+// optimizer sgd). The one definition of each default in the code base; the .proto's comments and
+// docs/run-spec.md state the same values.
+const v1::TrainerConfig& defaultTrainerConfig();
+
+// The weight decay an optimizer uses when the run spec sets none (or a negative one): 0.01 for
+// "adamw", 0 otherwise (PyTorch's defaults for AdamW and SGD).
+double defaultWeightDecay(std::string_view optimizer);
+
+// `config` with every absent field (and an empty `hidden`) set to its default, and an absent or
+// negative weight_decay set to defaultWeightDecay(optimizer). The result has every field set.
+v1::TrainerConfig withTrainerDefaults(const v1::TrainerConfig& config);
+
+// Sets in `*base` every field that `over` sets; `hidden` is replaced when `over` has any width.
+// Used for command-line flags over a --config file.
+void overlayTrainerConfig(const v1::TrainerConfig& over, v1::TrainerConfig* base);
+
+// Checks withTrainerDefaults(config) against the ranges and names the .proto states (e.g.
+// epochs 1..1,000,000, optimizer "sgd" or "adamw", finite numbers) and the combinations
+// (lr_min <= lr, AdamW betas below 1). Errors: InvalidArgument naming the key, its
+// ringside-trainer flag, the value and what is allowed, e.g.
+// "epochs (--epochs) is 0: use 1 to 1000000".
+Status validateTrainerConfig(const v1::TrainerConfig& config);
+
+// Parses run-spec JSON (a JSON object of TrainerConfig keys) with protobuf's JSON mapping.
+// `source` names the text in messages (a file name, "config_json"). Errors: InvalidArgument
+// naming `source` when the text is over kMaxTrainerConfigJsonBytes, is not JSON, is not an
+// object, has an unknown key or a value of the wrong type (protobuf's message names the key).
+// Values are not range-checked here: see validateTrainerConfig.
+Result<v1::TrainerConfig> trainerConfigFromJson(std::string_view json,
+                                                std::string_view source = "run spec");
+
+// `config` as a JSON object with the .proto's field names as keys, holding the fields that are
+// set (withTrainerDefaults first for every key); seed as a decimal string (protobuf's mapping of
+// 64-bit integers). `multiline`: indented, one key per line; else one line.
+std::string trainerConfigToJson(const v1::TrainerConfig& config, bool multiline = false);
+
+// The run spec of a trainer job: `job.config` when set; else the deprecated `config_json` text of
+// an old spec (old journals and GUI databases), converted with trainerConfigFromJson; else the
+// empty config (all defaults). Errors: trainerConfigFromJson's, for a config_json that is not a
+// valid run spec.
+Result<v1::TrainerConfig> trainerConfigOf(const v1::TrainerJob& job);
+
+}  // namespace ringside

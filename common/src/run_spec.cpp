@@ -1,0 +1,220 @@
+#include "ringside/common/run_spec.h"
+
+#include <google/protobuf/util/json_util.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <initializer_list>
+
+namespace ringside {
+
+namespace {
+
+// "global_batch (--global-batch)": the key and the ringside-trainer flag of the same name.
+std::string named(std::string_view key) {
+  std::string flag = "--";
+  for (char c : key) flag += c == '_' ? '-' : c;
+  return std::string(key) + " (" + flag + ")";
+}
+
+std::string numberText(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.10g", value);
+  return text;
+}
+
+Status outOfRange(std::string_view key, const std::string& value, const std::string& allowed) {
+  return Status::invalidArgument(named(key) + " is " + value + ": use " + allowed);
+}
+
+Status checkInt(std::string_view key, int64_t value, int64_t min, int64_t max) {
+  if (value >= min && value <= max) return Status::ok();
+  return outOfRange(key, std::to_string(value),
+                    max == INT32_MAX ? std::to_string(min) + " or more"
+                                     : std::to_string(min) + " to " + std::to_string(max));
+}
+
+// `value` in [min, max], or in (min, max] when `minExclusive`; never NaN or infinite.
+Status checkDouble(std::string_view key, double value, double min, double max,
+                   bool minExclusive = false) {
+  const bool above = minExclusive ? value > min : value >= min;
+  if (std::isfinite(value) && above && value <= max) return Status::ok();
+  std::string allowed =
+      minExclusive ? "a number above " + numberText(min) : "a number from " + numberText(min);
+  if (std::isfinite(max)) allowed += (minExclusive ? " up to " : " to ") + numberText(max);
+  return outOfRange(key, numberText(value), allowed);
+}
+
+Status checkName(std::string_view key, const std::string& value,
+                 std::initializer_list<const char*> names) {
+  std::string allowed;
+  for (const char* name : names) {
+    if (value == name) return Status::ok();
+    allowed += (allowed.empty() ? "" : ", ") + std::string(name);
+  }
+  return outOfRange(key, "\"" + value + "\"", "one of " + allowed);
+}
+
+v1::TrainerConfig makeDefaults() {
+  v1::TrainerConfig c;
+  c.set_data("/usr/share/datasets/fashion-mnist");
+  c.set_train_samples(0);
+  c.set_test_samples(0);
+  c.add_hidden(256);
+  c.add_hidden(128);
+  c.set_epochs(3);
+  c.set_global_batch(128);
+  c.set_max_steps(0);
+  c.set_optimizer("sgd");
+  c.set_lr(0.1);
+  c.set_momentum(0.9);
+  c.set_nesterov(true);
+  c.set_weight_decay(defaultWeightDecay(c.optimizer()));
+  c.set_beta1(0.9);
+  c.set_beta2(0.999);
+  c.set_eps(1e-8);
+  c.set_lr_schedule("cosine");
+  c.set_warmup_steps(0);
+  c.set_lr_step_epochs(1.0);
+  c.set_lr_gamma(0.1);
+  c.set_lr_min(0.0);
+  c.set_backend("auto");
+  c.set_bucket_mb(25.0);
+  c.set_threads(1);
+  c.set_seed(42);
+  c.set_eval_batch(1000);
+  c.set_log_every(10);
+  c.set_metrics_out("");
+  c.set_quiet(false);
+  c.set_checkpoint_dir("checkpoints");
+  c.set_checkpoint_every(0);
+  c.set_keep_checkpoints(3);
+  c.set_resume("");
+  return c;
+}
+
+}  // namespace
+
+const v1::TrainerConfig& defaultTrainerConfig() {
+  static const v1::TrainerConfig kDefaults = makeDefaults();
+  return kDefaults;
+}
+
+double defaultWeightDecay(std::string_view optimizer) { return optimizer == "adamw" ? 0.01 : 0.0; }
+
+void overlayTrainerConfig(const v1::TrainerConfig& over, v1::TrainerConfig* base) {
+  // MergeFrom copies the fields `over` has (proto3 optional) but appends repeated ones.
+  if (over.hidden_size() > 0) base->clear_hidden();
+  base->MergeFrom(over);
+}
+
+v1::TrainerConfig withTrainerDefaults(const v1::TrainerConfig& config) {
+  v1::TrainerConfig resolved = defaultTrainerConfig();
+  resolved.clear_weight_decay();
+  overlayTrainerConfig(config, &resolved);
+  if (!resolved.has_weight_decay() || resolved.weight_decay() < 0.0) {
+    resolved.set_weight_decay(defaultWeightDecay(resolved.optimizer()));
+  }
+  return resolved;
+}
+
+Status validateTrainerConfig(const v1::TrainerConfig& config) {
+  const v1::TrainerConfig c = withTrainerDefaults(config);
+  constexpr double kInf = INFINITY;
+  constexpr int64_t kIntMax = INT32_MAX;
+  if (c.data().empty()) return outOfRange("data", "empty", "the dataset directory");
+  if (c.hidden_size() > kMaxHiddenLayers) {
+    return outOfRange("hidden", std::to_string(c.hidden_size()) + " layers",
+                      "1 to " + std::to_string(kMaxHiddenLayers) + " layers");
+  }
+  for (int width : c.hidden()) {
+    RINGSIDE_RETURN_IF_ERROR(checkInt("hidden", width, 1, kMaxHiddenWidth));
+  }
+  for (const Status& status : {
+           checkInt("train_samples", c.train_samples(), 0, kIntMax),
+           checkInt("test_samples", c.test_samples(), 0, kIntMax),
+           checkInt("epochs", c.epochs(), 1, 1'000'000),
+           checkInt("global_batch", c.global_batch(), 1, kIntMax),
+           checkInt("max_steps", c.max_steps(), 0, kIntMax),
+           checkName("optimizer", c.optimizer(), {"sgd", "adamw"}),
+           checkDouble("lr", c.lr(), 0.0, kInf, /*minExclusive=*/true),
+           checkDouble("momentum", c.momentum(), 0.0, 1.0),
+           checkDouble("weight_decay", c.weight_decay(), 0.0, kInf),
+           checkDouble("beta1", c.beta1(), 0.0, 1.0),
+           checkDouble("beta2", c.beta2(), 0.0, 1.0),
+           checkDouble("eps", c.eps(), 0.0, kInf, /*minExclusive=*/true),
+           checkName("lr_schedule", c.lr_schedule(), {"constant", "step", "cosine"}),
+           checkInt("warmup_steps", c.warmup_steps(), 0, kIntMax),
+           checkDouble("lr_step_epochs", c.lr_step_epochs(), 0.0, kInf, /*minExclusive=*/true),
+           checkDouble("lr_gamma", c.lr_gamma(), 0.0, 1.0),
+           checkDouble("lr_min", c.lr_min(), 0.0, kInf),
+           checkName("backend", c.backend(), {"auto", "mpi", "nccl"}),
+           checkDouble("bucket_mb", c.bucket_mb(), 0.0, 65536.0, /*minExclusive=*/true),
+           checkInt("threads", c.threads(), 1, 1024),
+           checkInt("eval_batch", c.eval_batch(), 1, kIntMax),
+           checkInt("log_every", c.log_every(), 1, kIntMax),
+           checkInt("checkpoint_every", c.checkpoint_every(), 0, kIntMax),
+           checkInt("keep_checkpoints", c.keep_checkpoints(), 0, kIntMax),
+       }) {
+    RINGSIDE_RETURN_IF_ERROR(status);
+  }
+  if (c.checkpoint_dir().empty()) {
+    return outOfRange("checkpoint_dir", "empty", "a directory name, e.g. checkpoints");
+  }
+  if (c.lr_min() > c.lr()) {
+    return Status::invalidArgument(named("lr_min") + " " + numberText(c.lr_min()) + " is above " +
+                                   named("lr") + " " + numberText(c.lr()) +
+                                   ": the cosine schedule ends at lr_min, so use at most lr");
+  }
+  if (c.optimizer() == "adamw" && (c.beta1() >= 1.0 || c.beta2() >= 1.0)) {
+    return Status::invalidArgument("AdamW needs " + named("beta1") + " and " + named("beta2") +
+                                   " below 1");
+  }
+  return Status::ok();
+}
+
+Result<v1::TrainerConfig> trainerConfigFromJson(std::string_view json, std::string_view source) {
+  if (json.size() > kMaxTrainerConfigJsonBytes) {
+    return Status::invalidArgument(
+        std::string(source) + " is " + std::to_string(json.size()) + " bytes, over the " +
+        std::to_string(kMaxTrainerConfigJsonBytes) + "-byte (1 MiB) limit of a run spec");
+  }
+  v1::TrainerConfig config;
+  google::protobuf::util::JsonParseOptions options;
+  options.ignore_unknown_fields = false;  // a misspelt key is an error, never ignored
+  const auto status = google::protobuf::util::JsonStringToMessage(
+      google::protobuf::StringPiece(json.data(), json.size()), &config, options);
+  if (!status.ok()) {
+    return Status::invalidArgument(
+        std::string(source) +
+        " is not a valid run spec (a JSON object of the keys in docs/run-spec.md, e.g. "
+        "{\"epochs\": 3}): " +
+        std::string(status.message()));
+  }
+  return config;
+}
+
+std::string trainerConfigToJson(const v1::TrainerConfig& config, bool multiline) {
+  google::protobuf::util::JsonPrintOptions options;
+  options.preserve_proto_field_names = true;  // "global_batch", as --config files spell it
+  options.add_whitespace = multiline;
+  std::string json;
+  // Printing a message built through the generated API cannot fail.
+  (void)google::protobuf::util::MessageToJsonString(config, &json, options);
+  return json;
+}
+
+Result<v1::TrainerConfig> trainerConfigOf(const v1::TrainerJob& job) {
+  // Specs written before TrainerJob.config existed carry the run spec as JSON text: read it.
+  // (The field is deprecated in the .proto, so its accessor warns everywhere else.)
+  if (job.has_config()) return job.config();
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+  const std::string& legacy = job.config_json();
+#pragma GCC diagnostic pop
+  if (legacy.empty()) return v1::TrainerConfig();
+  return trainerConfigFromJson(legacy, "config_json");
+}
+
+}  // namespace ringside

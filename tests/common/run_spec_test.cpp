@@ -1,0 +1,212 @@
+// The typed run spec (TrainerConfig): defaults, JSON with protobuf's mapping (round trip, unknown
+// keys, '-' keys, size and depth bounds), the deprecated config_json still read, and validation.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "ringside/common/run_spec.h"
+
+namespace ringside {
+namespace {
+
+TEST(RunSpecTest, DefaultsSetEveryField) {
+  const v1::TrainerConfig& defaults = defaultTrainerConfig();
+  const auto* descriptor = v1::TrainerConfig::descriptor();
+  const auto* reflection = v1::TrainerConfig::GetReflection();
+  for (int i = 0; i < descriptor->field_count(); ++i) {
+    const auto* field = descriptor->field(i);
+    if (field->is_repeated()) {
+      EXPECT_GT(reflection->FieldSize(defaults, field), 0) << field->name();
+    } else {
+      EXPECT_TRUE(reflection->HasField(defaults, field)) << field->name() << " has no default";
+    }
+  }
+  EXPECT_TRUE(validateTrainerConfig(defaults).isOk());
+  EXPECT_EQ(defaults.data(), "/usr/share/datasets/fashion-mnist");
+  EXPECT_EQ(defaults.epochs(), 3);
+  EXPECT_EQ(defaults.global_batch(), 128);
+  EXPECT_EQ(defaults.optimizer(), "sgd");
+  EXPECT_DOUBLE_EQ(defaults.lr(), 0.1);
+}
+
+TEST(RunSpecTest, AbsentFieldsTakeTheirDefaults) {
+  v1::TrainerConfig config;
+  config.set_optimizer("adamw");
+  config.set_epochs(7);
+  const v1::TrainerConfig resolved = withTrainerDefaults(config);
+  EXPECT_EQ(resolved.epochs(), 7);
+  EXPECT_EQ(resolved.global_batch(), 128);
+  EXPECT_EQ(resolved.hidden_size(), 2);
+  EXPECT_DOUBLE_EQ(resolved.weight_decay(), 0.01) << "AdamW's default weight decay";
+  config.set_weight_decay(-1.0);
+  EXPECT_DOUBLE_EQ(withTrainerDefaults(config).weight_decay(), 0.01) << "negative: the default";
+  config.set_weight_decay(0.0);
+  EXPECT_DOUBLE_EQ(withTrainerDefaults(config).weight_decay(), 0.0) << "0 is a value";
+
+  v1::TrainerConfig over;
+  over.add_hidden(8);
+  over.set_epochs(2);
+  overlayTrainerConfig(over, &config);
+  EXPECT_EQ(config.hidden_size(), 1) << "hidden is replaced, not appended";
+  EXPECT_EQ(config.epochs(), 2);
+  EXPECT_EQ(config.optimizer(), "adamw") << "fields `over` lacks stay";
+}
+
+TEST(RunSpecTest, JsonRoundTripWithProtobufsMapping) {
+  v1::TrainerConfig config;
+  config.set_global_batch(256);
+  config.add_hidden(512);
+  config.add_hidden(64);
+  config.set_lr(0.003);
+  config.set_nesterov(false);
+  config.set_max_steps(0);                   // set to 0: present, not absent
+  config.set_seed(18446744073709551557ull);  // above 2^53
+  config.set_lr_schedule("step");
+  const std::string json = trainerConfigToJson(config);
+  EXPECT_NE(json.find("\"global_batch\":256"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"lr_schedule\":\"step\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"max_steps\":0"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"seed\":\"18446744073709551557\""), std::string::npos) << json;
+  EXPECT_EQ(json.find("epochs"), std::string::npos) << "absent fields are not written: " << json;
+  auto back = trainerConfigFromJson(json);
+  ASSERT_TRUE(back.isOk()) << back.status().toString();
+  EXPECT_EQ(back->SerializeAsString(), config.SerializeAsString());
+  EXPECT_FALSE(back->has_epochs());
+  EXPECT_TRUE(back->has_max_steps());
+
+  auto multiline = trainerConfigFromJson(trainerConfigToJson(config, /*multiline=*/true));
+  ASSERT_TRUE(multiline.isOk());
+  EXPECT_EQ(multiline->SerializeAsString(), config.SerializeAsString());
+}
+
+TEST(RunSpecTest, KeysWithDashesAndNumbersAsStringsAreRead) {
+  auto config = trainerConfigFromJson(
+      R"({"global-batch": 64, "lr_schedule": "cosine", "seed": 7, "epochs": null})");
+  ASSERT_TRUE(config.isOk()) << config.status().toString();
+  EXPECT_EQ(config->global_batch(), 64);
+  EXPECT_EQ(config->lr_schedule(), "cosine");
+  EXPECT_EQ(config->seed(), 7u);
+  EXPECT_FALSE(config->has_epochs()) << "null means absent";
+  auto seed = trainerConfigFromJson(R"({"seed": "42"})");
+  ASSERT_TRUE(seed.isOk());
+  EXPECT_EQ(seed->seed(), 42u);
+}
+
+TEST(RunSpecTest, UnknownKeysAndBadValuesAreRejectedNamingThem) {
+  auto unknown = trainerConfigFromJson(R"({"epochs": 2, "learning_rate": 0.1})", "spec.json");
+  ASSERT_FALSE(unknown.isOk());
+  EXPECT_EQ(unknown.status().code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(unknown.status().message().find("learning_rate"), std::string::npos)
+      << unknown.status().message();
+  EXPECT_NE(unknown.status().message().find("spec.json"), std::string::npos);
+
+  for (const char* bad :
+       {R"({"epochs": "three"})", R"({"global_batch": 1.5})", R"({"hidden": {"a": 1}})",
+        R"({"epochs": 3)", "[1, 2]", "", R"({"seed": -1})", R"({"global_batch": 3000000000})"}) {
+    auto parsed = trainerConfigFromJson(bad);
+    EXPECT_FALSE(parsed.isOk()) << bad;
+    if (!parsed.isOk()) {
+      EXPECT_NE(parsed.status().message().find("not a valid run spec"), std::string::npos)
+          << parsed.status().message();
+    }
+  }
+}
+
+TEST(RunSpecTest, SizeAndDepthAreBounded) {
+  const std::string big = R"({"data": ")" + std::string(kMaxTrainerConfigJsonBytes, 'x') + R"("})";
+  auto tooBig = trainerConfigFromJson(big, "big.json");
+  ASSERT_FALSE(tooBig.isOk());
+  EXPECT_NE(tooBig.status().message().find("1 MiB"), std::string::npos);
+  EXPECT_NE(tooBig.status().message().find("big.json"), std::string::npos);
+  // Deep nesting within the size bound neither recurses without bound nor crashes: objects are
+  // refused at the first level (no TrainerConfig field is a message, unknown keys are errors;
+  // protobuf's parser also stops at 100 levels), and protobuf reads nested lists iteratively.
+  std::string deepObject = R"({"data": )";
+  std::string deepList = R"({"hidden": )";
+  for (int i = 0; i < 100'000; ++i) {
+    deepObject += R"({"a": )";
+    deepList += "[";
+  }
+  deepObject += "1";
+  for (int i = 0; i < 100'000; ++i) {
+    deepObject += "}";
+    deepList += "]";
+  }
+  deepObject += "}";
+  deepList += "}";
+  ASSERT_LE(deepObject.size(), kMaxTrainerConfigJsonBytes);
+  EXPECT_FALSE(trainerConfigFromJson(deepObject).isOk());
+  auto list = trainerConfigFromJson(deepList);
+  if (list.isOk()) {
+    EXPECT_EQ(list->hidden_size(), 0);  // no widths: the default layers
+  }
+}
+
+// Specs journaled or stored before TrainerJob.config existed carry config_json: still read.
+TEST(RunSpecTest, DeprecatedConfigJsonIsStillRead) {
+  v1::TrainerJob job;
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+  // As the GUI wrote it before: seed as a string, every key snake_case.
+  job.set_config_json(
+      R"({"data":"/data/mnist","epochs":2,"global_batch":96,"hidden":[64],"seed":"18446744073709551557"})");
+#pragma GCC diagnostic pop
+  auto config = trainerConfigOf(job);
+  ASSERT_TRUE(config.isOk()) << config.status().toString();
+  EXPECT_EQ(config->data(), "/data/mnist");
+  EXPECT_EQ(config->epochs(), 2);
+  EXPECT_EQ(config->global_batch(), 96);
+  EXPECT_EQ(config->hidden_size(), 1);
+  EXPECT_EQ(config->seed(), 18446744073709551557ull);
+  EXPECT_FALSE(config->has_lr());
+
+  // The typed config wins when both are there; neither: the defaults.
+  job.mutable_config()->set_epochs(5);
+  EXPECT_EQ(trainerConfigOf(job)->epochs(), 5);
+  EXPECT_FALSE(trainerConfigOf(v1::TrainerJob())->has_epochs());
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+  v1::TrainerJob broken;
+  broken.set_config_json("[1, 2]");
+#pragma GCC diagnostic pop
+  auto bad = trainerConfigOf(broken);
+  ASSERT_FALSE(bad.isOk());
+  EXPECT_NE(bad.status().message().find("config_json"), std::string::npos);
+}
+
+TEST(RunSpecTest, ValidationNamesTheKeyTheFlagAndTheRange) {
+  const auto messageOf = [](auto set) {
+    v1::TrainerConfig config;
+    set(config);
+    const Status status = validateTrainerConfig(config);
+    EXPECT_EQ(status.code(), Status::Code::kInvalidArgument);
+    return status.message();
+  };
+  EXPECT_EQ(messageOf([](auto& c) { c.set_epochs(0); }),
+            "epochs (--epochs) is 0: use 1 to 1000000");
+  EXPECT_NE(messageOf([](auto& c) { c.set_optimizer("adam"); }).find("sgd, adamw"),
+            std::string::npos);
+  EXPECT_NE(messageOf([](auto& c) { c.set_lr(std::nan("")); }).find("lr (--lr)"),
+            std::string::npos);
+  EXPECT_NE(messageOf([](auto& c) { c.set_global_batch(-5); }).find("--global-batch"),
+            std::string::npos);
+  EXPECT_NE(messageOf([](auto& c) { c.add_hidden(0); }).find("hidden"), std::string::npos);
+  EXPECT_NE(messageOf([](auto& c) {
+              for (int i = 0; i <= kMaxHiddenLayers; ++i) c.add_hidden(8);
+            }).find("layers"),
+            std::string::npos);
+  EXPECT_NE(messageOf([](auto& c) { c.set_backend("cuda"); }).find("auto, mpi, nccl"),
+            std::string::npos);
+  EXPECT_NE(messageOf([](auto& c) { c.set_lr_min(1.0); }).find("--lr-min"), std::string::npos);
+  EXPECT_NE(messageOf([](auto& c) {
+              c.set_optimizer("adamw");
+              c.set_beta2(1.0);
+            }).find("beta2"),
+            std::string::npos);
+  EXPECT_NE(messageOf([](auto& c) { c.set_data(""); }).find("data (--data)"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ringside
