@@ -10,7 +10,7 @@
 #include <QDialog>
 #include <QString>
 
-#include "ringside/common/protocol.h"
+#include "ringside/gui/node_address.h"
 
 class QLabel;
 class QLineEdit;
@@ -20,21 +20,6 @@ class QSpinBox;
 namespace ringside::gui {
 
 class Controller;
-
-// A node's host and ports, parsed from NodeRecord.address ("tcp://HOST:CONTROL tcp://HOST:EVENTS",
-// as Controller stores it). `valid` is false for "local" and for anything else it cannot parse.
-struct NodeAddress {
-  QString host;
-  int controlPort = protocol::kDefaultControlPort;
-  int eventsPort = protocol::kDefaultEventsPort;
-  bool valid = false;
-};
-NodeAddress parseNodeAddress(const QString& address);
-
-// The shell command that authorizes `guiPublicKey` on an agent. The key is single-quoted (Z85
-// uses characters such as & $ < > that the shell would interpret, never a quote) and follows "--"
-// (Z85 keys may start with '-').
-QString authorizeCommand(const QString& guiPublicKey);
 
 class AddNodeDialog : public QDialog {
   Q_OBJECT

@@ -11,37 +11,12 @@
 #include <optional>
 #include <vector>
 
-#include "ringside/proto/ringside.pb.h"
+#include "ringside/gui/rank_stats.h"
 
 class QLabel;
 class QTableWidget;
 
 namespace ringside::gui {
-
-// One rank's latest timing values; std::nullopt where the rank has not reported the metric.
-struct RankStat {
-  int rank = 0;
-  QString node;  // display name of the node the rank runs on ("" when unknown)
-  std::optional<double> stepMs;
-  std::optional<double> exposedCommMs;
-};
-
-struct SlowestRank {
-  int rank = 0;
-  QString node;
-  double stepMs = 0;         // its latest time/step_ms
-  double medianStepMs = 0;   // median over the ranks that reported one
-  double overMedianPct = 0;  // (stepMs / median - 1) * 100
-};
-
-// The rank with the largest step time (the lowest rank on ties); std::nullopt when no rank has
-// reported a step time. The median of an even count is the mean of the two middle values.
-std::optional<SlowestRank> findSlowestRank(const std::vector<RankStat>& ranks);
-
-// The host a rank runs on under mpirun's default by-slot mapping: the spec's hosts in order,
-// each taking `ranks` consecutive ranks. A spec without hosts runs on the owning node, returned
-// as `ownNode`; a rank beyond the host list gives "".
-QString hostOfRank(const v1::RunSpec& spec, int rank, const QString& ownNode);
 
 class RankView : public QWidget {
   Q_OBJECT
