@@ -23,6 +23,7 @@
 #include "ringside/agent/nvml_probe.h"
 #include "ringside/agent/run_manager.h"
 #include "ringside/agent/telemetry.h"
+#include "ringside/common/agent_ready.h"
 #include "ringside/common/curve.h"
 #include "ringside/common/protocol.h"
 #include "ringside/common/zap_handler.h"
@@ -529,6 +530,19 @@ Status Agent::start() {
   logLine("info", "serving control on " + d.controlEndpoint + ", events on " + d.eventsEndpoint +
                       (c.insecure ? " (INSECURE: plaintext)" : " (CURVE)") + "; public key " +
                       d.keys.publicKey);
+  if (!c.readyFile.empty()) {
+    v1::AgentReady ready;
+    ready.set_control_endpoint(d.controlEndpoint);
+    ready.set_events_endpoint(d.eventsEndpoint);
+    ready.set_public_key(d.keys.publicKey);
+    ready.set_node_id(d.node.node_id());
+    ready.set_agent_version(kAgentVersion);
+    ready.set_protocol_version(protocol::kProtocolVersion);
+    ready.set_pid(::getpid());
+    ready.set_insecure(c.insecure);
+    RINGSIDE_RETURN_IF_ERROR(
+        writeAgentReady(c.readyFile, ready).withContext("--ready-file " + c.readyFile));
+  }
   return Status::ok();
 }
 
@@ -582,6 +596,7 @@ Status Agent::run() {
                                 std::chrono::duration<double>(d.config.telemetryIntervalS));
     }
   }
+  if (!d.config.readyFile.empty()) ::unlink(d.config.readyFile.c_str());  // no longer serving
   return Status::ok();
 }
 

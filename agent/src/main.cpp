@@ -99,6 +99,9 @@ int main(int argc, char** argv) {
   app.add_option("--trainer", config.trainerPath, "ringside-trainer for trainer runs");
   app.add_option("--mpirun", config.mpirunPath, "mpirun to launch runs with");
   app.add_option("--label", config.labels, "Node label (repeatable)");
+  app.add_option("--ready-file", config.readyFile,
+                 "Once serving, write the endpoints and public key here as JSON (AgentReady, "
+                 "docs/protocol.md); removed again on a clean stop");
   app.add_option("--retention-days", config.retentionDays,
                  "Delete runs that ended more than N days ago (0 = keep)");
   app.add_option("--stop-grace", config.stopGraceS, "Seconds from SIGTERM to SIGKILL on stop");

@@ -25,13 +25,13 @@
 #include <iterator>
 #include <latch>
 #include <optional>
-#include <regex>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 #include <zmq.hpp>
 
+#include "ringside/common/agent_ready.h"
 #include "ringside/common/metric_names.h"
 #include "ringside/common/protocol.h"
 #include "ringside/common/status.h"
@@ -234,14 +234,17 @@ class AgentProcess {
   ~AgentProcess() { terminate(); }
 
   // Starts `options.agentPath` on loopback (plaintext, any free ports) with its state in
-  // `stateDir`, stderr and stdout to `logPath`, and waits up to 30 s for its "serving" line.
+  // `stateDir`, stderr and stdout to `logPath`, and waits up to 30 s for its ready file.
   // Errors: kInternal when it cannot be started or exits or does not serve in time (the message
   // holds its log).
   Status start(const Options& options, const std::string& stateDir, const std::string& logPath) {
     logPath_ = logPath;
+    const std::string readyFile = stateDir + "/ready.json";
+    ::unlink(readyFile.c_str());
     const std::vector<std::string> args = {
-        options.agentPath, "--insecure", "--state-dir", stateDir,          "--control-port", "0",
-        "--events-port",   "0",          "--mpirun",    options.mpirunPath};
+        options.agentPath, "--insecure",     "--state-dir", stateDir,   "--control-port",
+        "0",               "--events-port",  "0",           "--mpirun", options.mpirunPath,
+        "--ready-file",    readyFile};
     std::vector<char*> argv;
     for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
     argv.push_back(nullptr);
@@ -257,18 +260,17 @@ class AgentProcess {
       return Status::internal("cannot start " + options.agentPath + ": " + std::strerror(spawned) +
                               " (pass --agent PATH)");
     }
-    const std::regex serving(R"(control on (tcp://[0-9.:]+), events on (tcp://[0-9.:]+))");
     const auto deadline = Clock::now() + std::chrono::seconds(30);
     while (Clock::now() < deadline) {
-      std::smatch match;
-      const std::string log = this->log();
-      if (std::regex_search(log, match, serving)) {
-        controlEndpoint_ = match[1];
-        eventsEndpoint_ = match[2];
+      const Result<v1::AgentReady> ready = readAgentReady(readyFile);
+      if (ready.isOk()) {
+        controlEndpoint_ = ready->control_endpoint();
+        eventsEndpoint_ = ready->events_endpoint();
         rankEndpoint_ = "ipc://" + stateDir + "/run/ranks.sock";
         return Status::ok();
       }
-      if (!alive()) return Status::internal("ringside-agent exited at start:\n" + log);
+      if (ready.status().code() != Status::Code::kNotFound) return ready.status();
+      if (!alive()) return Status::internal("ringside-agent exited at start:\n" + log());
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     return Status::internal("ringside-agent did not serve within 30 s:\n" + log());

@@ -9,12 +9,12 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <thread>
 #include <zmq.hpp>
 
+#include "ringside/common/agent_ready.h"
 #include "ringside/common/allowlist.h"
 #include "ringside/common/curve.h"
 #include "ringside/common/metric_names.h"
@@ -46,20 +46,24 @@ std::string readFile(const std::string& path) {
 class AgentProcess {
  public:
   AgentProcess(const std::string& stateDir, const std::string& workDir) {
+    const std::string readyFile = workDir + "/agent.ready.json";
+    std::filesystem::remove(readyFile);
     process_ = std::make_unique<ChildProcess>(
         std::vector<std::string>{RINGSIDE_AGENT_BIN, "--state-dir", stateDir, "--control-port", "0",
                                  "--events-port", "0", "--telemetry-interval", "0.2", "--trainer",
                                  RINGSIDE_TRAINER_BIN, "--mpirun", RINGSIDE_MPIEXEC, "--stop-grace",
-                                 "20"},
+                                 "20", "--ready-file", readyFile},
         workDir, kEnv);
-    const std::regex serving(R"(control on (tcp://[0-9.:]+), events on (tcp://[0-9.:]+))");
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    std::smatch match;
     while (std::chrono::steady_clock::now() < deadline) {
-      const std::string err = process_->errorSoFar();
-      if (std::regex_search(err, match, serving)) {
-        control_ = match[1];
-        events_ = match[2];
+      const Result<v1::AgentReady> ready = readAgentReady(readyFile);
+      if (ready.isOk()) {
+        control_ = ready->control_endpoint();
+        events_ = ready->events_endpoint();
+        return;
+      }
+      if (ready.status().code() != Status::Code::kNotFound) {
+        ADD_FAILURE() << ready.status().toString();
         return;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -246,6 +250,21 @@ TEST_F(AgentProcessTest, HelloDescribesTheNode) {
   EXPECT_EQ(node.slot_kind(), "cpu");
   EXPECT_EQ(node.slots_total(), node.cpu_cores());
   EXPECT_EQ(reply.hello_reply().protocol_version(), protocol::kProtocolVersion);
+}
+
+// The readiness contract (agent_ready.h, docs/protocol.md): the ready file names the agent's key
+// and process and the endpoints it serves on (the fixture connected through them).
+TEST_F(AgentProcessTest, ReadyFileNamesTheKeyEndpointsAndProcess) {
+  Result<v1::AgentReady> ready = readAgentReady(dir_.path() + "/agent.ready.json");
+  ASSERT_TRUE(ready.isOk()) << ready.status().toString();
+  EXPECT_EQ(ready->public_key(), agentKey_);
+  EXPECT_EQ(ready->control_endpoint(), agent_->control());
+  EXPECT_EQ(ready->protocol_version(), protocol::kProtocolVersion);
+  EXPECT_GT(ready->pid(), 0);
+  EXPECT_FALSE(ready->insecure());
+  v1::Envelope hello;
+  hello.mutable_hello();
+  EXPECT_EQ(request(hello).hello_reply().node().node_id(), ready->node_id());
 }
 
 TEST_F(AgentProcessTest, BadMessagesGetErrorRepliesAndTheAgentKeepsServing) {

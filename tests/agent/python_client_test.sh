@@ -28,14 +28,19 @@ client_key=$("$python" "$client" --pb2 "$pb2" --keys "$tmp/client" tcp://127.0.0
 "$agent" --state-dir "$tmp/state" authorize "$client_key"
 agent_key=$("$agent" --state-dir "$tmp/state" print-public-key)
 "$agent" --state-dir "$tmp/state" --control-port 0 --events-port 0 --trainer "$trainer" \
-  --mpirun "$mpirun" 2>"$tmp/agent.err" &
+  --mpirun "$mpirun" --ready-file "$tmp/ready.json" 2>"$tmp/agent.err" &
 agent_pid=$!
+# The agent writes its ready file (AgentReady as JSON, docs/protocol.md) once it serves.
 for _ in $(seq 300); do
-  grep -q "serving control on" "$tmp/agent.err" && break
+  [[ -s "$tmp/ready.json" ]] && break
   sleep 0.1
 done
-control=$(grep -o 'control on tcp://[0-9.]*:[0-9]*' "$tmp/agent.err" | grep -o '[0-9]*$')
-events=$(grep -o 'events on tcp://[0-9.]*:[0-9]*' "$tmp/agent.err" | grep -o '[0-9]*$')
+port_of() {  # port_of FIELD: the port of that endpoint in the ready file
+  "$python" -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]].rsplit(":", 1)[1])' \
+    "$tmp/ready.json" "$1"
+}
+control=$(port_of control_endpoint 2>/dev/null || true)
+events=$(port_of events_endpoint 2>/dev/null || true)
 [[ -n "$control" && -n "$events" ]] || { cat "$tmp/agent.err"; echo "agent did not start" >&2; exit 1; }
 
 run_client() {

@@ -9,18 +9,18 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QRegularExpression>
 #include <QStandardPaths>
 #include <QThread>
 #include <QTimer>
+
+#include "ringside/common/agent_ready.h"
 
 namespace ringside::gui {
 
 namespace {
 
-// The agent's stderr line once both TCP sockets are bound (agent/src/agent.cpp).
-const QRegularExpression kServingLine(
-    QStringLiteral(R"(serving control on (tcp://[0-9.:]+), events on (tcp://[0-9.:]+))"));
+// How often a starting agent's ready file is looked for.
+constexpr int kReadyPollMs = 50;
 
 constexpr int kKeyTextLength = 40;  // curve::kKeyTextLength, without pulling in libzmq here
 
@@ -199,9 +199,15 @@ void LocalAgent::startServing() {
     args << QStringLiteral("--trainer") << options_.trainerBinary;
   }
   if (!options_.mpirun.isEmpty()) args << QStringLiteral("--mpirun") << options_.mpirun;
+  // Readiness comes from the ready file (AgentReady, docs/protocol.md), not from the log.
+  QFile::remove(readyFile());
+  args << QStringLiteral("--ready-file") << readyFile();
   args += options_.extraArguments;
   QProcess* process = agent_.get();
   connect(process, &QProcess::readyReadStandardError, this, &LocalAgent::onServingOutput);
+  auto* readyPoll = new QTimer(process);
+  connect(readyPoll, &QTimer::timeout, this, &LocalAgent::checkReadyFile);
+  readyPoll->start(kReadyPollMs);
   // stdout is not used by the serving agent; drop it so the pipe never fills.
   process->setStandardOutputFile(QProcess::nullDevice());
   auto* timer = new QTimer(process);
@@ -243,11 +249,28 @@ void LocalAgent::startServing() {
 void LocalAgent::onServingOutput() {
   if (!agent_) return;
   log_ += QString::fromLocal8Bit(agent_->readAllStandardError());
-  if (ready_ || !starting_) return;
-  const QRegularExpressionMatch match = kServingLine.match(log_);
-  if (!match.hasMatch()) return;
-  controlEndpoint_ = match.captured(1);
-  eventsEndpoint_ = match.captured(2);
+}
+
+QString LocalAgent::readyFile() const {
+  return options_.stateDir + QStringLiteral("/gui-local-agent.ready.json");
+}
+
+void LocalAgent::checkReadyFile() {
+  if (!agent_ || ready_ || !starting_) return;
+  const Result<v1::AgentReady> file = readAgentReady(readyFile().toStdString());
+  if (!file.isOk()) {
+    if (file.status().code() != Status::Code::kNotFound) {
+      fail(QString::fromStdString(file.status().message()));
+    }
+    return;
+  }
+  if (QString::fromStdString(file->public_key()) != agentKey_) {
+    fail(tr("the local agent's ready file names the key %1, not the agent's key %2")
+             .arg(QString::fromStdString(file->public_key()), agentKey_));
+    return;
+  }
+  controlEndpoint_ = QString::fromStdString(file->control_endpoint());
+  eventsEndpoint_ = QString::fromStdString(file->events_endpoint());
   starting_ = false;
   ready_ = true;
   if (auto* timer = agent_->findChild<QTimer*>(QStringLiteral("startTimeout"))) timer->stop();

@@ -32,6 +32,9 @@ struct AgentConfig {
   double retentionDays = 0.0;  // > 0: delete runs that ended longer ago
   double stopGraceS = 30.0;    // SIGTERM -> SIGKILL for stops that name none
   std::string nvmlLibrary = "libnvidia-ml.so.1";
+  // When set, start() writes the AgentReady JSON here once the agent serves (agent_ready.h),
+  // and a clean stop removes it.
+  std::string readyFile;
 };
 
 // Sets the level below which the agent's log lines on stderr are dropped: "error", "warning",

@@ -45,8 +45,8 @@ class LocalAgent : public QObject {
   static QString defaultTrainerBinary();
 
   // Starts asynchronously: stops an agent a crashed GUI left on the state dir, runs
-  // `authorize -- <gui key>` and `print-public-key`, then starts the agent and waits for its
-  // "serving control on ..., events on ..." line. Ends in ready() or failed(); each step has
+  // `authorize -- <gui key>` and `print-public-key`, then starts the agent with --ready-file and
+  // waits for that file (AgentReady, docs/protocol.md). Ends in ready() or failed(); each step has
   // commandTimeoutMs. Calling it while starting or running does nothing. Call from the GUI thread.
   void start();
 
@@ -76,7 +76,9 @@ class LocalAgent : public QObject {
   void afterAuthorize(const QByteArray& out);
   void afterPrintKey(const QByteArray& out);
   void startServing();
-  void onServingOutput();
+  void onServingOutput();  // collects the agent's stderr for error messages
+  void checkReadyFile();   // ready() once the agent wrote its ready file
+  QString readyFile() const;
   void fail(const QString& message);
   void stopLeftover();
   QString pidFile() const;
