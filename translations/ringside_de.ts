@@ -199,27 +199,27 @@
         <translation>Das Prüfpunktintervall darf nicht negativ sein.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="353"/>
+        <location filename="../gui/core/src/run_form.cpp" line="354"/>
         <source>This file is not a Ringside run preset.</source>
         <translation>Diese Datei ist keine Ringside-Laufvorlage.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="357"/>
+        <location filename="../gui/core/src/run_form.cpp" line="358"/>
         <source>Preset version %1 is not supported (this Ringside reads version %2).</source>
         <translation>Vorlagenversion %1 wird nicht unterstützt (dieses Ringside liest Version %2).</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="367"/>
+        <location filename="../gui/core/src/run_form.cpp" line="368"/>
         <source>The preset&apos;s &quot;trainer&quot; entry must be an object.</source>
         <translation>Der Eintrag „trainer“ der Vorlage muss ein Objekt sein.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="376"/>
+        <location filename="../gui/core/src/run_form.cpp" line="377"/>
         <source>The preset&apos;s run spec is not valid: %1</source>
         <translation>Die Laufspezifikation der Vorlage ist ungültig: %1</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="390"/>
+        <location filename="../gui/core/src/run_form.cpp" line="391"/>
         <source>The preset&apos;s &quot;nodes&quot; entry must be a list of node ids.</source>
         <translation>Der Eintrag „nodes“ der Vorlage muss eine Liste von Knoten-IDs sein.</translation>
     </message>
@@ -227,122 +227,122 @@
 <context>
     <name>ringside::gui::AddNodeDialog</name>
     <message>
-        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="68"/>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="39"/>
         <source>Edit node</source>
         <translation>Knoten bearbeiten</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="68"/>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="39"/>
         <source>Add node</source>
         <translation>Knoten hinzufügen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="71"/>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="42"/>
         <source>Node</source>
         <translation>Knoten</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="74"/>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="45"/>
         <source>e.g. gpu01 (optional; the host when empty)</source>
         <translation>z. B. gpu01 (optional; leer: der Host)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="75"/>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="46"/>
         <source>&amp;Name:</source>
         <translation>&amp;Name:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="77"/>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="48"/>
         <source>host name or address, e.g. gpu01 or 10.0.0.5</source>
         <translation>Hostname oder Adresse, z. B. gpu01 oder 10.0.0.5</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="78"/>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="49"/>
         <source>&amp;Host:</source>
         <translation>&amp;Host:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="84"/>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="55"/>
         <source>&amp;Control port:</source>
         <translation>Steuer&amp;port:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="88"/>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="59"/>
         <source>&amp;Events port:</source>
         <translation>&amp;Ereignisport:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="91"/>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="62"/>
         <source>40 characters; on the node run: ringside-agent print-public-key</source>
         <translation>40 Zeichen; auf dem Knoten ausführen: ringside-agent print-public-key</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="97"/>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="68"/>
         <source>Agent public &amp;key:</source>
         <translation>Öffentlicher Sch&amp;lüssel des Agenten:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="102"/>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="73"/>
         <source>Authorize this GUI on the node</source>
         <translation>Diese GUI auf dem Knoten autorisieren</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="105"/>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="76"/>
         <source>The agent serves only clients whose public key is in its allowlist. This GUI&apos;s public key:</source>
         <translation>Der Agent bedient nur Clients, deren öffentlicher Schlüssel in seiner Zulassungsliste steht. Öffentlicher Schlüssel dieser GUI:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="116"/>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="87"/>
         <source>&amp;Copy</source>
         <translation>&amp;Kopieren</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="117"/>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="88"/>
         <source>Copy this GUI&apos;s public key to the clipboard</source>
         <translation>Den öffentlichen Schlüssel dieser GUI in die Zwischenablage kopieren</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="122"/>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="93"/>
         <source>On the node run:</source>
         <translation>Auf dem Knoten ausführen:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="128"/>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="99"/>
         <source>Copy co&amp;mmand</source>
         <translation>Be&amp;fehl kopieren</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="139"/>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="110"/>
         <source>&amp;Save</source>
         <translation>&amp;Speichern</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="139"/>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="110"/>
         <source>&amp;Add</source>
         <translation>Hin&amp;zufügen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="173"/>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="144"/>
         <source>A host name has no spaces; enter e.g. gpu01 or 10.0.0.5.</source>
         <translation>Ein Hostname enthält keine Leerzeichen; geben Sie z. B. gpu01 oder 10.0.0.5 ein.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="180"/>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="151"/>
         <source>Not a valid agent key (%1). Paste the 40 characters that &quot;ringside-agent print-public-key&quot; prints on the node.</source>
         <translation>Kein gültiger Agent-Schlüssel (%1). Fügen Sie die 40 Zeichen ein, die „ringside-agent print-public-key“ auf dem Knoten ausgibt.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="194"/>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="165"/>
         <source>Enter the agent&apos;s public key.</source>
         <translation>Geben Sie den öffentlichen Schlüssel des Agenten ein.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="195"/>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="166"/>
         <source>Enter the node&apos;s host.</source>
         <translation>Geben Sie den Host des Knotens ein.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="207"/>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="178"/>
         <source>The node could not be saved: %1</source>
         <translation>Der Knoten konnte nicht gespeichert werden: %1</translation>
     </message>
@@ -909,49 +909,49 @@
         <translation>Berechnung</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="405"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="404"/>
         <source>exposed communication</source>
         <translation>nicht überlappte Kommunikation</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="407"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="406"/>
         <source>all-reduce</source>
         <translation>All-Reduce</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="409"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="408"/>
         <source>busbw</source>
         <translation>Busbandbreite</translation>
     </message>
     <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="465"/>
         <location filename="../gui/widgets/src/dashboard_tab.cpp" line="466"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="467"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="478"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="477"/>
         <source>N/A</source>
         <translation>k. A.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="473"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="472"/>
         <source>done</source>
         <translation>fertig</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="541"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="540"/>
         <source>N/A: the node does not report this value</source>
         <translation>k. A.: Der Knoten meldet diesen Wert nicht</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="541"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="540"/>
         <source>No GPUs on this node</source>
         <translation>Keine GPUs auf diesem Knoten</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="556"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="555"/>
         <source>Stop run</source>
         <translation>Lauf stoppen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="557"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="556"/>
         <source>Stop the run &quot;%1&quot;? Its ranks write a checkpoint and exit.</source>
         <translation>Den Lauf „%1“ stoppen? Seine Ränge schreiben einen Prüfpunkt und beenden sich.</translation>
     </message>
@@ -1177,23 +1177,28 @@
         <translation>ringside-agent print-public-key hat keinen Schlüssel ausgegeben: „%1“</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/local_agent.cpp" line="212"/>
+        <location filename="../gui/core/src/local_agent.cpp" line="218"/>
         <source>the local agent did not start serving within %1 s:
 %2</source>
         <translation>der lokale Agent war nicht innerhalb von %1 s bereit:
 %2</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/local_agent.cpp" line="222"/>
+        <location filename="../gui/core/src/local_agent.cpp" line="228"/>
         <source>the local agent exited (code %1) before serving:
 %2</source>
         <translation>der lokale Agent wurde beendet (Code %1), bevor er bereit war:
 %2</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/local_agent.cpp" line="230"/>
+        <location filename="../gui/core/src/local_agent.cpp" line="236"/>
         <source>cannot run %1: %2</source>
         <translation>%1 kann nicht ausgeführt werden: %2</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/local_agent.cpp" line="268"/>
+        <source>the local agent&apos;s ready file names the key %1, not the agent&apos;s key %2</source>
+        <translation>die Bereitschaftsdatei des lokalen Agenten nennt den Schlüssel %1, nicht den Schlüssel des Agenten %2</translation>
     </message>
 </context>
 <context>
@@ -1709,50 +1714,50 @@
 <context>
     <name>ringside::gui::RankView</name>
     <message>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="34"/>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="129"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="18"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="82"/>
         <source>N/A</source>
         <translation>k. A.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="86"/>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="136"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="39"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="89"/>
         <source>No per-rank timings yet (a run with more than one rank reports them).</source>
         <translation>Noch keine Zeiten pro Rang (ein Lauf mit mehr als einem Rang meldet sie).</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="90"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="43"/>
         <source>Rank</source>
         <translation>Rang</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="90"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="43"/>
         <source>Node</source>
         <translation>Knoten</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="90"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="43"/>
         <source>Step (ms)</source>
         <translation>Schritt (ms)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="90"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="43"/>
         <source>All-reduce wait (ms)</source>
         <translation>All-Reduce-Wartezeit (ms)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="90"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="43"/>
         <source>Step vs median</source>
         <translation>Schritt ggü. Median</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="126"/>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="143"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="79"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="96"/>
         <source>unknown</source>
         <translation>unbekannt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="141"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="94"/>
         <source>slowest: rank %1 on node %2, step %3 ms (%4% over median)</source>
         <translation>Am langsamsten: Rang %1 auf Knoten %2, Schritt %3 ms (%4 % über dem Median)</translation>
     </message>

@@ -52,6 +52,12 @@ Result<StoredRun> readRunRow(const Statement& row, int firstColumn) {
   return run;
 }
 
+// Ends a read transaction. A read has nothing to commit; should COMMIT fail, ROLLBACK so the
+// connection's next read does not stay on this snapshot.
+void endRead(Connection& reader) {
+  if (!reader.exec("COMMIT").isOk()) (void)reader.exec("ROLLBACK");
+}
+
 }  // namespace
 
 struct Journal::Impl {
@@ -96,6 +102,16 @@ struct Journal::Impl {
   // dropped.
   template <typename Op>
   auto write(Op&& op) -> decltype(op(*this));
+
+  // Undoes the write in progress (the savepoint when `nested`, else the transaction) and drops
+  // the caches that may hold its ids. The write's own error is what the caller returns, so a
+  // failure to undo is not reported separately (SQLite then rolls back when the connection's
+  // next BEGIN fails or the connection closes).
+  void undo(bool nested) REQUIRES(writeMutex) {
+    (void)writer.exec(nested ? "ROLLBACK TO journal_write" : "ROLLBACK");
+    if (nested) (void)writer.exec("RELEASE journal_write");
+    keyIds.clear();
+  }
 };
 
 Status Journal::Impl::prepareStatements() {
@@ -185,14 +201,10 @@ auto Journal::Impl::write(Op&& op) -> decltype(op(*this)) {
     Status done = writer.exec(nested ? "RELEASE journal_write" : "COMMIT");
     if (done.isOk()) return result;
     // A failed COMMIT leaves the transaction open: undo it so the next write starts clean.
-    writer.exec(nested ? "ROLLBACK TO journal_write" : "ROLLBACK");
-    if (nested) writer.exec("RELEASE journal_write");
-    keyIds.clear();
+    undo(nested);
     return done;
   }
-  writer.exec(nested ? "ROLLBACK TO journal_write" : "ROLLBACK");
-  if (nested) writer.exec("RELEASE journal_write");
-  keyIds.clear();
+  undo(nested);
   return result;
 }
 
@@ -529,7 +541,7 @@ Result<v1::FetchRunDataReply> Journal::fetchSince(const std::string& runId, uint
     return reply;
   };
   auto reply = body();
-  impl.reader.exec("COMMIT");
+  endRead(impl.reader);
   if (!reply.isOk()) return reply.status().withContext("fetching run data from " + path_);
   return reply;
 }
@@ -558,7 +570,7 @@ Result<std::vector<RankDelivery>> Journal::rankDeliveries(const std::string& run
     return deliveries;
   };
   auto deliveries = body();
-  impl.reader.exec("COMMIT");
+  endRead(impl.reader);
   return deliveries;
 }
 
@@ -609,14 +621,15 @@ Status Journal::inTransaction(const std::function<void()>& body) {
   } catch (...) {
     // Leave no transaction open behind an escaping exception (e.g. std::bad_alloc).
     --impl_->groupDepth;
-    db.exec("ROLLBACK");
+    // The exception is what the caller sees; a failed ROLLBACK cannot be reported beside it.
+    (void)db.exec("ROLLBACK");
     impl_->keyIds.clear();
     throw;
   }
   --impl_->groupDepth;
   Status committed = db.exec("COMMIT");
   if (!committed.isOk()) {
-    db.exec("ROLLBACK");
+    (void)db.exec("ROLLBACK");  // the COMMIT's error is the one returned
     impl_->keyIds.clear();
   }
   return committed;

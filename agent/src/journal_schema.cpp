@@ -121,7 +121,7 @@ Status migrateJournal(sqlite::Connection& db, const std::string& path) {
     }
     if (status.isOk()) status = db.exec("COMMIT");
     if (!status.isOk()) {
-      db.exec("ROLLBACK");
+      (void)db.exec("ROLLBACK");  // the migration's error is the one reported
       return status.withContext("migrating journal " + path + " to schema version " +
                                 std::to_string(migration.version));
     }

@@ -398,7 +398,9 @@ class HistoryPanelTest : public QObject {
 
     saveScreenshot(view, "compare_view.png");
     const QString dir = qEnvironmentVariable("RINGSIDE_SCREENSHOT_DIR");
-    if (!dir.isEmpty()) view.exportChartSvg(loss, QDir(dir).filePath("compare_loss.svg"));
+    if (!dir.isEmpty()) {
+      QVERIFY(view.exportChartSvg(loss, QDir(dir).filePath("compare_loss.svg")).isOk());
+    }
   }
 
  private:

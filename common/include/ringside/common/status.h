@@ -11,7 +11,9 @@
 
 namespace ringside {
 
-class Status {
+// [[nodiscard]]: a Status (or Result) that is neither checked nor returned is a compile error
+// (-Werror=unused-result); drop one on purpose with `(void)` and a comment saying why.
+class [[nodiscard]] Status {
  public:
   enum class Code {
     kOk = 0,
@@ -57,8 +59,9 @@ class Status {
 };
 
 // A value or the Status that explains why there is none. Not thread-safe (a plain value type).
+// The value accessors assert that there is a value (a Result holding an error has none).
 template <typename T>
-class Result {
+class [[nodiscard]] Result {
  public:
   Result(T value) : value_(std::move(value)) {}         // NOLINT(google-explicit-constructor)
   Result(Status status) : status_(std::move(status)) {  // NOLINT(google-explicit-constructor)
@@ -66,14 +69,16 @@ class Result {
   }
   bool isOk() const { return value_.has_value(); }
   const Status& status() const { return status_; }
-  T& value() & { return *value_; }
-  const T& value() const& { return *value_; }
-  T&& value() && { return std::move(*value_); }
-  T* operator->() { return &*value_; }
-  const T* operator->() const { return &*value_; }
-  T& operator*() { return *value_; }
+  T& value() & { return checked(), *value_; }
+  const T& value() const& { return checked(), *value_; }
+  T&& value() && { return checked(), std::move(*value_); }
+  T* operator->() { return checked(), &*value_; }
+  const T* operator->() const { return checked(), &*value_; }
+  T& operator*() { return checked(), *value_; }
+  const T& operator*() const { return checked(), *value_; }
 
  private:
+  void checked() const { assert(value_.has_value() && "Result::value() on an error"); }
   std::optional<T> value_;
   Status status_;
 };
