@@ -319,14 +319,16 @@ void HistoryPanel::exportSelectedCsv() {
       targets.append({runId, QDir(folder).filePath(csvFileName(displayName(runId), runId))});
     }
   }
-  for (const auto& [runId, path] : targets) {
-    whenReady(this, controller_.store().exportCsv(runId, path), [this, path](const Status& status) {
-      if (status.isOk()) return;
-      QMessageBox::warning(
-          this, tr("Export failed"),
-          tr("Could not write %1: %2")
-              .arg(QDir::toNativeSeparators(path), QString::fromStdString(status.message())));
-    });
+  for (const auto& target : targets) {
+    const QString& path = target.second;
+    whenReady(this, controller_.store().exportCsv(target.first, path),
+              [this, path](const Status& status) {
+                if (status.isOk()) return;
+                QMessageBox::warning(this, tr("Export failed"),
+                                     tr("Could not write %1: %2")
+                                         .arg(QDir::toNativeSeparators(path),
+                                              QString::fromStdString(status.message())));
+              });
   }
 }
 
