@@ -1,5 +1,6 @@
 #include "ringside/gui/metrics_store.h"
 
+#include <QDeadlineTimer>
 #include <QPromise>
 
 #include <memory>
@@ -11,6 +12,9 @@
 namespace ringside::gui {
 
 namespace {
+
+// How long the destructor waits for the store's thread to finish the work submitted before it.
+constexpr int kShutdownTimeoutMs = 60000;
 
 Status notOpen(const QString& path) {
   return Status::failedPrecondition("the metrics store " + path.toStdString() +
@@ -39,7 +43,16 @@ MetricsStore::~MetricsStore() {
         QThread::currentThread()->quit();
       },
       Qt::QueuedConnection);
-  thread_.wait();
+  // Bounded, so closing the GUI never hangs on a stuck disk: after the deadline the thread is
+  // ended where it stands (SQLite's WAL rolls an unfinished transaction back on the next open, so
+  // the file stays consistent; the writes still queued are lost, and the message says so).
+  if (!thread_.wait(QDeadlineTimer(kShutdownTimeoutMs))) {
+    qCritical("ringside: the run database did not finish its writes within %d s; closing without "
+              "them (the database stays consistent)",
+              kShutdownTimeoutMs / 1000);
+    thread_.terminate();
+    thread_.wait();
+  }
   delete context_;
 }
 

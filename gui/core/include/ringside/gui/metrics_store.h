@@ -92,7 +92,9 @@ class MetricsStore : public QObject {
   // Does not touch the file yet; call open(). `databasePath` is the SQLite file, e.g.
   // QStandardPaths::AppDataLocation + "/ringside.sqlite" or <--data-dir>/ringside.sqlite.
   explicit MetricsStore(QString databasePath, QObject* parent = nullptr);
-  // Finishes all submitted work, closes the database and joins the store's thread.
+  // Finishes all submitted work, closes the database and joins the store's thread, waiting at
+  // most 60 s: after that the thread is ended and the writes still queued are lost (logged; the
+  // database stays consistent).
   ~MetricsStore() override;
   MetricsStore(const MetricsStore&) = delete;
   MetricsStore& operator=(const MetricsStore&) = delete;
