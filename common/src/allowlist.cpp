@@ -13,14 +13,6 @@ namespace {
 // Allowlists are small; refuse anything larger rather than read it whole.
 constexpr off_t kMaxAllowlistBytes = 4 * 1024 * 1024;
 
-std::string trim(std::string_view text) {
-  const char* kSpace = " \t\r\n";
-  const size_t begin = text.find_first_not_of(kSpace);
-  if (begin == std::string_view::npos) return {};
-  const size_t end = text.find_last_not_of(kSpace);
-  return std::string(text.substr(begin, end - begin + 1));
-}
-
 }  // namespace
 
 Allowlist::FileStamp Allowlist::stampOf(const std::string& path) {
@@ -50,18 +42,18 @@ Status Allowlist::load(const std::string& path) {
     std::istringstream lines(*content);
     std::string line;
     for (int number = 1; std::getline(lines, line); ++number) {
-      const std::string text = trim(line);
+      const std::string text = trimSpace(line);
       if (text.empty() || text.front() == '#') continue;
       const size_t end = text.find_first_of(" \t");
       const std::string key = text.substr(0, end);
       std::string comment;
       if (end != std::string::npos) {
-        const std::string rest = trim(std::string_view(text).substr(end));
+        const std::string rest = trimSpace(std::string_view(text).substr(end));
         if (rest.front() != '#') {
           return Status::corruption(path + ":" + std::to_string(number) +
                                     ": unexpected text after the key (comments start with #)");
         }
-        comment = trim(std::string_view(rest).substr(1));
+        comment = trimSpace(std::string_view(rest).substr(1));
       }
       Status valid = validateKey(key);
       if (!valid.isOk()) {

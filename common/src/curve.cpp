@@ -23,19 +23,11 @@ constexpr char kZ85Alphabet[] =
 // Key files are small; refuse anything larger rather than read it whole.
 constexpr off_t kMaxKeyFileBytes = 4096;
 
-std::string trim(std::string_view text) {
-  const char* kSpace = " \t\r\n";
-  const size_t begin = text.find_first_not_of(kSpace);
-  if (begin == std::string_view::npos) return {};
-  const size_t end = text.find_last_not_of(kSpace);
-  return std::string(text.substr(begin, end - begin + 1));
-}
-
 // Reads one key file: the key on its first non-empty line. Errors: as readSmallFile; Corruption.
 Result<std::string> readKeyFile(const std::string& path, struct stat* info) {
   Result<std::string> content = readSmallFile(path, kMaxKeyFileBytes, info);
   if (!content.isOk()) return content.status();
-  std::string key = trim(*content);
+  std::string key = trimSpace(*content);
   Status valid = validateKey(key);
   if (!valid.isOk()) {
     return Status::corruption(path + " does not hold a CURVE key: " + valid.message());

@@ -97,4 +97,12 @@ Status writeFileAtomic(const std::string& path, std::string_view content, mode_t
   return Status::ok();
 }
 
+std::string trimSpace(std::string_view text) {
+  const char* kSpace = " \t\r\n";
+  const size_t begin = text.find_first_not_of(kSpace);
+  if (begin == std::string_view::npos) return {};
+  const size_t end = text.find_last_not_of(kSpace);
+  return std::string(text.substr(begin, end - begin + 1));
+}
+
 }  // namespace ringside

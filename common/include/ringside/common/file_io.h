@@ -25,4 +25,8 @@ Result<std::string> readSmallFile(const std::string& path, off_t maxBytes, struc
 // temporary file is removed).
 Status writeFileAtomic(const std::string& path, std::string_view content, mode_t mode);
 
+// `text` without the spaces, tabs, carriage returns and newlines around it (for the lines of
+// small text files such as key files and the allowlist).
+std::string trimSpace(std::string_view text);
+
 }  // namespace ringside
