@@ -225,6 +225,15 @@ class RunFormTest : public QObject {
              ringside::gui::splitCommandLine(form.command));
   }
 
+  // Regression: the hand-written join did not quote quotes, so a clone of a run whose argv held
+  // a quote or a tab came back as different words.
+  void commandLineJoinRoundTripsEveryWord() {
+    const QStringList words{QStringLiteral("python3"), QStringLiteral("-c"),
+                            QStringLiteral("print(\"a b\")"), QStringLiteral("tab\there"),
+                            QStringLiteral("plain")};
+    QCOMPARE(ringside::gui::splitCommandLine(ringside::gui::joinCommandLine(words)), words);
+  }
+
   void presetRoundTrip() {
     const RunForm form = sample();
     const QByteArray file = QJsonDocument(ringside::gui::toPreset(form)).toJson();

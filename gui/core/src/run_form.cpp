@@ -4,6 +4,7 @@
 #include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QProcess>
 #include <algorithm>
 #include <functional>
 
@@ -17,25 +18,21 @@ constexpr int kPresetVersion = 1;
 
 }  // namespace
 
-QStringList splitCommandLine(const QString& line) {
-  QStringList words;
-  QString current;
-  bool quoted = false, any = false;
-  for (QChar c : line) {
-    if (c == QLatin1Char('"')) {
-      quoted = !quoted;
-      any = true;
-    } else if (c.isSpace() && !quoted) {
-      if (any) words << current;
-      current.clear();
-      any = false;
-    } else {
-      current += c;
-      any = true;
+QStringList splitCommandLine(const QString& line) { return QProcess::splitCommand(line); }
+
+QString joinCommandLine(const QStringList& words) {
+  QStringList quoted;
+  for (QString word : words) {
+    // QProcess::splitCommand's quoting: a word with white space or quotes in double quotes, a
+    // literal quote as three.
+    if (word.contains(QLatin1Char('"')) ||
+        std::any_of(word.begin(), word.end(), [](QChar c) { return c.isSpace(); })) {
+      word.replace(QLatin1Char('"'), QStringLiteral("\"\"\""));
+      word = QLatin1Char('"') + word + QLatin1Char('"');
     }
+    quoted << word;
   }
-  if (any) words << current;
-  return words;
+  return quoted.join(QLatin1Char(' '));
 }
 
 int RunForm::worldSize() const {
@@ -274,14 +271,6 @@ void applyTrainerConfig(const v1::TrainerConfig& c, RunForm* f) {
   if (c.has_checkpoint_every()) f->checkpointEvery = c.checkpoint_every();
   if (c.has_seed()) f->seed = c.seed();
   f->trainerBase = c;
-}
-
-QString joinCommandLine(const QStringList& words) {
-  QStringList quoted;
-  for (const QString& word : words) {
-    quoted << (word.contains(QLatin1Char(' ')) ? QLatin1Char('"') + word + QLatin1Char('"') : word);
-  }
-  return quoted.join(QLatin1Char(' '));
 }
 
 }  // namespace

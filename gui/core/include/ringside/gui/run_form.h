@@ -126,8 +126,12 @@ RunForm fromPreset(const QJsonObject& preset, QString* error);
 // nesterov only for sgd, the betas only for adamw, the step or cosine parameters only for that
 // schedule).
 v1::TrainerConfig trainerConfig(const RunForm& form);
-// "a b \"c d\"" -> {"a", "b", "c d"}.
+// A command line as the form's command field holds it, in words: QProcess::splitCommand's rules
+// ("a b \"c d\"" -> {"a", "b", "c d"}; a literal quote is written as three). joinCommandLine is
+// its inverse: splitCommandLine(joinCommandLine(words)) == words for any non-empty words (an empty
+// word cannot be written in QProcess's syntax and is dropped).
 QStringList splitCommandLine(const QString& line);
+QString joinCommandLine(const QStringList& words);
 
 }  // namespace ringside::gui
 
