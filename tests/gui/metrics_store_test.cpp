@@ -2,7 +2,6 @@
 // CSV export, concurrent use, and the ingest rate (printed, not asserted).
 #include <QtTest/QtTest>
 
-#include <QElapsedTimer>
 #include <QSqlDatabase>
 #include <QSqlQuery>
 #include <QTemporaryDir>
@@ -459,43 +458,6 @@ class MetricsStoreTest : public QObject {
     QCOMPARE(errors.load(), 0);
     QVERIFY(queries.load() > 0);
     QCOMPARE(*await(store.sampleCount("run-t")), int64_t{kBatches * kBatchSize});
-  }
-
-  void ingestRate() {
-    // Printed for the record (issue 4's target is >= 500,000 samples/s); no timing assertion.
-    MetricsStore store(path("rate.sqlite"));
-    QVERIFY(await(store.open()).isOk());
-    constexpr int kTotal = 500'000;
-    constexpr int kBatchSize = 5000;
-    std::vector<IngestBatch> batches;
-    for (int first = 1; first <= kTotal; first += kBatchSize) {
-      batches.push_back(syntheticBatch("rate", first, kBatchSize));
-    }
-    QElapsedTimer timer;
-    timer.start();
-    QFuture<Result<IngestResult>> last;
-    for (auto& batch : batches) last = store.ingest(std::move(batch));
-    QVERIFY(await(last).isOk());
-    const double batchedRate = kTotal / (timer.nsecsElapsed() * 1e-9);
-    QCOMPARE(*await(store.sampleCount("rate")), int64_t{kTotal});
-
-    // Naive: one sample per ingest call, so one insert per transaction.
-    constexpr int kNaive = 5000;
-    const auto naive = syntheticBatch("naive", 1, kNaive);
-    timer.restart();
-    for (const auto& one : naive.samples) {
-      IngestBatch single;
-      single.runId = "naive";
-      single.samples = {one};
-      last = store.ingest(std::move(single));
-    }
-    QVERIFY(await(last).isOk());
-    const double naiveRate = kNaive / (timer.nsecsElapsed() * 1e-9);
-    QCOMPARE(*await(store.sampleCount("naive")), int64_t{kNaive});
-    qInfo(
-        "ingest rate: %.0f samples/s batched (%d per transaction), %.0f samples/s naive "
-        "(1 per transaction), ratio %.1fx",
-        batchedRate, kBatchSize, naiveRate, batchedRate / naiveRate);
   }
 };
 
