@@ -1,4 +1,5 @@
-// Helpers shared by the trainer tests: temporary directories and child processes.
+// Helpers shared by the trainer, agent and other tests: temporary directories and child
+// processes. (In namespace ringside::trainer, where they began.)
 #pragma once
 
 #include <string>
