@@ -2,6 +2,24 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="de_DE">
 <context>
+    <name>Duration</name>
+    <message>
+        <location filename="../gui/core/src/duration_format.cpp" line="18"/>
+        <source>%1 h %2 min</source>
+        <translation>%1 h %2 min</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/duration_format.cpp" line="23"/>
+        <source>%1 min %2 s</source>
+        <translation>%1 min %2 s</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/duration_format.cpp" line="27"/>
+        <source>%1 s</source>
+        <translation>%1 s</translation>
+    </message>
+</context>
+<context>
     <name>main</name>
     <message>
         <location filename="../gui/app/main.cpp" line="27"/>
@@ -59,167 +77,167 @@
 <context>
     <name>ringside::gui</name>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="111"/>
+        <location filename="../gui/core/src/run_form.cpp" line="108"/>
         <source>Give the run a name.</source>
         <translation>Geben Sie dem Lauf einen Namen.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="96"/>
+        <location filename="../gui/core/src/run_form.cpp" line="93"/>
         <source>A run needs at least one rank.</source>
         <translation>Ein Lauf braucht mindestens einen Rang.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="62"/>
+        <location filename="../gui/core/src/run_form.cpp" line="59"/>
         <source>Choose at least one node to run on (add nodes under Nodes).</source>
         <translation>Wählen Sie mindestens einen Knoten für den Lauf (Knoten fügen Sie unter „Knoten“ hinzu).</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="69"/>
+        <location filename="../gui/core/src/run_form.cpp" line="66"/>
         <source>Node %1 is not known (removed?); choose another node.</source>
         <translation>Knoten %1 ist unbekannt (entfernt?); wählen Sie einen anderen Knoten.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="73"/>
+        <location filename="../gui/core/src/run_form.cpp" line="70"/>
         <source>%1 is offline; wait until it is online or choose another node.</source>
         <translation>%1 ist offline; warten Sie, bis er online ist, oder wählen Sie einen anderen Knoten.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="76"/>
+        <location filename="../gui/core/src/run_form.cpp" line="73"/>
         <source>%1 is draining and accepts no new runs; undrain it under Nodes or choose another node.</source>
         <translation>%1 ist gesperrt und nimmt keine neuen Läufe an; geben Sie ihn unter „Knoten“ frei oder wählen Sie einen anderen Knoten.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="88"/>
+        <location filename="../gui/core/src/run_form.cpp" line="85"/>
         <source>%1 and %2 are the same host (%3); choose only one of them.</source>
         <translation>%1 und %2 sind derselbe Rechner (%3); wählen Sie nur einen davon.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="98"/>
+        <location filename="../gui/core/src/run_form.cpp" line="95"/>
         <source>Only %L1 slots are free on %2; choose at most %L1 ranks per node.</source>
         <translation>Auf %2 sind nur %L1 Slots frei; wählen Sie höchstens %L1 Ränge pro Knoten.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="115"/>
+        <location filename="../gui/core/src/run_form.cpp" line="112"/>
         <source>Enter the command to run, e.g. python3 train.py --epochs 3.</source>
         <translation>Geben Sie den auszuführenden Befehl ein, z. B. python3 train.py --epochs 3.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="119"/>
+        <location filename="../gui/core/src/run_form.cpp" line="116"/>
         <source>Choose the dataset directory.</source>
         <translation>Wählen Sie das Datensatzverzeichnis.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="121"/>
+        <location filename="../gui/core/src/run_form.cpp" line="118"/>
         <source>Give at least one hidden layer width, e.g. 256,128.</source>
         <translation>Geben Sie mindestens eine Breite für eine verborgene Schicht an, z. B. 256,128.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="124"/>
+        <location filename="../gui/core/src/run_form.cpp" line="121"/>
         <source>Layer widths must be positive (got %1).</source>
         <translation>Schichtbreiten müssen positiv sein (erhalten: %1).</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="128"/>
+        <location filename="../gui/core/src/run_form.cpp" line="125"/>
         <source>Train for at least one epoch.</source>
         <translation>Trainieren Sie mindestens eine Epoche.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="129"/>
+        <location filename="../gui/core/src/run_form.cpp" line="126"/>
         <source>The global batch must be at least 1.</source>
         <translation>Der globale Batch muss mindestens 1 sein.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="135"/>
+        <location filename="../gui/core/src/run_form.cpp" line="132"/>
         <source>The global batch %L1 is not divisible by the world size %L2 (%L3 nodes × %L4 ranks); use a multiple of %L2.</source>
         <translation>Der globale Batch %L1 ist nicht durch die Weltgröße %L2 (%L3 Knoten × %L4 Ränge) teilbar; verwenden Sie ein Vielfaches von %L2.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="143"/>
+        <location filename="../gui/core/src/run_form.cpp" line="140"/>
         <source>The global batch %1 is not divisible by %2 ranks; use a multiple of %2.</source>
         <translation>Der globale Batch %1 ist nicht durch %2 Ränge teilbar; verwenden Sie ein Vielfaches von %2.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="148"/>
+        <location filename="../gui/core/src/run_form.cpp" line="145"/>
         <source>The learning rate must be above 0.</source>
         <translation>Die Lernrate muss größer als 0 sein.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="150"/>
+        <location filename="../gui/core/src/run_form.cpp" line="147"/>
         <source>Momentum must be in [0, 1).</source>
         <translation>Das Momentum muss in [0, 1) liegen.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="152"/>
+        <location filename="../gui/core/src/run_form.cpp" line="149"/>
         <source>Weight decay cannot be negative.</source>
         <translation>Der Weight Decay darf nicht negativ sein.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="155"/>
+        <location filename="../gui/core/src/run_form.cpp" line="152"/>
         <source>AdamW betas must be in [0, 1).</source>
         <translation>Die AdamW-Betas müssen in [0, 1) liegen.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="158"/>
+        <location filename="../gui/core/src/run_form.cpp" line="155"/>
         <source>Choose SGD or AdamW.</source>
         <translation>Wählen Sie SGD oder AdamW.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="162"/>
+        <location filename="../gui/core/src/run_form.cpp" line="159"/>
         <source>Choose a constant, step or cosine schedule.</source>
         <translation>Wählen Sie einen konstanten, stufenweisen oder Kosinus-Zeitplan.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="164"/>
+        <location filename="../gui/core/src/run_form.cpp" line="161"/>
         <source>Warm-up steps cannot be negative.</source>
         <translation>Die Warm-up-Schritte dürfen nicht negativ sein.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="166"/>
+        <location filename="../gui/core/src/run_form.cpp" line="163"/>
         <source>The step schedule needs a period above 0 epochs.</source>
         <translation>Der Stufen-Zeitplan braucht eine Periode von mehr als 0 Epochen.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="169"/>
+        <location filename="../gui/core/src/run_form.cpp" line="166"/>
         <source>The final learning rate must be between 0 and the learning rate.</source>
         <translation>Die End-Lernrate muss zwischen 0 und der Lernrate liegen.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="173"/>
+        <location filename="../gui/core/src/run_form.cpp" line="170"/>
         <source>Choose auto, mpi or nccl.</source>
         <translation>Wählen Sie auto, mpi oder nccl.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="175"/>
+        <location filename="../gui/core/src/run_form.cpp" line="172"/>
         <source>The bucket size must be above 0 MiB.</source>
         <translation>Die Bucket-Größe muss größer als 0 MiB sein.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="177"/>
+        <location filename="../gui/core/src/run_form.cpp" line="174"/>
         <source>The checkpoint interval cannot be negative.</source>
         <translation>Das Prüfpunktintervall darf nicht negativ sein.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="354"/>
+        <location filename="../gui/core/src/run_form.cpp" line="343"/>
         <source>This file is not a Ringside run preset.</source>
         <translation>Diese Datei ist keine Ringside-Laufvorlage.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="358"/>
+        <location filename="../gui/core/src/run_form.cpp" line="347"/>
         <source>Preset version %1 is not supported (this Ringside reads version %2).</source>
         <translation>Vorlagenversion %1 wird nicht unterstützt (dieses Ringside liest Version %2).</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="368"/>
+        <location filename="../gui/core/src/run_form.cpp" line="357"/>
         <source>The preset&apos;s &quot;trainer&quot; entry must be an object.</source>
         <translation>Der Eintrag „trainer“ der Vorlage muss ein Objekt sein.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="377"/>
+        <location filename="../gui/core/src/run_form.cpp" line="366"/>
         <source>The preset&apos;s run spec is not valid: %1</source>
         <translation>Die Laufspezifikation der Vorlage ist ungültig: %1</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="391"/>
+        <location filename="../gui/core/src/run_form.cpp" line="380"/>
         <source>The preset&apos;s &quot;nodes&quot; entry must be a list of node ids.</source>
         <translation>Der Eintrag „nodes“ der Vorlage muss eine Liste von Knoten-IDs sein.</translation>
     </message>
@@ -368,7 +386,7 @@
 <context>
     <name>ringside::gui::CompareView</name>
     <message numerus="yes">
-        <location filename="../gui/widgets/src/compare_view.cpp" line="80"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="81"/>
         <source>Comparing %Ln run(s)</source>
         <translation>
             <numerusform>Vergleich von %Ln Lauf</numerusform>
@@ -376,198 +394,198 @@
         </translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="85"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="86"/>
         <source>Export &amp;chart</source>
         <translation>&amp;Diagramm exportieren</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="86"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="87"/>
         <source>Save one chart, as shown, as PNG or SVG</source>
         <translation>Ein Diagramm wie angezeigt als PNG oder SVG speichern</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="90"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="91"/>
         <source>Export metrics &amp;CSV…</source>
         <translation>Metriken als &amp;CSV exportieren…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="92"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="93"/>
         <source>Write every metric sample of each run, at full resolution, to &lt;name&gt;-&lt;run id&gt;.csv in a folder</source>
         <translation>Jeden Messwert jedes Laufs in voller Auflösung nach &lt;Name&gt;-&lt;Lauf-ID&gt;.csv in einem Ordner schreiben</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="119"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="120"/>
         <source>As PNG…</source>
         <translation>Als PNG…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="120"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="121"/>
         <source>As SVG…</source>
         <translation>Als SVG…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="148"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="149"/>
         <source>Training loss</source>
         <translation>Trainingsverlust</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="148"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="149"/>
         <source>Test accuracy</source>
         <translation>Testgenauigkeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="148"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="149"/>
         <source>Throughput</source>
         <translation>Durchsatz</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="149"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="150"/>
         <source>Step time</source>
         <translation>Schrittzeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="150"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="151"/>
         <source>loss (nats)</source>
         <translation>Verlust (nats)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="150"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="151"/>
         <source>accuracy (%)</source>
         <translation>Genauigkeit (%)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="150"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="151"/>
         <source>samples/s</source>
         <translation>Samples/s</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="150"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="151"/>
         <source>ms</source>
         <translation>ms</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="163"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="164"/>
         <source>step</source>
         <translation>Schritt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="164"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="165"/>
         <source>Loading…</source>
         <translation>Wird geladen…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="172"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="173"/>
         <source>Summary</source>
         <translation>Zusammenfassung</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="184"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="185"/>
         <source>Settings</source>
         <translation>Einstellungen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="186"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="187"/>
         <source>Show only settings that &amp;differ</source>
         <translation>Nur &amp;abweichende Einstellungen anzeigen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="212"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="213"/>
         <source>Could not read run %1: %2</source>
         <translation>Lauf %1 konnte nicht gelesen werden: %2</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="241"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="242"/>
         <source>%1 (%2)</source>
         <translation>%1 (%2)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="257"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="258"/>
         <source>No data</source>
         <translation>Keine Daten</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="263"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="264"/>
         <source>State</source>
         <translation>Status</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="263"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="264"/>
         <source>Nodes × ranks</source>
         <translation>Knoten × Ränge</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="263"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="264"/>
         <source>Final loss</source>
         <translation>Endverlust</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="264"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="265"/>
         <source>Best accuracy</source>
         <translation>Beste Genauigkeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="264"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="265"/>
         <source>Samples/s</source>
         <translation>Samples/s</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="264"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="265"/>
         <source>Duration</source>
         <translation>Dauer</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="265"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="266"/>
         <source>Samples stored</source>
         <translation>Gespeicherte Messwerte</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="283"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="284"/>
         <source>N/A</source>
         <translation>k. A.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="308"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="309"/>
         <source>%1 %</source>
         <translation>%1 %</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="341"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="342"/>
         <source>The runs differ in this setting</source>
         <translation>Die Läufe unterscheiden sich in dieser Einstellung</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="397"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="398"/>
         <source>Save chart as SVG</source>
         <translation>Diagramm als SVG speichern</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="397"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="398"/>
         <source>Save chart as PNG</source>
         <translation>Diagramm als PNG speichern</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="398"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="399"/>
         <source>SVG images (*.svg)</source>
         <translation>SVG-Bilder (*.svg)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="398"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="399"/>
         <source>PNG images (*.png)</source>
         <translation>PNG-Bilder (*.png)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="402"/>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="420"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="403"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="421"/>
         <source>Export failed</source>
         <translation>Export fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="408"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="409"/>
         <source>Export the runs&apos; metrics as CSV into folder</source>
         <translation>Metriken der Läufe als CSV in Ordner exportieren</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="421"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="422"/>
         <source>Could not write %1: %2</source>
         <translation>%1 konnte nicht geschrieben werden: %2</translation>
     </message>
@@ -659,299 +677,284 @@
     </message>
     <message>
         <location filename="../gui/widgets/src/dashboard_tab.cpp" line="61"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="143"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="124"/>
         <source>unknown</source>
         <translation>unbekannt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="93"/>
-        <source>%1 h %2 min</source>
-        <translation>%1 h %2 min</translation>
-    </message>
-    <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="98"/>
-        <source>%1 min %2 s</source>
-        <translation>%1 min %2 s</translation>
-    </message>
-    <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="102"/>
-        <source>%1 s</source>
-        <translation>%1 s</translation>
-    </message>
-    <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="105"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="86"/>
         <source>train loss (raw)</source>
         <translation>Trainingsverlust (roh)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="106"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="87"/>
         <source>train loss</source>
         <translation>Trainingsverlust</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="107"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="88"/>
         <source>test loss</source>
         <translation>Testverlust</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="126"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="107"/>
         <source>Stop failed: %1</source>
         <translation>Stoppen fehlgeschlagen: %1</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="148"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="129"/>
         <source>&amp;Stop run</source>
         <translation>Lauf &amp;stoppen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="149"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="130"/>
         <source>Stop the run: its ranks checkpoint and exit</source>
         <translation>Den Lauf stoppen: seine Ränge schreiben einen Prüfpunkt und beenden sich</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="155"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="136"/>
         <source>State:</source>
         <translation>Status:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="158"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="139"/>
         <source>Elapsed:</source>
         <translation>Verstrichen:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="161"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="142"/>
         <source>ETA:</source>
         <translation>Restzeit:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="168"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="149"/>
         <source>Step</source>
         <translation>Schritt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="168"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="149"/>
         <source>Epoch</source>
         <translation>Epoche</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="168"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="149"/>
         <source>Wall time</source>
         <translation>Laufzeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="169"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="150"/>
         <source>What the x axis of the training charts shows</source>
         <translation>Was die x-Achse der Trainingsdiagramme zeigt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="170"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="151"/>
         <source>Log &amp;x</source>
         <translation>Log. &amp;x</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="171"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="152"/>
         <source>Log &amp;y</source>
         <translation>Log. &amp;y</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="176"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="157"/>
         <source>Exponential moving average weight of the train loss line</source>
         <translation>Gewicht des exponentiellen gleitenden Mittels (EMA) der Trainingsverlustkurve</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="178"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="159"/>
         <source>&amp;Reset zoom</source>
         <translation>Zoom &amp;zurücksetzen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="180"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="161"/>
         <source>Zoom: drag a rectangle or use the wheel; pan: right-drag or arrow keys; reset: double-click</source>
         <translation>Zoomen: Rechteck aufziehen oder Mausrad; Verschieben: mit rechter Maustaste ziehen oder Pfeiltasten; Zurücksetzen: Doppelklick</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="183"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="164"/>
         <source>X axis:</source>
         <translation>x-Achse:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="188"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="169"/>
         <source>Smoothing:</source>
         <translation>Glättung:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="194"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="175"/>
         <source>Loss</source>
         <translation>Verlust</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="195"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="176"/>
         <source>Test accuracy</source>
         <translation>Testgenauigkeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="196"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="177"/>
         <source>Throughput</source>
         <translation>Durchsatz</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="197"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="178"/>
         <source>Step time</source>
         <translation>Schrittzeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="199"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="180"/>
         <source>All-reduce time</source>
         <translation>All-Reduce-Zeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="200"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="181"/>
         <source>All-reduce bus bandwidth</source>
         <translation>All-Reduce-Busbandbreite</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="201"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="182"/>
         <source>GPU utilization</source>
         <translation>GPU-Auslastung</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="202"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="183"/>
         <source>GPU memory</source>
         <translation>GPU-Speicher</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="204"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="185"/>
         <source>No telemetry from the run&apos;s node yet</source>
         <translation>Noch keine Telemetrie vom Knoten des Laufs</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="206"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="280"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="187"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="261"/>
         <source>time since start (s)</source>
         <translation>Zeit seit Start (s)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="207"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="286"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="188"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="267"/>
         <source>accuracy</source>
         <translation>Genauigkeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="208"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="285"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="189"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="266"/>
         <source>loss (nats)</source>
         <translation>Verlust (nats)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="209"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="287"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="401"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="190"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="268"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="382"/>
         <source>samples/s</source>
         <translation>Samples/s</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="210"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="211"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="288"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="289"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="191"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="192"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="269"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="270"/>
         <source>ms per step</source>
         <translation>ms pro Schritt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="212"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="290"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="193"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="271"/>
         <source>busbw (GB/s)</source>
         <translation>Busbandbreite (GB/s)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="213"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="194"/>
         <source>utilization (%)</source>
         <translation>Auslastung (%)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="214"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="195"/>
         <source>memory used (MiB)</source>
         <translation>Belegter Speicher (MiB)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="237"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="218"/>
         <source>Per rank</source>
         <translation>Pro Rang</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="238"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="219"/>
         <source>Log</source>
         <translation>Protokoll</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="280"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="261"/>
         <source>step</source>
         <translation>Schritt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="280"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="261"/>
         <source>epoch</source>
         <translation>Epoche</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="302"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="305"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="283"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="286"/>
         <source>GPU %1</source>
         <translation>GPU %1</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="399"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="380"/>
         <source>test accuracy</source>
         <translation>Testgenauigkeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="403"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="384"/>
         <source>compute</source>
         <translation>Berechnung</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="404"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="385"/>
         <source>exposed communication</source>
         <translation>nicht überlappte Kommunikation</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="406"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="387"/>
         <source>all-reduce</source>
         <translation>All-Reduce</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="408"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="389"/>
         <source>busbw</source>
         <translation>Busbandbreite</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="465"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="466"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="477"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="446"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="447"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="458"/>
         <source>N/A</source>
         <translation>k. A.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="472"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="453"/>
         <source>done</source>
         <translation>fertig</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="540"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="521"/>
         <source>N/A: the node does not report this value</source>
         <translation>k. A.: Der Knoten meldet diesen Wert nicht</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="540"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="521"/>
         <source>No GPUs on this node</source>
         <translation>Keine GPUs auf diesem Knoten</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="555"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="536"/>
         <source>Stop run</source>
         <translation>Lauf stoppen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="556"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="537"/>
         <source>Stop the run &quot;%1&quot;? Its ranks write a checkpoint and exit.</source>
         <translation>Den Lauf „%1“ stoppen? Seine Ränge schreiben einen Prüfpunkt und beenden sich.</translation>
     </message>
@@ -1075,7 +1078,7 @@
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../gui/widgets/src/history_panel.cpp" line="350"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="352"/>
         <source>Delete %Ln runs with all their metrics and log lines? This cannot be undone.</source>
         <translation>
             <numerusform>%Ln Lauf samt allen Metriken und Protokollzeilen löschen? Dies kann nicht rückgängig gemacht werden.</numerusform>
@@ -1108,33 +1111,33 @@
         <translation>Metriken als CSV in Ordner exportieren</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="326"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="327"/>
         <source>Export failed</source>
         <translation>Export fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="327"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="328"/>
         <source>Could not write %1: %2</source>
         <translation>%1 konnte nicht geschrieben werden: %2</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="342"/>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="352"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="344"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="354"/>
         <source>Delete runs</source>
         <translation>Läufe löschen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="343"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="345"/>
         <source>Stop these runs before deleting them: %1</source>
         <translation>Stoppen Sie diese Läufe, bevor Sie sie löschen: %1</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="348"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="350"/>
         <source>Delete run &quot;%1&quot; with all its metrics and log lines? This cannot be undone.</source>
         <translation>Lauf „%1“ samt allen Metriken und Protokollzeilen löschen? Dies kann nicht rückgängig gemacht werden.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="361"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="363"/>
         <source>Could not delete run %1: %2</source>
         <translation>Lauf %1 konnte nicht gelöscht werden: %2</translation>
     </message>
@@ -2179,54 +2182,54 @@
 <context>
     <name>ringside::gui::RunTableModel</name>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="95"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="96"/>
         <source>queued</source>
         <translation>wartend</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="97"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="98"/>
         <source>starting</source>
         <translation>startet</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="99"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="100"/>
         <source>running</source>
         <translation>läuft</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="101"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="102"/>
         <source>completed</source>
         <translation>fertig</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="103"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="104"/>
         <source>failed</source>
         <translation>fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="105"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="106"/>
         <source>stopped</source>
         <translation>gestoppt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="107"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="108"/>
         <source>unknown</source>
         <translation>unbekannt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="115"/>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="198"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="116"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="184"/>
         <source>N/A</source>
         <translation>k. A.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="120"/>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="129"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="121"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="130"/>
         <source>%1 × %2</source>
         <translation>%1 × %2</translation>
     </message>
     <message numerus="yes">
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="125"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="126"/>
         <source>%Ln rank(s) on %1 nodes</source>
         <translation>
             <numerusform>%Ln Rang auf %1 Knoten</numerusform>
@@ -2234,128 +2237,113 @@
         </translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="139"/>
-        <source>%1 h %2 min</source>
-        <translation>%1 h %2 min</translation>
-    </message>
-    <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="142"/>
-        <source>%1 min %2 s</source>
-        <translation>%1 min %2 s</translation>
-    </message>
-    <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="144"/>
-        <source>%1 s</source>
-        <translation>%1 s</translation>
-    </message>
-    <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="209"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="195"/>
         <source>%1 %</source>
         <translation>%1 %</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="242"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="228"/>
         <source>Run %1</source>
         <translation>Lauf %1</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="246"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="232"/>
         <source>%1: %2</source>
         <translation>%1: %2</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="249"/>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="298"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="235"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="284"/>
         <source>Double-click or press F2 to edit</source>
         <translation>Zum Bearbeiten doppelklicken oder F2 drücken</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="263"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="249"/>
         <source>Name</source>
         <translation>Name</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="265"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="251"/>
         <source>State</source>
         <translation>Status</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="267"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="253"/>
         <source>Nodes × ranks</source>
         <translation>Knoten × Ränge</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="269"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="255"/>
         <source>Start</source>
         <translation>Start</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="271"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="257"/>
         <source>Duration</source>
         <translation>Dauer</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="273"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="259"/>
         <source>Final loss</source>
         <translation>Endverlust</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="275"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="261"/>
         <source>Best accuracy</source>
         <translation>Beste Genauigkeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="277"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="263"/>
         <source>Samples/s</source>
         <translation>Samples/s</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="279"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="265"/>
         <source>Tags</source>
         <translation>Tags</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="281"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="267"/>
         <source>Notes</source>
         <translation>Notizen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="289"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="275"/>
         <source>Nodes × ranks per node</source>
         <translation>Knoten × Ränge pro Knoten</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="291"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="277"/>
         <source>Training loss (train/loss) at the last step</source>
         <translation>Trainingsverlust (train/loss) im letzten Schritt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="293"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="279"/>
         <source>Highest test accuracy (test/accuracy) of any evaluation</source>
         <translation>Höchste Testgenauigkeit (test/accuracy) aller Auswertungen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="295"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="281"/>
         <source>Mean training throughput (train/samples_per_s) over all ranks</source>
         <translation>Mittlerer Trainingsdurchsatz (train/samples_per_s) über alle Ränge</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="335"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="321"/>
         <source>Could not save the %1 of run %2: %3</source>
         <translation>Speichern der %1 von Lauf %2 fehlgeschlagen: %3</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="336"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="322"/>
         <source>tags</source>
         <translation>Tags</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="336"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="322"/>
         <source>notes</source>
         <translation>Notizen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_table_model.cpp" line="358"/>
+        <location filename="../gui/widgets/src/run_table_model.cpp" line="344"/>
         <source>Could not read the run history: %1</source>
         <translation>Der Laufverlauf konnte nicht gelesen werden: %1</translation>
     </message>

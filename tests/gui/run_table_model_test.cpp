@@ -11,6 +11,7 @@
 #include <QTemporaryDir>
 
 #include "ringside/common/metric_names.h"
+#include "ringside/gui/duration_format.h"
 #include "ringside/gui/metrics_store.h"
 #include "ringside/gui/run_table_model.h"
 
@@ -166,7 +167,7 @@ class RunTableModelTest : public QObject {
     QCOMPARE(text("r-a", RunTableModel::kFinalLoss), QStringLiteral("0,5000"));
     QCOMPARE(text("r-a", RunTableModel::kBestAccuracy), QStringLiteral("80,00 %"));
     QCOMPARE(text("r-d", RunTableModel::kSamplesPerS), QStringLiteral("10.000"));
-    QCOMPARE(RunTableModel::durationText(1234 * 3600.0 + 300), QStringLiteral("1.234 h 05 min"));
+    QCOMPARE(formatDuration(1234 * 3600.0 + 300), QStringLiteral("1.234 h 05 min"));
 
     const QString csv = dir_->filePath("r-a.csv");
     QVERIFY(await(store_->exportCsv("r-a", csv)).isOk());

@@ -28,6 +28,7 @@
 #include "ringside/common/metric_names.h"
 #include "ringside/gui/config_diff.h"
 #include "ringside/gui/controller.h"
+#include "ringside/gui/duration_format.h"
 #include "ringside/gui/metric_chart.h"
 #include "ringside/gui/run_table_model.h"
 
@@ -312,7 +313,7 @@ void CompareView::fillSummary() {
         record->meanSamplesPerS && record->meanSamplesPerS == bestSpeed);
     double end = record->endTime;
     if (end <= 0 && isActive(record->state)) end = QDateTime::currentMSecsSinceEpoch() / 1000.0;
-    put(5, record->startTime > 0 && end > 0 ? RunTableModel::durationText(end - record->startTime)
+    put(5, record->startTime > 0 && end > 0 ? formatDuration(end - record->startTime)
                                             : na);
     put(6, locale.toString(static_cast<qlonglong>(record->sampleCount)));
   }

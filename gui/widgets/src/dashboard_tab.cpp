@@ -83,25 +83,6 @@ void appendRolling(std::vector<SeriesPoint>& series, SeriesPoint point) {
 
 }  // namespace
 
-QString formatDuration(double seconds) {
-  const qint64 total = static_cast<qint64>(std::llround(std::max(0.0, seconds)));
-  const qint64 hours = total / 3600;
-  const qint64 minutes = (total % 3600) / 60;
-  const qint64 secs = total % 60;
-  const QLocale locale;
-  if (hours > 0) {
-    return DashboardTab::tr("%1 h %2 min")
-        .arg(locale.toString(hours))
-        .arg(minutes, 2, 10, QLatin1Char('0'));
-  }
-  if (minutes > 0) {
-    return DashboardTab::tr("%1 min %2 s")
-        .arg(locale.toString(minutes))
-        .arg(secs, 2, 10, QLatin1Char('0'));
-  }
-  return DashboardTab::tr("%1 s").arg(locale.toString(secs));
-}
-
 QString DashboardTab::rawLossName() { return tr("train loss (raw)"); }
 QString DashboardTab::smoothedLossName() { return tr("train loss"); }
 QString DashboardTab::testLossName() { return tr("test loss"); }

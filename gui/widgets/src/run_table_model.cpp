@@ -1,4 +1,5 @@
 #include "ringside/gui/run_table_model.h"
+#include "ringside/gui/duration_format.h"
 #include "ringside/gui/when_ready.h"
 
 #include <QBrush>
@@ -129,21 +130,6 @@ QString RunTableModel::placementText(const RunRecord& run) {
   return tr("%1 × %2").arg(locale.toString(spec.hosts_size()), locale.toString(first));
 }
 
-QString RunTableModel::durationText(double seconds) {
-  const qint64 total = static_cast<qint64>(std::llround(std::max(0.0, seconds)));
-  const qint64 hours = total / 3600;
-  const qint64 minutes = (total % 3600) / 60;
-  const qint64 secs = total % 60;
-  const QLocale locale;
-  if (hours > 0) {
-    return tr("%1 h %2 min").arg(locale.toString(hours)).arg(minutes, 2, 10, QLatin1Char('0'));
-  }
-  if (minutes > 0) {
-    return tr("%1 min %2 s").arg(locale.toString(minutes)).arg(secs, 2, 10, QLatin1Char('0'));
-  }
-  return tr("%1 s").arg(locale.toString(secs));
-}
-
 std::optional<double> RunTableModel::durationSeconds(const RunRecord& run) const {
   if (run.startTime <= 0) return std::nullopt;
   if (run.endTime > 0) return run.endTime - run.startTime;
@@ -202,7 +188,7 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const {
           return locale.toString(QDateTime::fromMSecsSinceEpoch(qint64(*value * 1000.0)),
                                  QStringLiteral("yyyy-MM-dd HH:mm"));
         case kDuration:
-          return durationText(*value);
+          return formatDuration(*value);
         case kFinalLoss:
           return locale.toString(*value, 'f', 4);
         case kBestAccuracy:

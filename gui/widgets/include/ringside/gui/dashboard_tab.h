@@ -23,6 +23,7 @@
 #include <optional>
 #include <vector>
 
+#include "ringside/gui/duration_format.h"
 #include "ringside/gui/metrics_store.h"
 #include "ringside/gui/run_progress.h"
 
@@ -40,8 +41,6 @@ class Controller;
 class MetricChart;
 class RankView;
 
-// "1 h 02 min", "3 min 05 s", "42 s".
-QString formatDuration(double seconds);
 
 class DashboardTab : public QWidget {
   Q_OBJECT

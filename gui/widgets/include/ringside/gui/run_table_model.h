@@ -68,8 +68,6 @@ class RunTableModel : public QAbstractTableModel {
   // "1 × 2" from the stored spec: hosts × ranks per host, or 1 × ranks_per_node when the spec has
   // no host list; the world size alone when the hosts' rank counts differ; N/A without a spec.
   static QString placementText(const RunRecord& run);
-  // "45 s", "3 min 20 s", "2 h 05 min".
-  static QString durationText(double seconds);
 
  public slots:
   // Re-reads the runs now (one query in flight at a time; a request while one is in flight runs
