@@ -89,6 +89,17 @@ std::vector<std::string> lastLines(const std::string& path, size_t maxLines) {
   return lines;
 }
 
+// Where other nodes reach this agent: --advertise-address, else the listen address unless it is
+// a wildcard, else the host name.
+std::string advertiseAddress(const AgentConfig& config) {
+  if (!config.advertiseAddress.empty()) return config.advertiseAddress;
+  const std::string& listen = config.listenAddress;
+  if (listen != "0.0.0.0" && listen != "*" && listen != "::" && listen != "[::]") return listen;
+  char name[256] = {};
+  gethostname(name, sizeof name - 1);
+  return name;
+}
+
 }  // namespace
 
 Status setLogLevel(const std::string& level) {
@@ -117,7 +128,10 @@ struct Agent::Impl {
   zmq::socket_t control{context, zmq::socket_type::router};
   zmq::socket_t events{context, zmq::socket_type::pub};
   zmq::socket_t ranks{context, zmq::socket_type::pull};
-  std::string controlEndpoint, eventsEndpoint, rankEndpoint;
+  // Ranks of multi-node runs on other nodes: CURVE, per-run keys (runKeys), kRankZapDomain.
+  zmq::socket_t remoteRanks{context, zmq::socket_type::pull};
+  curve::Allowlist runKeys;
+  std::string controlEndpoint, eventsEndpoint, rankEndpoint, rankTcpEndpoint;
   std::unique_ptr<Journal> journal;
   std::unique_ptr<RunManager> runs;
   std::unique_ptr<NvmlProbe> nvml;
@@ -227,6 +241,10 @@ struct Agent::Impl {
     return info;
   }
 
+  uint32_t freeSlots() const {
+    return node.slots_total() - std::min(node.slots_total(), runs->usedSlots());
+  }
+
   // Journals a state change, then publishes it (DESIGN.md decision 2: journal before publish).
   void onRunState(const v1::RunInfo& run, const RunProcessIds& ids) {
     ProcessIds process;
@@ -266,7 +284,9 @@ struct Agent::Impl {
   // Journals the rank batches of one receive burst in a single transaction (group commit: many
   // small batches cost one commit), then publishes what was journaled (decision 2: journal before
   // publish). A batch that fails alone (unknown run) is skipped; a failed commit publishes nothing.
-  void ingestRankMessages(const std::vector<zmq::message_t>& messages) {
+  // From the tcp:// rank endpoint (`remote`), a batch is journaled only when the connection's
+  // CURVE key is the key of the batch's run: a rank of one run cannot write into another.
+  void ingestRankMessages(const std::vector<zmq::message_t>& messages, bool remote) {
     std::vector<v1::RankMetrics> batches;
     batches.reserve(messages.size());
     for (const zmq::message_t& message : messages) {
@@ -274,6 +294,15 @@ struct Agent::Impl {
       if (!decoded.isOk() || !decoded->has_rank_metrics()) {
         logLine("warning", "dropped a malformed message on the ranks socket");
         continue;
+      }
+      if (remote) {
+        const char* userId = zmq_msg_gets(const_cast<zmq_msg_t*>(message.handle()), "User-Id");
+        const std::string runKey = runs->runPublicKey(decoded->rank_metrics().run_id());
+        if (userId == nullptr || runKey.empty() || runKey != userId) {
+          logLine("warning", "dropped rank metrics for run " + decoded->rank_metrics().run_id() +
+                                 " sent with another run's key");
+          continue;
+        }
       }
       batches.push_back(std::move(*decoded->mutable_rank_metrics()));
     }
@@ -350,11 +379,28 @@ struct Agent::Impl {
           return fail(Status::failedPrecondition(
               "node " + node.hostname() + " is draining: undrain it or choose another node"));
         }
-        const uint32_t free = node.slots_total() - std::min(node.slots_total(), runs->usedSlots());
-        auto run = runs->launch(request.launch_run().spec(), free);
+        auto run = runs->launch(request.launch_run().spec(), freeSlots());
         if (!run.isOk()) return fail(run.status());
         auto stored = journal->findRun(run->run_id());
         *reply.mutable_launch_run_reply()->mutable_run() = stored.isOk() ? stored->info : *run;
+        return reply;
+      }
+      case v1::Envelope::kPreflight: {
+        auto* out = reply.mutable_preflight_reply();
+        out->set_hostname(node.hostname());
+        out->set_agent_version(kAgentVersion);
+        out->set_slot_kind(node.slot_kind());
+        if (draining) {
+          out->add_problems("node " + node.hostname() +
+                            " is draining: undrain it or choose another node");
+        }
+        for (const std::string& problem : runs->preflight(request.preflight().spec(),
+                                                          request.preflight().ranks(),
+                                                          freeSlots())) {
+          out->add_problems(problem);
+        }
+        out->set_free_slots(freeSlots());
+        for (uint32_t gpu : runs->freeGpus()) out->add_free_gpus(gpu);
         return reply;
       }
       case v1::Envelope::kStopRun: {
@@ -443,6 +489,7 @@ Agent::~Agent() {
   impl_->control.close();
   impl_->events.close();
   impl_->ranks.close();
+  impl_->remoteRanks.close();
   if (impl_->zap) impl_->zap->stop();
 }
 
@@ -491,6 +538,7 @@ Status Agent::start() {
   // ZAP first: libzmq lets connections through unauthenticated while no handler is bound.
   d.zap = std::make_unique<curve::ZapHandler>(d.context, d.allowlist,
                                               curve::ZapHandler::Options{.allowNull = c.insecure});
+  RINGSIDE_RETURN_IF_ERROR(d.zap->addDomain(curve::kRankZapDomain, d.runKeys));
   RINGSIDE_RETURN_IF_ERROR(d.zap->start());
   auto portText = [](int port) { return port == 0 ? std::string("*") : std::to_string(port); };
   RINGSIDE_RETURN_IF_ERROR(d.bindServerSockets(tcpBase + portText(c.controlPort),
@@ -501,6 +549,17 @@ Status Agent::start() {
     d.ranks.set(zmq::sockopt::linger, 0);
     d.ranks.set(zmq::sockopt::rcvhwm, 100000);
     d.ranks.bind(d.rankEndpoint);
+    if (!c.insecure) {
+      RINGSIDE_RETURN_IF_ERROR(
+          curve::configureServer(d.remoteRanks, d.keys, curve::kRankZapDomain));
+      d.remoteRanks.set(zmq::sockopt::linger, 0);
+      d.remoteRanks.set(zmq::sockopt::rcvhwm, 100000);
+      d.remoteRanks.set(zmq::sockopt::maxmsgsize, int64_t{kTransportMaxMessageBytes});
+      const int rankPort = c.rankPort >= 0 ? c.rankPort : c.controlPort == 0 ? 0 : c.controlPort + 2;
+      d.remoteRanks.bind(tcpBase + portText(rankPort));
+      const std::string bound = d.remoteRanks.get(zmq::sockopt::last_endpoint);
+      d.rankTcpEndpoint = "tcp://" + advertiseAddress(c) + bound.substr(bound.rfind(':'));
+    }
   } catch (const zmq::error_t& error) {
     return Status::internal(std::string("cannot bind the agent's sockets on ") + c.listenAddress +
                             ": " + error.what() + " (is another agent running?)");
@@ -512,6 +571,15 @@ Status Agent::start() {
   runOptions.trainerPath = c.trainerPath;
   runOptions.rankEndpoint = d.rankEndpoint;
   runOptions.defaultGraceSeconds = c.stopGraceS;
+  runOptions.mpirunArgs.insert(runOptions.mpirunArgs.end(), c.mpirunArgs.begin(),
+                               c.mpirunArgs.end());
+  runOptions.rankTcpEndpoint = d.rankTcpEndpoint;
+  runOptions.agentPublicKey = d.keys.publicKey;
+  runOptions.runKeys = &d.runKeys;
+  runOptions.launcher = c.launcher;
+  runOptions.networkInterface = c.networkInterface;
+  runOptions.localNames = {d.node.hostname(), c.listenAddress, advertiseAddress(c)};
+  for (const auto& gpu : d.node.gpus()) runOptions.gpuIndices.push_back(gpu.index());
   d.runs = std::make_unique<RunManager>(
       runOptions,
       [&d](const v1::RunInfo& run, const RunProcessIds& ids) { d.onRunState(run, ids); });
@@ -540,6 +608,7 @@ Status Agent::start() {
     ready.set_protocol_version(protocol::kProtocolVersion);
     ready.set_pid(::getpid());
     ready.set_insecure(c.insecure);
+    ready.set_rank_endpoint(d.rankTcpEndpoint);
     RINGSIDE_RETURN_IF_ERROR(
         writeAgentReady(c.readyFile, ready).withContext("--ready-file " + c.readyFile));
   }
@@ -552,24 +621,29 @@ Status Agent::run() {
   auto nextPoll = Clock::now();
   auto nextRetention = Clock::now() + kRetentionInterval;
   auto nextAllowlistCheck = Clock::now() + kAllowlistReloadInterval;
-  zmq::pollitem_t items[] = {{nullptr, 0, ZMQ_POLLIN, 0}, {d.ranks.handle(), 0, ZMQ_POLLIN, 0}};
+  zmq::pollitem_t items[] = {{nullptr, 0, ZMQ_POLLIN, 0},
+                             {d.ranks.handle(), 0, ZMQ_POLLIN, 0},
+                             {d.remoteRanks.handle(), 0, ZMQ_POLLIN, 0}};
+  const int itemCount = d.rankTcpEndpoint.empty() ? 2 : 3;
   while (!stopRequested_.load()) {
     items[0].socket = d.control.handle();  // replaced when a revocation re-binds it
     try {
-      zmq::poll(items, 2, kPollInterval);
+      zmq::poll(items, itemCount, kPollInterval);
     } catch (const zmq::error_t& error) {
       if (error.num() == EINTR) continue;  // a signal (SIGTERM: stop) interrupted the wait
       return Status::internal(std::string("polling the agent's sockets: ") + error.what());
     }
     if (items[0].revents & ZMQ_POLLIN) d.serveControl();
-    if (items[1].revents & ZMQ_POLLIN) {
+    for (int i = 1; i < itemCount; ++i) {
+      if ((items[i].revents & ZMQ_POLLIN) == 0) continue;
       // A bounded burst, so control requests are not starved by a flood of metrics.
+      zmq::socket_t& socket = i == 1 ? d.ranks : d.remoteRanks;
       std::vector<zmq::message_t> burst;
       zmq::message_t message;
-      while (burst.size() < kMaxRankBurst && d.ranks.recv(message, zmq::recv_flags::dontwait)) {
+      while (burst.size() < kMaxRankBurst && socket.recv(message, zmq::recv_flags::dontwait)) {
         burst.push_back(std::move(message));
       }
-      d.ingestRankMessages(burst);
+      d.ingestRankMessages(burst, /*remote=*/i == 2);
     }
     const auto now = Clock::now();
     if (now >= nextPoll) {
@@ -590,6 +664,9 @@ Status Agent::run() {
       *envelope.mutable_node_telemetry() = toProto(d.telemetry->sample());
       envelope.mutable_node_telemetry()->set_node_id(d.node.node_id());
       envelope.mutable_node_telemetry()->set_slots_used(d.runs->usedSlots());
+      for (uint32_t gpu : d.runs->gpusInUse()) {
+        envelope.mutable_node_telemetry()->add_gpus_in_use(gpu);
+      }
       envelope.mutable_node_telemetry()->set_draining(d.draining);
       d.publish(envelope);
       nextTelemetry = now + std::chrono::duration_cast<Clock::duration>(

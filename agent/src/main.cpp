@@ -93,6 +93,20 @@ int main(int argc, char** argv) {
   app.add_option("--listen", config.listenAddress, "Address to serve on (loopback by default)");
   app.add_option("--control-port", config.controlPort, "Control (ROUTER) port; 0 = any free");
   app.add_option("--events-port", config.eventsPort, "Events (PUB) port; 0 = any free");
+  app.add_option("--rank-port", config.rankPort,
+                 "CURVE port for the metrics of multi-node runs' ranks on other nodes "
+                 "(default: control port + 2; 0 = any free)");
+  app.add_option("--advertise-address", config.advertiseAddress,
+                 "Address other nodes reach this agent at (default: --listen, or the host name "
+                 "when it is a wildcard)");
+  app.add_option("--launcher", config.launcher,
+                 "How mpirun starts ranks on other nodes (Open MPI's plm_rsh_agent, e.g. "
+                 "\"ssh -p 2222\"; default: ssh)");
+  app.add_option("--network-interface", config.networkInterface,
+                 "Interface (eth1) or subnet (10.0.0.0/24) for MPI and NCCL traffic between nodes");
+  app.add_option("--mpirun-arg", config.mpirunArgs,
+                 "Extra mpirun option for every run (repeatable, e.g. --mpirun-arg=--mca "
+                 "--mpirun-arg=btl_tcp_links --mpirun-arg=2)");
   app.add_flag("--insecure", config.insecure, "Plaintext instead of CURVE (loopback only)");
   app.add_option("--telemetry-interval", config.telemetryIntervalS, "Seconds between samples")
       ->check(CLI::PositiveNumber);
@@ -115,6 +129,13 @@ int main(int argc, char** argv) {
   authorize->add_option("key", key, "The client's public key (40 Z85 characters)")->required();
   auto* revoke = app.add_subcommand("revoke", "Remove a client public key");
   revoke->add_option("key", key, "The client's public key")->required();
+  std::string keyDir, keyName;
+  auto* createKeypair = app.add_subcommand(
+      "create-keypair",
+      "Create (or load) the CURVE keypair DIR/NAME.key_secret (mode 0600) and DIR/NAME.key, e.g. "
+      "a client key for scripts; print the public key");
+  createKeypair->add_option("dir", keyDir, "Directory (created mode 0700)")->required();
+  createKeypair->add_option("name", keyName, "File name without extension")->required();
   app.name(std::filesystem::path(argv[0]).filename().string());  // for the usage line
   std::vector<std::string> args = protectKeyArguments(argc, argv);
   std::reverse(args.begin(), args.end());  // CLI11 takes the arguments last first
@@ -125,6 +146,12 @@ int main(int argc, char** argv) {
   }
 
   (void)ringside::agent::setLogLevel(logLevel);
+  if (createKeypair->parsed()) {
+    auto keys = ringside::curve::loadOrCreateKeyPair(keyDir, keyName);
+    if (!keys.isOk()) return fail(keys.status());
+    std::printf("%s\n", keys->publicKey.c_str());
+    return 0;
+  }
   if (config.stateDir.empty()) config.stateDir = ringside::agent::defaultStateDir();
   if (printKey->parsed() || authorize->parsed() || revoke->parsed()) {
     if (auto s = actAsStateDirOwner(config.stateDir); !s.isOk()) return fail(s);

@@ -5,15 +5,19 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zmq.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
 #include <regex>
+#include <set>
 #include <sstream>
 
+#include "ringside/common/file_io.h"
 #include "ringside/common/protocol.h"
 #include "ringside/common/run_spec.h"
 
@@ -27,6 +31,11 @@ constexpr const char* kExitStatusFile = "exit_status";
 constexpr const char* kStdoutFile = "stdout.log";
 constexpr const char* kStderrFile = "stderr.log";
 constexpr const char* kSpecFile = "spec.json";
+// A multi-node run's rank keypair (secret key, mode 0600), so that an agent that restarts keeps
+// accepting the metrics of the run's ranks.
+constexpr const char* kRunKeyFile = "rank.key_secret";
+// Longest run spec passed on the command line (one argument may be 128 KiB on Linux).
+constexpr size_t kMaxConfigArgBytes = 64 * 1024;
 
 double wallSeconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -95,20 +104,6 @@ bool procStat(pid_t pid, int64_t* startTicks, char* state) {
   return true;
 }
 
-// The number of ranks this node runs for `spec`.
-uint32_t localRanks(const v1::RunSpec& spec) {
-  if (spec.hosts().empty()) return spec.ranks_per_node();
-  char name[256] = {};
-  gethostname(name, sizeof name - 1);
-  uint32_t ranks = 0;
-  for (const auto& host : spec.hosts()) {
-    if (host.host() == name || host.host() == "localhost" || host.host() == "127.0.0.1") {
-      ranks += host.ranks();
-    }
-  }
-  return ranks;
-}
-
 uint32_t worldSize(const v1::RunSpec& spec) {
   if (spec.hosts().empty()) return spec.ranks_per_node();
   uint32_t ranks = 0;
@@ -152,26 +147,46 @@ void RunManager::setState(Tracked& run, v1::RunState state, const std::string& r
   run.info.set_state(state);
   if (!reason.empty()) run.info.set_reason(reason);
   if (state == v1::RUNNING && run.info.start_time() == 0) run.info.set_start_time(wallSeconds());
-  if (isEnded(state)) run.info.set_end_time(wallSeconds());
+  if (isEnded(state)) {
+    run.info.set_end_time(wallSeconds());
+    // The ranks' connections stay open until they exit; no new ones for an ended run.
+    if (options_.runKeys != nullptr && !run.runPublicKey.empty()) {
+      options_.runKeys->remove(run.runPublicKey);
+    }
+  }
   if (onStateChange_) onStateChange_(run.info, run.ids);
 }
 
-Result<v1::RunInfo> RunManager::launch(const v1::RunSpec& request, uint32_t freeSlots) {
-  // Validation: say what is wrong and what to do.
-  v1::RunSpec spec = request;
-  std::vector<std::string> argv;
-  std::string configJson;
-  if (spec.has_trainer()) {
-    const std::string trainer = spec.trainer().trainer_path().empty()
+bool RunManager::isLocalHost(const std::string& host) const {
+  if (host == "localhost" || host == "127.0.0.1" || host == "::1") return true;
+  char name[256] = {};
+  gethostname(name, sizeof name - 1);
+  if (host == name) return true;
+  return std::find(options_.localNames.begin(), options_.localNames.end(), host) !=
+         options_.localNames.end();
+}
+
+uint32_t RunManager::localRanks(const v1::RunSpec& spec) const {
+  if (spec.hosts().empty()) return spec.ranks_per_node();
+  uint32_t ranks = 0;
+  for (const auto& host : spec.hosts()) {
+    if (isLocalHost(host.host())) ranks += host.ranks();
+  }
+  return ranks;
+}
+
+Status RunManager::checkJob(v1::RunSpec* spec, std::vector<std::string>* argv) const {
+  if (spec->has_trainer()) {
+    const std::string trainer = spec->trainer().trainer_path().empty()
                                     ? options_.trainerPath
-                                    : spec.trainer().trainer_path();
+                                    : spec->trainer().trainer_path();
     if (trainer.empty() || !isExecutable(trainer)) {
       return Status::invalidArgument("trainer binary '" + trainer +
                                      "' does not exist or is not executable: build "
                                      "ringside-trainer or set trainer_path");
     }
     // The typed run spec, or the deprecated config_json of an old client converted to it.
-    auto config = trainerConfigOf(spec.trainer());
+    auto config = trainerConfigOf(spec->trainer());
     if (!config.isOk()) return config.status().withContext("trainer run spec");
     RINGSIDE_RETURN_IF_ERROR(validateTrainerConfig(*config).withContext("trainer run spec"));
     const std::string dataDir = withTrainerDefaults(*config).data();
@@ -182,38 +197,156 @@ Result<v1::RunInfo> RunManager::launch(const v1::RunSpec& request, uint32_t free
                                      "dataset-fashion-mnist or set \"data\" in the run spec");
     }
     // The journal, the replies and the GUI see the typed spec only; config_json is never written.
-    *spec.mutable_trainer()->mutable_config() = *config;
+    *spec->mutable_trainer()->mutable_config() = *config;
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-    spec.mutable_trainer()->clear_config_json();
+    spec->mutable_trainer()->clear_config_json();
 #pragma GCC diagnostic pop
-    configJson = trainerConfigToJson(*config, /*multiline=*/true);
-    argv = {trainer, "--config", kSpecFile};
-  } else if (spec.has_command()) {
-    if (spec.command().argv().empty()) {
+    const std::string json = trainerConfigToJson(*config);
+    if (json.size() > kMaxConfigArgBytes) {
+      return Status::invalidArgument("the trainer run spec is " + std::to_string(json.size()) +
+                                     " bytes as JSON, more than the " +
+                                     std::to_string(kMaxConfigArgBytes) +
+                                     " a command line carries: shorten it");
+    }
+    *argv = {trainer, "--config-json", json};
+    return Status::ok();
+  }
+  if (spec->has_command()) {
+    if (spec->command().argv().empty()) {
       return Status::invalidArgument("custom command has an empty argv: name the program to run");
     }
-    argv.assign(spec.command().argv().begin(), spec.command().argv().end());
-    if (!commandExists(argv[0])) {
-      return Status::invalidArgument("custom command '" + argv[0] +
+    argv->assign(spec->command().argv().begin(), spec->command().argv().end());
+    if (!commandExists((*argv)[0])) {
+      return Status::invalidArgument("custom command '" + (*argv)[0] +
                                      "' is not an executable file nor found in PATH");
     }
-  } else {
-    return Status::invalidArgument("run spec has no job: set trainer or command");
+    return Status::ok();
   }
+  return Status::invalidArgument("run spec has no job: set trainer or command");
+}
+
+std::vector<std::string> RunManager::preflight(const v1::RunSpec& request, uint32_t ranks,
+                                               uint32_t freeSlots) {
+  std::vector<std::string> problems;
+  v1::RunSpec spec = request;
+  std::vector<std::string> argv;
+  if (Status job = checkJob(&spec, &argv); !job.isOk()) problems.push_back(job.message());
+  rankProcesses(/*fresh=*/true);
+  if (ranks > freeSlots) {
+    problems.push_back("the run needs " + std::to_string(ranks) + " slots here but " +
+                       std::to_string(freeSlots) +
+                       " are free: lower the ranks on this node or stop a run");
+  }
+  if (!options_.gpuIndices.empty() && freeGpus().size() < ranks) {
+    problems.push_back("the run needs " + std::to_string(ranks) + " GPUs here but " +
+                       std::to_string(freeGpus().size()) + " are free");
+  }
+  return problems;
+}
+
+void RunManager::loadRunKey(Tracked& run) {
+  auto secret = readSmallFile((fs::path(runDir(run.info.run_id())) / kRunKeyFile).string(), 256,
+                              nullptr);
+  if (!secret.isOk()) return;
+  const std::string secretKey = trimSpace(*secret);
+  if (!curve::validateKey(secretKey).isOk()) return;
+  char publicKey[41] = {};
+  if (zmq_curve_public(publicKey, secretKey.c_str()) != 0) return;
+  run.runPublicKey = publicKey;
+  if (options_.runKeys != nullptr && !isEnded(run.info.state())) {
+    (void)options_.runKeys->add(run.runPublicKey, "run " + run.info.run_id());
+  }
+}
+
+Result<v1::RunInfo> RunManager::launch(const v1::RunSpec& request, uint32_t freeSlots) {
+  // Validation: say what is wrong and what to do.
+  v1::RunSpec spec = request;
+  std::vector<std::string> argv;
+  RINGSIDE_RETURN_IF_ERROR(checkJob(&spec, &argv));
   const uint32_t world = worldSize(spec);
   if (world == 0) {
     return Status::invalidArgument("run spec asks for 0 ranks: set ranks_per_node (or hosts)");
   }
+  const bool multiNode = !spec.hosts().empty();
+  std::vector<std::string> remoteHosts;
+  for (const auto& host : spec.hosts()) {
+    RINGSIDE_RETURN_IF_ERROR(validateHostName(host.host()));
+    if (!isLocalHost(host.host())) remoteHosts.push_back(host.host());
+  }
+  if (multiNode && remoteHosts.size() == static_cast<size_t>(spec.hosts_size())) {
+    return Status::invalidArgument(
+        "the run's host list does not name this node: the node whose agent launches a run takes "
+        "part in it; put this node's host name first");
+  }
+  if (multiNode && options_.rankTcpEndpoint.empty()) {
+    return Status::failedPrecondition(
+        "this agent has no rank endpoint for other nodes (it runs with --insecure): multi-node "
+        "runs need CURVE; restart the agent without --insecure");
+  }
   const uint32_t local = localRanks(spec);
+  rankProcesses(/*fresh=*/true);
   if (local > freeSlots) {
     return Status::resourceExhausted("run asks for " + std::to_string(local) +
                                      " ranks on this node but only " + std::to_string(freeSlots) +
                                      " slots are free: lower ranks_per_node or stop a run");
   }
+  std::vector<uint32_t> ownGpus;
+  if (!options_.gpuIndices.empty()) {
+    const std::vector<uint32_t> free = freeGpus();
+    if (free.size() < local) {
+      return Status::resourceExhausted("run asks for " + std::to_string(local) +
+                                       " GPUs on this node but " + std::to_string(free.size()) +
+                                       " are free: lower the ranks or stop a run");
+    }
+    ownGpus.assign(free.begin(), free.begin() + local);
+  }
+  std::vector<HostPart> parts;
+  for (const auto& host : spec.hosts()) {
+    HostPart part;
+    part.host = host.host();
+    part.ranks = host.ranks();
+    part.gpus.assign(host.gpus().begin(), host.gpus().end());
+    if (part.gpus.empty() && isLocalHost(host.host())) part.gpus = ownGpus;
+    part.networkInterface =
+        host.network_interface().empty() ? options_.networkInterface : host.network_interface();
+    parts.push_back(std::move(part));
+  }
 
   Tracked run;
   run.info.set_run_id(newRunId());
+  run.gpus = ownGpus;
+  std::vector<std::string> env = {std::string(protocol::kRunIdEnv) + "=" + run.info.run_id()};
+  curve::KeyPair runKeys;
+  if (multiNode) {
+    auto keys = curve::generateKeyPair();
+    if (!keys.isOk()) return keys.status();
+    runKeys = *keys;
+    run.runPublicKey = runKeys.publicKey;
+    env.push_back(std::string(protocol::kAgentEndpointEnv) + "=" + options_.rankTcpEndpoint);
+    env.push_back(std::string(protocol::kAgentPublicKeyEnv) + "=" + options_.agentPublicKey);
+    env.push_back(std::string(protocol::kRunPublicKeyEnv) + "=" + runKeys.publicKey);
+    env.push_back(std::string(protocol::kRunSecretKeyEnv) + "=" + runKeys.secretKey);
+  } else {
+    env.push_back(std::string(protocol::kAgentEndpointEnv) + "=" + options_.rankEndpoint);
+  }
+  for (const auto& [name, value] : spec.env()) env.push_back(name + "=" + value);
+  std::vector<std::string> exported;
+  for (const std::string& entry : env) exported.push_back(entry.substr(0, entry.find('=')));
+  MpirunSettings settings;
+  settings.mpirunPath = options_.mpirunPath;
+  settings.args = options_.mpirunArgs;
+  settings.launcher = options_.launcher;
+  settings.networkInterface = options_.networkInterface;
+  auto command =
+      buildMpirunCommand(settings, spec, parts, world, multiNode ? std::vector<uint32_t>{} : ownGpus,
+                         exported, argv);
+  if (!command.isOk()) return command.status();
+  // mpirun would fail on an unreachable node only after its own long time-out, with a message
+  // about its daemons: ask the launcher first and name the node.
+  RINGSIDE_RETURN_IF_ERROR(
+      checkLauncherReaches(options_.launcher, remoteHosts, options_.launcherTimeout));
+
   *run.info.mutable_spec() = spec;
   run.info.set_created_time(wallSeconds());
   run.info.set_world_size(world);
@@ -222,34 +355,23 @@ Result<v1::RunInfo> RunManager::launch(const v1::RunSpec& request, uint32_t free
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return Status::internal("cannot create run directory " + dir + ": " + ec.message());
-  if (!configJson.empty()) {
-    std::ofstream(fs::path(dir) / kSpecFile) << configJson << "\n";
+  if (spec.has_trainer()) {
+    // For the user to read and re-run; the ranks get the same text on their command line.
+    std::ofstream(fs::path(dir) / kSpecFile)
+        << trainerConfigToJson(spec.trainer().config(), /*multiline=*/true) << "\n";
+  }
+  if (multiNode) {
+    RINGSIDE_RETURN_IF_ERROR(writeFileAtomic((fs::path(dir) / kRunKeyFile).string(),
+                                             runKeys.secretKey + "\n", 0600));
+    if (options_.runKeys != nullptr) {
+      RINGSIDE_RETURN_IF_ERROR(options_.runKeys->add(runKeys.publicKey, "run " + run.info.run_id()));
+    }
   }
   run.info.set_state(v1::QUEUED);
   if (onStateChange_) onStateChange_(run.info, run.ids);
 
-  // mpirun command line; -x exports the variables to ranks on other nodes too.
-  std::vector<std::string> command = {options_.mpirunPath};
-  command.insert(command.end(), options_.mpirunArgs.begin(), options_.mpirunArgs.end());
-  command.insert(command.end(), {"-np", std::to_string(world)});
-  if (!spec.hosts().empty()) {
-    std::string hosts;
-    for (const auto& host : spec.hosts()) {
-      hosts += (hosts.empty() ? "" : ",") + host.host() + ":" + std::to_string(host.ranks());
-    }
-    command.insert(command.end(), {"--host", hosts});
-  }
-  std::vector<std::string> env = {
-      std::string(protocol::kAgentEndpointEnv) + "=" + options_.rankEndpoint,
-      std::string(protocol::kRunIdEnv) + "=" + run.info.run_id()};
-  for (const auto& [name, value] : spec.env()) env.push_back(name + "=" + value);
-  for (const std::string& entry : env) {
-    command.insert(command.end(), {"-x", entry.substr(0, entry.find('='))});
-  }
-  command.insert(command.end(), argv.begin(), argv.end());
-
   std::string script;
-  for (const std::string& word : command) script += shellQuote(word) + " ";
+  for (const std::string& word : *command) script += shellQuote(word) + " ";
   const std::string quotedDir = shellQuote(dir);
   script += ">" + quotedDir + "/" + kStdoutFile + " 2>" + quotedDir + "/" + kStderrFile +
             " </dev/null; echo $? >" + quotedDir + "/" + kExitStatusFile + ".tmp && mv " +
@@ -281,8 +403,23 @@ Result<v1::RunInfo> RunManager::launch(const v1::RunSpec& request, uint32_t free
 }
 
 Result<v1::RunInfo> RunManager::stop(const std::string& runId, double graceSeconds) {
+  const double grace = graceSeconds > 0 ? graceSeconds : options_.defaultGraceSeconds;
   auto it = runs_.find(runId);
-  if (it == runs_.end()) return Status::notFound("no run " + runId + " on this node");
+  if (it == runs_.end()) {
+    // A multi-node run owned by another node: stop its ranks here (the owner's agent stops the
+    // ranks on its node; the GUI asks every node of the run).
+    const std::vector<pid_t> pids = rankPids(runId);
+    if (pids.empty()) return Status::notFound("no run " + runId + " on this node");
+    for (pid_t pid : pids) kill(pid, SIGTERM);
+    foreignStops_[runId].killDeadline = steadySeconds() + grace;
+    v1::RunInfo info;
+    info.set_run_id(runId);
+    info.set_state(v1::RUNNING);
+    info.set_reason("stop requested: SIGTERM sent to " + std::to_string(pids.size()) +
+                    " rank(s) on this node of a run another node owns, SIGKILL after " +
+                    std::to_string(static_cast<int>(grace)) + " s");
+    return info;
+  }
   Tracked& run = it->second;
   if (isEnded(run.info.state())) {
     return Status::failedPrecondition("run " + runId + " already ended (" +
@@ -292,7 +429,6 @@ Result<v1::RunInfo> RunManager::stop(const std::string& runId, double graceSecon
     run.stopRequested = true;
     std::ofstream(fs::path(runDir(runId)) / "stop_requested") << wallSeconds() << "\n";
   }
-  const double grace = graceSeconds > 0 ? graceSeconds : options_.defaultGraceSeconds;
   run.killDeadline = steadySeconds() + grace;
   for (pid_t pid : rankPids(runId)) kill(pid, SIGTERM);
   run.info.set_reason("stop requested: SIGTERM sent to the ranks, SIGKILL after " +
@@ -301,25 +437,19 @@ Result<v1::RunInfo> RunManager::stop(const std::string& runId, double graceSecon
   return run.info;
 }
 
+const std::vector<RankProcess>& RunManager::rankProcesses(bool fresh) const {
+  const double now = steadySeconds();
+  if (fresh || rankScanTime_ < 0 || now - rankScanTime_ >= 1.0) {
+    rankScan_ = scanRankProcesses(options_.procDir);
+    rankScanTime_ = now;
+  }
+  return rankScan_;
+}
+
 std::vector<pid_t> RunManager::rankPids(const std::string& runId) const {
-  // Ranks carry RINGSIDE_RUN_ID and a rank variable from mpirun; mpirun itself has no rank.
-  const std::string idEntry = std::string(protocol::kRunIdEnv) + "=" + runId;
   std::vector<pid_t> pids;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator("/proc", ec)) {
-    const std::string name = entry.path().filename();
-    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
-    const std::string environ = readFile(entry.path() / "environ");
-    bool hasId = false, hasRank = false;
-    for (size_t begin = 0; begin < environ.size();) {
-      size_t end = environ.find('\0', begin);
-      if (end == std::string::npos) end = environ.size();
-      const std::string_view var(environ.data() + begin, end - begin);
-      hasId |= var == idEntry;
-      hasRank |= var.starts_with("OMPI_COMM_WORLD_RANK=") || var.starts_with("PMIX_RANK=");
-      begin = end + 1;
-    }
-    if (hasId && hasRank) pids.push_back(std::stoi(name));
+  for (const RankProcess& rank : rankProcesses(/*fresh=*/true)) {
+    if (rank.runId == runId) pids.push_back(rank.pid);
   }
   return pids;
 }
@@ -370,6 +500,14 @@ void RunManager::poll() {
   // Reap children (shims this agent started) so they do not linger as zombies.
   while (waitpid(-1, nullptr, WNOHANG) > 0) {
   }
+  for (auto it = foreignStops_.begin(); it != foreignStops_.end();) {
+    if (steadySeconds() < it->second.killDeadline) {
+      ++it;
+      continue;
+    }
+    for (pid_t pid : rankPids(it->first)) kill(pid, SIGKILL);
+    it = foreignStops_.erase(it);
+  }
   for (auto& [id, run] : runs_) {
     if (isEnded(run.info.state())) continue;
     const fs::path statusPath = fs::path(runDir(id)) / kExitStatusFile;
@@ -409,6 +547,7 @@ void RunManager::adopt(const v1::RunInfo& info) {
   std::error_code ec;
   run.stopRequested = fs::exists(fs::path(runDir(info.run_id())) / "stop_requested", ec);
   if (run.stopRequested) run.killDeadline = steadySeconds() + options_.defaultGraceSeconds;
+  loadRunKey(run);
   runs_[info.run_id()] = std::move(run);
 }
 
@@ -430,7 +569,38 @@ uint32_t RunManager::usedSlots() const {
   for (const auto& [id, run] : runs_) {
     if (!isEnded(run.info.state())) used += localRanks(run.info.spec());
   }
-  return used;
+  // A rank's children inherit its environment: count ranks, not processes.
+  std::set<std::pair<std::string, int>> foreign;
+  for (const RankProcess& rank : rankProcesses()) {
+    auto own = runs_.find(rank.runId);
+    if (own == runs_.end() || isEnded(own->second.info.state())) {
+      foreign.emplace(rank.runId, rank.rank);
+    }
+  }
+  return used + static_cast<uint32_t>(foreign.size());
+}
+
+std::vector<uint32_t> RunManager::gpusInUse() const {
+  std::set<uint32_t> used;
+  for (const auto& [id, run] : runs_) {
+    if (!isEnded(run.info.state())) used.insert(run.gpus.begin(), run.gpus.end());
+  }
+  for (const RankProcess& rank : rankProcesses()) used.insert(rank.gpus.begin(), rank.gpus.end());
+  return {used.begin(), used.end()};
+}
+
+std::vector<uint32_t> RunManager::freeGpus() const {
+  const std::vector<uint32_t> used = gpusInUse();
+  std::vector<uint32_t> free;
+  for (uint32_t gpu : options_.gpuIndices) {
+    if (!std::binary_search(used.begin(), used.end(), gpu)) free.push_back(gpu);
+  }
+  return free;
+}
+
+std::string RunManager::runPublicKey(const std::string& runId) const {
+  auto it = runs_.find(runId);
+  return it == runs_.end() ? std::string() : it->second.runPublicKey;
 }
 
 }  // namespace ringside::agent

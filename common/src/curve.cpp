@@ -165,13 +165,13 @@ bool isLoopbackEndpoint(std::string_view endpoint) {
 
 // ---- Sockets
 
-Status configureServer(zmq::socket_t& socket, const KeyPair& server) {
+Status configureServer(zmq::socket_t& socket, const KeyPair& server, const char* zapDomain) {
   Status valid = validateKey(server.secretKey);
   if (!valid.isOk()) return valid.withContext("server secret key");
   try {
     socket.set(zmq::sockopt::curve_server, 1);
     socket.set(zmq::sockopt::curve_secretkey, server.secretKey);
-    socket.set(zmq::sockopt::zap_domain, kZapDomain);
+    socket.set(zmq::sockopt::zap_domain, zapDomain);
   } catch (const zmq::error_t& error) {
     return Status::internal(std::string("cannot configure a CURVE server socket: ") + error.what());
   }

@@ -108,6 +108,7 @@ bool isControlRequest(const v1::Envelope& envelope) {
     case v1::Envelope::kFetchRunData:
     case v1::Envelope::kTailLog:
     case v1::Envelope::kSetDrain:
+    case v1::Envelope::kPreflight:
       return true;
     default:
       return false;

@@ -13,6 +13,12 @@ ZapHandler::ZapHandler(zmq::context_t& context, Allowlist& allowlist, Options op
 
 ZapHandler::~ZapHandler() { stop(); }
 
+Status ZapHandler::addDomain(const std::string& domain, Allowlist& keys) {
+  if (thread_.joinable()) return Status::internal("ZapHandler::addDomain called after start()");
+  domains_[domain] = &keys;
+  return Status::ok();
+}
+
 Status ZapHandler::start() {
   if (thread_.joinable() || socket_.handle() != nullptr) {
     return Status::internal("ZapHandler::start called twice");
@@ -69,17 +75,20 @@ bool ZapHandler::handle(zmq::socket_t& socket, std::vector<zmq::message_t>& requ
     statusText = "malformed ZAP request";
   } else {
     const std::string_view mechanism = request[5].to_string_view();
+    // A domain with its own key list (the rank endpoint) never takes plaintext.
+    const auto domain = domains_.find(request[2].to_string_view());
     if (mechanism == "CURVE" && request.size() >= 7 && request[6].size() == 32) {
       uint8_t key[32];
       std::memcpy(key, request[6].data(), sizeof key);
       const std::string text = encodeKey(key);
-      if (allowlist_.contains(text)) {
+      const Allowlist& keys = domain == domains_.end() ? allowlist_ : *domain->second;
+      if (keys.contains(text)) {
         accept = true;
         userId = text;
       } else {
         statusText = "client public key is not in the allowlist";
       }
-    } else if (mechanism == "NULL" && options_.allowNull) {
+    } else if (mechanism == "NULL" && options_.allowNull && domain == domains_.end()) {
       accept = true;
     } else {
       statusText = "mechanism " + std::string(mechanism) + " is not accepted";

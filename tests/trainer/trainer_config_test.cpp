@@ -65,6 +65,23 @@ TEST(TrainerConfigTest, RunSpecFileWithFlagOverrides) {
   EXPECT_EQ(config.epochs(), 7);
 }
 
+// How the agent passes the run spec to every rank on every node: as text, not a file.
+TEST(TrainerConfigTest, RunSpecAsJsonTextOnTheCommandLine) {
+  v1::TrainerConfig config;
+  ASSERT_EQ(parse(config, {"--config-json", R"({"global-batch": 64, "hidden": [32]})", "--epochs",
+                           "3"}),
+            "");
+  EXPECT_EQ(config.global_batch(), 64);
+  EXPECT_EQ(hiddenOf(config), (std::vector<int>{32}));
+  EXPECT_EQ(config.epochs(), 3);
+  const std::string bad = parse(config, {"--config-json", R"({"global_batch": "many"})"});
+  EXPECT_NE(bad.find("global_batch"), std::string::npos) << bad;
+  TempDir dir;
+  std::ofstream(dir.path() + "/spec.json") << "{}";
+  EXPECT_NE(parse(config, {"--config-json", "{}", "--config", dir.path() + "/spec.json"}), "")
+      << "one run spec, not two";
+}
+
 TEST(TrainerConfigTest, HiddenAcceptsCommaList) {
   v1::TrainerConfig config;
   ASSERT_EQ(parse(config, {"--hidden", "512,256,64"}), "");

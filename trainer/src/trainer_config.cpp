@@ -62,6 +62,7 @@ Result<std::string> readRunSpecFile(const std::string& path) {
 void addTrainerOptions(CLI::App& app, v1::TrainerConfig& config) {
   auto flags = std::make_shared<Config>();  // the run-spec fields given on the command line
   auto configFile = std::make_shared<std::string>();
+  auto configJson = std::make_shared<std::string>();
   const Config& d = defaultTrainerConfig();
 
   const std::string data = "Data";
@@ -196,14 +197,29 @@ void addTrainerOptions(CLI::App& app, v1::TrainerConfig& config) {
       app, flags, "--resume", [](Config& c, const std::string& v) { c.set_resume(v); }, d.resume(),
       "Continue from a checkpoint file, or the newest one in a directory", ckpt);
 
-  app.add_option("--config", *configFile,
-                 "JSON run-spec file (keys as in docs/run-spec.md, e.g. {\"global_batch\": 256}); "
-                 "flags given on the command line override its keys");
+  auto* file = app.add_option(
+      "--config", *configFile,
+      "JSON run-spec file (keys as in docs/run-spec.md, e.g. {\"global_batch\": 256}); "
+      "flags given on the command line override its keys");
+  // The agent passes the run spec this way, so every rank on every node of a multi-node run has
+  // it (a file would exist on the owning node only).
+  app.add_option("--config-json", *configJson,
+                 "The run spec as JSON text (as --config, without a file)")
+      ->excludes(file);
 
   // After every flag is read: defaults < the file < the flags, then the bounds.
-  app.final_callback([&config, flags, configFile] {
+  app.final_callback([&config, flags, configFile, configJson] {
     Config spec;
-    if (!configFile->empty()) {
+    if (!configJson->empty()) {
+      if (configJson->size() > kMaxTrainerConfigJsonBytes) {
+        throw CLI::ValidationError("--config-json is larger than " +
+                                   std::to_string(kMaxTrainerConfigJsonBytes) +
+                                   " bytes (1 MiB), the limit of a run spec");
+      }
+      auto parsed = trainerConfigFromJson(*configJson, "--config-json");
+      if (!parsed.isOk()) throw CLI::ConfigError(parsed.status().message());
+      spec = std::move(parsed).value();
+    } else if (!configFile->empty()) {
       auto text = readRunSpecFile(*configFile);
       if (!text.isOk()) throw CLI::FileError(text.status().message());
       auto parsed = trainerConfigFromJson(*text, *configFile);

@@ -36,7 +36,9 @@ int launcherRank() {
 }
 
 // The agent's metrics sink, when the agent started this run: it sets RINGSIDE_AGENT_ENDPOINT (its
-// ipc:// PULL endpoint) and RINGSIDE_RUN_ID in the ranks' environment. Null without an agent.
+// ipc:// PULL endpoint, or for a multi-node run its CURVE tcp:// rank endpoint with the keys in
+// RINGSIDE_AGENT_PUBLIC_KEY / RINGSIDE_RUN_*_KEY) and RINGSIDE_RUN_ID in the ranks' environment.
+// Null without an agent.
 Result<std::unique_ptr<MetricSink>> makeAgentSink(int rank) {
   using protocol::kAgentEndpointEnv;
   using protocol::kRunIdEnv;
@@ -48,7 +50,16 @@ Result<std::unique_ptr<MetricSink>> makeAgentSink(int rank) {
                                    " is not: the agent sets both; unset " + kAgentEndpointEnv +
                                    " to run without an agent");
   }
-  auto sink = ZmqMetricSink::create(endpoint, runId, rank);
+  ZmqMetricSinkOptions options;
+  // A multi-node run: the owning agent's CURVE rank endpoint, opened by the run's own keypair.
+  const auto env = [](const char* name) {
+    const char* value = std::getenv(name);
+    return std::string(value != nullptr ? value : "");
+  };
+  options.agentPublicKey = env(protocol::kAgentPublicKeyEnv);
+  options.runKeys.publicKey = env(protocol::kRunPublicKeyEnv);
+  options.runKeys.secretKey = env(protocol::kRunSecretKeyEnv);
+  auto sink = ZmqMetricSink::create(endpoint, runId, rank, options);
   if (!sink.isOk()) return sink.status();
   return std::unique_ptr<MetricSink>(std::move(sink).value());
 }

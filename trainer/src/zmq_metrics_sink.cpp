@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <iterator>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -59,6 +60,10 @@ class ZmqMetricSink::Sender {
     push_.set(zmq::sockopt::sndhwm, options.sendHighWaterMark);
     push_.set(zmq::sockopt::linger, static_cast<int>(options.linger.count()));
     push_.set(zmq::sockopt::reconnect_ivl, static_cast<int>(options.reconnectInterval.count()));
+    if (!options.agentPublicKey.empty()) {
+      const Status curve = curve::configureClient(push_, options.runKeys, options.agentPublicKey);
+      if (!curve.isOk()) throw std::invalid_argument(curve.message());
+    }
     // The monitor is attached before connecting so that the first CONNECTED event is seen.
     if (zmq_socket_monitor(push_.handle(), kMonitorEndpoint,
                            ZMQ_EVENT_CONNECTED | ZMQ_EVENT_DISCONNECTED) != 0) {
@@ -191,9 +196,19 @@ Result<std::unique_ptr<ZmqMetricSink>> ZmqMetricSink::create(const std::string& 
         "sendHighWaterMark, flushInterval and reconnectInterval must be positive, flushTimeout "
         "and linger not negative");
   }
+  if (endpoint.starts_with("tcp://") && !curve::isLoopbackEndpoint(endpoint) &&
+      options.agentPublicKey.empty()) {
+    return Status::invalidArgument(
+        "agent endpoint '" + endpoint + "' is tcp:// but no CURVE keys were given (" +
+        protocol::kAgentPublicKeyEnv + ", " + protocol::kRunPublicKeyEnv + ", " +
+        protocol::kRunSecretKeyEnv + "): metrics never cross nodes in plaintext; the agent sets "
+        "them for multi-node runs");
+  }
   auto sender = std::make_unique<Sender>(runId, rank);
   try {
     sender->connect(endpoint, options);
+  } catch (const std::invalid_argument& e) {
+    return Status::invalidArgument(std::string("agent metrics sink CURVE keys: ") + e.what());
   } catch (const zmq::error_t& e) {
     if (e.num() == EINVAL || e.num() == EPROTONOSUPPORT || e.num() == ENOENT) {
       return Status::invalidArgument("cannot use agent endpoint '" + endpoint + "': " + e.what() +

@@ -24,6 +24,16 @@ struct AgentConfig {
   std::string listenAddress = "127.0.0.1";
   int controlPort = 47600;  // 0: an ephemeral port (tests), reported by controlEndpoint()
   int eventsPort = 47601;
+  // The CURVE tcp:// PULL endpoint for ranks of multi-node runs on other nodes (per-run keys,
+  // curve::kRankZapDomain); not bound with --insecure. -1: controlPort + 2 (47602 by default),
+  // or any free port when controlPort is 0.
+  int rankPort = -1;
+  // The address other nodes reach this agent's rank endpoint at; empty: listenAddress, or the
+  // host name when listenAddress is a wildcard (0.0.0.0, ::, *).
+  std::string advertiseAddress;
+  std::string launcher;          // Open MPI's plm_rsh_agent for multi-node runs; empty: ssh
+  std::string networkInterface;  // MPI/NCCL interface or subnet for nodes that name none
+  std::vector<std::string> mpirunArgs;  // extra mpirun options (after --bind-to none)
   bool insecure = false;  // plaintext; refused unless listenAddress is loopback
   double telemetryIntervalS = 1.0;
   std::string trainerPath;  // default ringside-trainer for trainer jobs

@@ -17,12 +17,17 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "ringside/agent/launch_command.h"
+#include "ringside/agent/rank_processes.h"
+#include "ringside/common/allowlist.h"
+#include "ringside/common/curve.h"
 #include "ringside/common/status.h"
 #include "ringside/proto/ringside.pb.h"
 
@@ -32,9 +37,27 @@ struct RunManagerOptions {
   std::string runsDir;  // parent of the per-run directories (created if missing)
   std::string mpirunPath = "mpirun";
   std::string trainerPath;   // the default ringside-trainer for TrainerJob runs
-  std::string rankEndpoint;  // RINGSIDE_AGENT_ENDPOINT given to the ranks
-  std::vector<std::string> mpirunArgs = {"--bind-to", "none"};  // before -np
+  std::string rankEndpoint;  // RINGSIDE_AGENT_ENDPOINT given to the ranks of a one-node run
+  std::vector<std::string> mpirunArgs = {"--bind-to", "none"};  // before the spec's own options
   double defaultGraceSeconds = 30.0;  // SIGTERM -> SIGKILL when a stop names none
+
+  // Multi-node runs (docs/multi-node.md). The CURVE tcp:// rank endpoint as other nodes reach it
+  // (empty: multi-node runs are refused, e.g. with --insecure), the agent's public key, and the
+  // allowlist of per-run keys that the rank endpoint's ZAP domain (curve::kRankZapDomain) checks:
+  // a run's key is added at launch (and adoption) and removed when the run ends.
+  std::string rankTcpEndpoint;
+  std::string agentPublicKey;
+  curve::Allowlist* runKeys = nullptr;
+  std::string launcher;          // Open MPI's plm_rsh_agent (--launcher); empty: ssh
+  std::string networkInterface;  // for nodes whose HostSlots entry names none
+  // Names of this node in a run's host list: its host name, its addresses.
+  std::vector<std::string> localNames;
+  std::chrono::milliseconds launcherTimeout{10000};  // the reachability check at launch
+
+  // The node's GPUs (NVML indices). When not empty, a slot is a GPU: every run gets one GPU per
+  // rank on this node, handed to it as CUDA_VISIBLE_DEVICES, never one another run uses.
+  std::vector<uint32_t> gpuIndices;
+  std::string procDir = "/proc";  // where rank processes are looked for (tests)
 };
 
 // A run's shim process, also written to <run dir>/shim ("<pid> <start ticks>") so that a
@@ -51,19 +74,33 @@ class RunManager {
  public:
   RunManager(RunManagerOptions options, RunStateCallback onStateChange);
 
-  // Validates `spec` and starts it: QUEUED, then STARTING once the processes exist. A trainer
+  // Validates `spec` and starts it: QUEUED, then STARTING once the processes exist. A run with a
+  // host list (multi-node) must name this node (localNames) and reaches the other nodes through
+  // mpirun's launcher, checked first (checkLauncherReaches); its ranks push metrics to
+  // rankTcpEndpoint with a keypair made for the run (kept as rank.key_secret in the run
+  // directory). The run spec reaches every rank on the command line (--config-json). A trainer
   // job's run spec is TrainerJob.config, or the deprecated config_json of an older client
   // converted to it (trainerConfigOf); the returned RunInfo's spec carries it as `config` only.
   // Errors: InvalidArgument naming the field (no job, no argv, trainer binary missing or not
   // executable, a run spec that is not valid JSON or out of range (validateTrainerConfig), dataset
-  // directory missing, ranks 0), ResourceExhausted when more ranks than `freeSlots` are asked for,
-  // Internal when the run directory or the processes cannot be created.
+  // directory missing, ranks 0, a host name, interface or mpirun option refused by
+  // launch_command.h), ResourceExhausted when more ranks than `freeSlots` (or free GPUs) are asked
+  // for, FailedPrecondition when a node cannot be reached, Internal when the run directory or the
+  // processes cannot be created.
   Result<v1::RunInfo> launch(const v1::RunSpec& spec, uint32_t freeSlots);
 
   // Starts stopping a run: SIGTERM to its ranks now, SIGKILL to its process group after
-  // graceSeconds (<= 0: the default). Errors: NotFound for an unknown run id,
-  // FailedPrecondition (Status::aborted) for a run that already ended.
+  // graceSeconds (<= 0: the default). A run this node does not own but has ranks of (a
+  // multi-node run owned by another node): SIGTERM to those ranks now, SIGKILL to the ones left
+  // after the grace period; the reply is a RunInfo with the run id, RUNNING and a reason saying
+  // so. Errors: NotFound for a run id with neither, FailedPrecondition (Status::aborted) for a
+  // run that already ended.
   Result<v1::RunInfo> stop(const std::string& runId, double graceSeconds);
+
+  // What would stop `ranks` ranks of `spec` on this node (PreflightRequest): the job's program
+  // and the dataset missing here, too few free slots or GPUs; each a sentence that says what to
+  // do. Empty: ready. (Draining is the agent's to check.)
+  std::vector<std::string> preflight(const v1::RunSpec& spec, uint32_t ranks, uint32_t freeSlots);
 
   // Advances every active run: notices rank processes (STARTING -> RUNNING), escalates stops
   // past their grace period, and ends runs whose exit_status appeared or whose processes are
@@ -77,8 +114,15 @@ class RunManager {
 
   const v1::RunInfo* find(const std::string& runId) const;
   std::vector<v1::RunInfo> runs(bool includeEnded) const;
-  // Ranks of this node taken by active runs.
+  // Slots of this node taken: the ranks here of the runs it owns (from their specs, so a run
+  // holds its slots from launch on) plus the rank processes here of runs other nodes own.
   uint32_t usedSlots() const;
+  // GPUs (NVML indices, ascending) handed to runs on this node, whichever node owns them.
+  std::vector<uint32_t> gpusInUse() const;
+  std::vector<uint32_t> freeGpus() const;
+  // The public key of a run's rank keypair ("" for a one-node run or an unknown id): the only
+  // key whose metrics the rank endpoint journals for that run.
+  std::string runPublicKey(const std::string& runId) const;
   std::string runDir(const std::string& runId) const;
 
  private:
@@ -88,11 +132,29 @@ class RunManager {
     bool stopRequested = false;
     double killDeadline = 0.0;  // steady seconds; 0 = none
     bool killed = false;        // SIGKILL sent after the grace period
+    std::vector<uint32_t> gpus; // handed to the ranks on this node
+    std::string runPublicKey;   // multi-node runs: the ranks' CURVE key
+  };
+  // A stop of ranks here of a run another node owns.
+  struct ForeignStop {
+    double killDeadline = 0.0;  // steady seconds
   };
   void setState(Tracked& run, v1::RunState state, const std::string& reason);
   void finish(Tracked& run, int exitCode, bool statusKnown);
   std::vector<pid_t> rankPids(const std::string& runId) const;
   bool shimAlive(const RunProcessIds& ids) const;
+  bool isLocalHost(const std::string& host) const;
+  uint32_t localRanks(const v1::RunSpec& spec) const;
+  // The job's program and data exist here; InvalidArgument saying what is missing otherwise.
+  // Sets *argv to the job's command (a trainer: with --config-json) and *spec's config typed.
+  Status checkJob(v1::RunSpec* spec, std::vector<std::string>* argv) const;
+  // The rank processes on this node, re-read at most once a second (or now with `fresh`).
+  const std::vector<RankProcess>& rankProcesses(bool fresh = false) const;
+  void loadRunKey(Tracked& run);
+
+  mutable std::vector<RankProcess> rankScan_;
+  mutable double rankScanTime_ = -1.0;  // steady seconds
+  std::map<std::string, ForeignStop> foreignStops_;
 
   RunManagerOptions options_;
   RunStateCallback onStateChange_;

@@ -16,8 +16,13 @@ namespace ringside::curve {
 // Length of a Z85-encoded CURVE key (32 bytes -> 40 characters).
 inline constexpr size_t kKeyTextLength = 40;
 
-// The ZAP domain Ringside's server sockets use; the ZapHandler answers any domain.
+// The ZAP domain of an agent's control and events sockets (and the GUI's): clients in the
+// allowlist file. A ZapHandler answers a domain it was given no list for from that allowlist.
 inline constexpr const char* kZapDomain = "ringside";
+
+// The ZAP domain of an agent's tcp:// rank endpoint: only the per-run keys of the runs it owns
+// (a rank's key opens this socket and nothing else; docs/protocol.md, "Ranks on other nodes").
+inline constexpr const char* kRankZapDomain = "ringside-ranks";
 
 // Where libzmq sends ZAP requests (RFC 27); one handler per zmq::context_t.
 inline constexpr const char* kZapEndpoint = "inproc://zeromq.zap.01";
@@ -51,9 +56,10 @@ std::string encodeKey(const uint8_t (&key)[32]);
 // localhost, and every ipc:// and inproc:// endpoint. `--insecure` is only allowed on these.
 bool isLoopbackEndpoint(std::string_view endpoint);
 
-// Makes `socket` a CURVE server with `server`'s secret key and ZAP domain kZapDomain. Call before
+// Makes `socket` a CURVE server with `server`'s secret key and ZAP domain `zapDomain`. Call before
 // bind(). Errors: InvalidArgument for a bad key; Internal when libzmq refuses an option.
-Status configureServer(zmq::socket_t& socket, const KeyPair& server);
+Status configureServer(zmq::socket_t& socket, const KeyPair& server,
+                       const char* zapDomain = kZapDomain);
 
 // Makes `socket` a plaintext (NULL mechanism) server that still consults ZAP (domain kZapDomain),
 // for --insecure on loopback with ZapHandler::Options::allowNull. Call before bind().

@@ -28,10 +28,21 @@ inline constexpr size_t kMaxMessageBytes = size_t{16} * 1024 * 1024;
 inline constexpr uint16_t kDefaultControlPort = 47600;
 inline constexpr uint16_t kDefaultEventsPort = 47601;
 
-// Environment variables the agent sets for the ranks of a run: the ipc:// endpoint of its PULL
-// socket and the run id the ranks put in RankMetrics.run_id.
+// Default TCP port of an agent's rank endpoint (PULL, CURVE): ranks of a multi-node run on other
+// nodes push their metrics there (`ringside-agent --rank-port`).
+inline constexpr uint16_t kDefaultRankPort = 47602;
+
+// Environment variables the agent sets for the ranks of a run: the endpoint of its PULL socket
+// (ipc:// for a run on its own node; its CURVE tcp:// rank endpoint for a multi-node run) and the
+// run id the ranks put in RankMetrics.run_id.
 inline constexpr const char* kAgentEndpointEnv = "RINGSIDE_AGENT_ENDPOINT";
 inline constexpr const char* kRunIdEnv = "RINGSIDE_RUN_ID";
+// Set with a tcp:// endpoint only: the owning agent's public key, and the run's own CURVE keypair
+// (Z85), which opens the agent's rank endpoint for this run's metrics and nothing else. A rank
+// refuses a tcp:// endpoint without them (metrics are never sent in plaintext across nodes).
+inline constexpr const char* kAgentPublicKeyEnv = "RINGSIDE_AGENT_PUBLIC_KEY";
+inline constexpr const char* kRunPublicKeyEnv = "RINGSIDE_RUN_PUBLIC_KEY";
+inline constexpr const char* kRunSecretKeyEnv = "RINGSIDE_RUN_SECRET_KEY";
 
 // Why a frame could not be decoded: the ErrorReply to answer it with.
 struct DecodeError {

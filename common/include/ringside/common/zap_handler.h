@@ -5,6 +5,8 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <map>
+#include <string>
 #include <thread>
 #include <vector>
 #include <zmq.hpp>
@@ -39,6 +41,11 @@ class ZapHandler {
   ZapHandler(const ZapHandler&) = delete;
   ZapHandler& operator=(const ZapHandler&) = delete;
 
+  // Answers requests for ZAP domain `domain` (curve::configureServer's zapDomain) from `keys`
+  // instead of the allowlist given to the constructor; e.g. kRankZapDomain with the per-run keys.
+  // `keys` must outlive the handler. Call before start(); errors: Internal after start().
+  Status addDomain(const std::string& domain, Allowlist& keys);
+
   // Binds kZapEndpoint and starts the thread. Errors: Internal when the bind fails (another
   // handler is already bound in this context) or start() was already called.
   Status start();
@@ -56,6 +63,7 @@ class ZapHandler {
 
   zmq::context_t& context_;
   Allowlist& allowlist_;
+  std::map<std::string, Allowlist*, std::less<>> domains_;  // fixed once the thread runs
   const Options options_;
   zmq::socket_t socket_;  // owned by the thread once started
   std::thread thread_;

@@ -24,6 +24,7 @@
 #include <string>
 #include <thread>
 
+#include "ringside/common/curve.h"
 #include "ringside/common/mutex.h"
 #include "ringside/common/status.h"
 #include "ringside/trainer/metrics_sink.h"
@@ -53,6 +54,11 @@ struct ZmqMetricSinkOptions {
   // ZMQ_LINGER: how long closing the socket in the destructor waits for batches that ZeroMQ has
   // accepted to reach the agent.
   std::chrono::milliseconds linger{1000};
+  // CURVE, required for a tcp:// endpoint off loopback (a rank on another node than its agent): the
+  // agent's public key and the run's own keypair (the RINGSIDE_AGENT_PUBLIC_KEY,
+  // RINGSIDE_RUN_PUBLIC_KEY and RINGSIDE_RUN_SECRET_KEY the agent sets). Empty: no CURVE (ipc://).
+  std::string agentPublicKey;
+  curve::KeyPair runKeys;
 };
 
 // Counters of a ZmqMetricSink, for tests and the destructor's report.
@@ -69,8 +75,9 @@ class ZmqMetricSink final : public MetricSink {
  public:
   // Connects a PUSH socket to `endpoint` (e.g. "ipc:///run/user/1000/ringside/ranks.sock"; the
   // agent need not be listening yet) and starts the sender thread. Samples are sent as RankMetrics
-  // {run_id = runId, rank = rank}. Errors: InvalidArgument for an endpoint ZeroMQ does not accept
-  // or for options out of range (naming them), Internal when ZeroMQ cannot create the socket.
+  // {run_id = runId, rank = rank}. Errors: InvalidArgument for an endpoint ZeroMQ does not accept,
+  // for options out of range (naming them), for a non-loopback tcp:// endpoint without CURVE
+  // keys or for an invalid key; Internal when ZeroMQ cannot create the socket.
   static Result<std::unique_ptr<ZmqMetricSink>> create(const std::string& endpoint,
                                                        const std::string& runId, int rank,
                                                        const ZmqMetricSinkOptions& options = {});

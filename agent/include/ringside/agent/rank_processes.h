@@ -1,0 +1,34 @@
+// The rank processes of Ringside runs on this node, found in /proc, whichever node's agent owns
+// their run: how a node counts the slots and GPUs that runs use on it (DESIGN.md decision 5),
+// also for a multi-node run owned by another node, and how a stop reaches ranks on every node.
+//
+// Thread-safety: free functions without shared state.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ringside::agent {
+
+struct RankProcess {
+  pid_t pid = 0;
+  std::string runId;            // RINGSIDE_RUN_ID
+  int rank = -1;                // OMPI_COMM_WORLD_RANK (or PMIX_RANK)
+  std::vector<uint32_t> gpus;   // CUDA_VISIBLE_DEVICES, when it lists GPU indices
+};
+
+// Every process under `procDir` whose environment has RINGSIDE_RUN_ID and a rank variable set by
+// mpirun (mpirun itself and the agent's shim have no rank). Processes that vanish or whose
+// environment cannot be read (another user's, zombies) are skipped. Reads each process's
+// environ: O(processes), a few ms on a workstation.
+std::vector<RankProcess> scanRankProcesses(const std::string& procDir = "/proc");
+
+// The GPU indices of a CUDA_VISIBLE_DEVICES value ("0,2"); empty for an empty value or one that
+// names GPUs by UUID ("GPU-..."), which a node cannot map to its NVML indices here.
+std::vector<uint32_t> parseVisibleDevices(std::string_view value);
+
+}  // namespace ringside::agent
