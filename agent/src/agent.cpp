@@ -241,8 +241,9 @@ struct Agent::Impl {
     return info;
   }
 
+  // For a launch or a pre-flight: from the processes as they are now.
   uint32_t freeSlots() const {
-    return node.slots_total() - std::min(node.slots_total(), runs->usedSlots());
+    return node.slots_total() - std::min(node.slots_total(), runs->usedSlots(/*fresh=*/true));
   }
 
   // Journals a state change, then publishes it (DESIGN.md decision 2: journal before publish).

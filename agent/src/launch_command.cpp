@@ -136,8 +136,11 @@ Result<std::vector<std::string>> buildMpirunCommand(const MpirunSettings& settin
                                      "oob_tcp_if_include", list});
     }
   }
-  for (const std::string& name : exported) command.insert(command.end(), {"-x", name});
+  // -x is an option of an app context in Open MPI 4.1: it is repeated in each one.
+  std::vector<std::string> exports;
+  for (const std::string& name : exported) exports.insert(exports.end(), {"-x", name});
   if (hosts.empty()) {
+    command.insert(command.end(), exports.begin(), exports.end());
     command.insert(command.end(), {"-np", std::to_string(worldSize)});
     if (!singleNodeGpus.empty()) {
       command.insert(command.end(), {"env", "CUDA_VISIBLE_DEVICES=" + joinGpus(singleNodeGpus)});
@@ -157,6 +160,7 @@ Result<std::vector<std::string>> buildMpirunCommand(const MpirunSettings& settin
     first = false;
     command.insert(command.end(), {"-np", std::to_string(part.ranks), "--host",
                                    part.host + ":" + std::to_string(part.ranks)});
+    command.insert(command.end(), exports.begin(), exports.end());
     std::vector<std::string> perHost;
     if (!part.gpus.empty()) perHost.push_back("CUDA_VISIBLE_DEVICES=" + joinGpus(part.gpus));
     // NCCL takes interface names only; with a subnet it chooses the interface itself.

@@ -564,14 +564,14 @@ std::vector<v1::RunInfo> RunManager::runs(bool includeEnded) const {
   return list;
 }
 
-uint32_t RunManager::usedSlots() const {
+uint32_t RunManager::usedSlots(bool fresh) const {
   uint32_t used = 0;
   for (const auto& [id, run] : runs_) {
     if (!isEnded(run.info.state())) used += localRanks(run.info.spec());
   }
   // A rank's children inherit its environment: count ranks, not processes.
   std::set<std::pair<std::string, int>> foreign;
-  for (const RankProcess& rank : rankProcesses()) {
+  for (const RankProcess& rank : rankProcesses(fresh)) {
     auto own = runs_.find(rank.runId);
     if (own == runs_.end() || isEnded(own->second.info.state())) {
       foreign.emplace(rank.runId, rank.rank);

@@ -80,8 +80,8 @@ TEST(MpirunCommandTest, MultiNodeRunHasOneAppContextPerNode) {
   EXPECT_EQ(join(*command),
             "mpirun --bind-to none --mca btl_tcp_links 2 --mca plm_rsh_agent /opt/launch "
             "--mca btl_tcp_if_include eth1,10.1.0.0/24 --mca oob_tcp_if_include "
-            "eth1,10.1.0.0/24 -x A -x B -np 2 --host node-1:2 env CUDA_VISIBLE_DEVICES=0,1 "
-            "NCCL_SOCKET_IFNAME=eth1 prog x : -np 1 --host node-2:1 prog x");
+            "eth1,10.1.0.0/24 -np 2 --host node-1:2 -x A -x B env CUDA_VISIBLE_DEVICES=0,1 "
+            "NCCL_SOCKET_IFNAME=eth1 prog x : -np 1 --host node-2:1 -x A -x B prog x");
 }
 
 TEST(MpirunCommandTest, RefusesBadHostsOptionsAndTooFewGpus) {

@@ -47,11 +47,12 @@ struct HostPart {
 
 // The argv of mpirun for a run of `worldSize` ranks that runs `job` (program and arguments):
 //   mpirun <settings.args> <spec.mpirun_args> [--mca plm_rsh_agent L]
-//          [--mca btl_tcp_if_include I --mca oob_tcp_if_include I] -x NAME... <placement>
-// `exported` names the environment variables mpirun forwards to every rank (-x). Placement:
-// one node (`hosts` empty): `-np worldSize [env CUDA_VISIBLE_DEVICES=...] job`; several: one
-// Open MPI app context per node, `-np r --host h:r [env CUDA_VISIBLE_DEVICES=.. NCCL_SOCKET_IFNAME=..]
-// job`, joined by ":" (ranks are numbered in host order). I is the comma-separated set of the
+//          [--mca btl_tcp_if_include I --mca oob_tcp_if_include I] <placement>
+// `exported` names the environment variables mpirun forwards to every rank (-x NAME, which Open
+// MPI 4.1 takes per app context). Placement: one node (`hosts` empty): `-x NAME... -np worldSize
+// [env CUDA_VISIBLE_DEVICES=...] job`; several: one Open MPI app context per node, `-np r --host
+// h:r -x NAME... [env CUDA_VISIBLE_DEVICES=.. NCCL_SOCKET_IFNAME=..] job`, joined by ":" (ranks
+// are numbered in host order). I is the comma-separated set of the
 // nodes' interfaces/subnets (Open MPI uses whichever each node has). Errors: InvalidArgument for a
 // host name, interface or extra option that validation refuses (naming it), or an entry with
 // fewer GPUs than ranks.

@@ -116,7 +116,9 @@ class RunManager {
   std::vector<v1::RunInfo> runs(bool includeEnded) const;
   // Slots of this node taken: the ranks here of the runs it owns (from their specs, so a run
   // holds its slots from launch on) plus the rank processes here of runs other nodes own.
-  uint32_t usedSlots() const;
+  // `fresh`: look at the processes now (for a launch or a pre-flight) rather than use the list
+  // of at most a second ago (telemetry).
+  uint32_t usedSlots(bool fresh = false) const;
   // GPUs (NVML indices, ascending) handed to runs on this node, whichever node owns them.
   std::vector<uint32_t> gpusInUse() const;
   std::vector<uint32_t> freeGpus() const;
