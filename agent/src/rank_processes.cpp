@@ -30,11 +30,17 @@ std::vector<uint32_t> parseVisibleDevices(std::string_view value) {
 
 std::vector<RankProcess> scanRankProcesses(const std::string& procDir) {
   const std::string idPrefix = std::string(protocol::kRunIdEnv) + "=";
-  std::vector<RankProcess> ranks;
+  const std::string keyPrefix = std::string(protocol::kRunPublicKeyEnv) + "=";
   std::error_code ec;
+  // "pid:[inode]"; empty where there is no such link (a test's directory).
+  const fs::path ownNamespace = fs::read_symlink("/proc/self/ns/pid", ec);
+  std::vector<RankProcess> ranks;
   for (const auto& entry : fs::directory_iterator(procDir, ec)) {
     const std::string name = entry.path().filename();
     if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::error_code linkError;
+    const fs::path pidNamespace = fs::read_symlink(entry.path() / "ns" / "pid", linkError);
+    if (!linkError && !ownNamespace.empty() && pidNamespace != ownNamespace) continue;
     std::ifstream in(entry.path() / "environ", std::ios::binary);
     if (!in) continue;
     std::stringstream buffer;
@@ -51,6 +57,8 @@ std::vector<RankProcess> scanRankProcesses(const std::string& procDir) {
       } else if (var.starts_with("OMPI_COMM_WORLD_RANK=") || var.starts_with("PMIX_RANK=")) {
         hasRank = true;
         rank.rank = std::atoi(std::string(var.substr(var.find('=') + 1)).c_str());
+      } else if (var.starts_with(keyPrefix)) {
+        rank.multiNode = true;
       } else if (var.starts_with("CUDA_VISIBLE_DEVICES=")) {
         rank.gpus = parseVisibleDevices(var.substr(var.find('=') + 1));
       }

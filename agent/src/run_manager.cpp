@@ -569,9 +569,11 @@ uint32_t RunManager::usedSlots(bool fresh) const {
   for (const auto& [id, run] : runs_) {
     if (!isEnded(run.info.state())) used += localRanks(run.info.spec());
   }
+  // Ranks here of multi-node runs other nodes own (a one-node run here is always this agent's).
   // A rank's children inherit its environment: count ranks, not processes.
   std::set<std::pair<std::string, int>> foreign;
   for (const RankProcess& rank : rankProcesses(fresh)) {
+    if (!rank.multiNode) continue;
     auto own = runs_.find(rank.runId);
     if (own == runs_.end() || isEnded(own->second.info.state())) {
       foreign.emplace(rank.runId, rank.rank);
@@ -585,7 +587,11 @@ std::vector<uint32_t> RunManager::gpusInUse() const {
   for (const auto& [id, run] : runs_) {
     if (!isEnded(run.info.state())) used.insert(run.gpus.begin(), run.gpus.end());
   }
-  for (const RankProcess& rank : rankProcesses()) used.insert(rank.gpus.begin(), rank.gpus.end());
+  for (const RankProcess& rank : rankProcesses()) {
+    auto own = runs_.find(rank.runId);
+    const bool active = own != runs_.end() && !isEnded(own->second.info.state());
+    if (rank.multiNode || active) used.insert(rank.gpus.begin(), rank.gpus.end());
+  }
   return {used.begin(), used.end()};
 }
 

@@ -128,7 +128,8 @@ TEST(RankProcessesTest, FindsRanksOfEveryRunWithTheirGpus) {
                  "CUDA_VISIBLE_DEVICES=2,3\0"s);
   process("101", "RINGSIDE_RUN_ID=r1\0"s);                          // mpirun: no rank
   process("102", "OMPI_COMM_WORLD_RANK=0\0"s);                      // not a Ringside run
-  process("103", "PMIX_RANK=4\0RINGSIDE_RUN_ID=r2\0CUDA_VISIBLE_DEVICES=GPU-abc\0"s);
+  process("103", "PMIX_RANK=4\0RINGSIDE_RUN_ID=r2\0CUDA_VISIBLE_DEVICES=GPU-abc\0"
+                 "RINGSIDE_RUN_PUBLIC_KEY=k\0"s);
   std::filesystem::create_directories(dir.path() + "/self");
   auto ranks = scanRankProcesses(dir.path());
   std::sort(ranks.begin(), ranks.end(),
@@ -138,6 +139,8 @@ TEST(RankProcessesTest, FindsRanksOfEveryRunWithTheirGpus) {
   EXPECT_EQ(ranks[0].runId, "r1");
   EXPECT_EQ(ranks[0].rank, 1);
   EXPECT_EQ(ranks[0].gpus, (std::vector<uint32_t>{2, 3}));
+  EXPECT_FALSE(ranks[0].multiNode);
+  EXPECT_TRUE(ranks[1].multiNode);
   EXPECT_EQ(ranks[1].runId, "r2");
   EXPECT_EQ(ranks[1].rank, 4);
   EXPECT_TRUE(ranks[1].gpus.empty());

@@ -166,13 +166,18 @@ TEST_F(MultiNodeTest, AnotherAgentCountsAndStopsTheRanksOfARunItDoesNotOwn) {
   v1::Envelope launch;
   auto* spec = launch.mutable_launch_run()->mutable_spec();
   spec->set_name("ignores SIGTERM");
-  spec->set_ranks_per_node(2);
+  // A host list: the multi-node launch path, whose ranks other agents count (a one-node run
+  // belongs to its own node's agent alone).
+  auto* self = spec->add_hosts();
+  self->set_host(hostname());
+  self->set_ranks(2);
   for (const char* word : {"sh", "-c", "trap '' TERM; while :; do sleep 0.2; done"}) {
     spec->mutable_command()->add_argv(word);
   }
   const v1::Envelope launched = request(launch);
   ASSERT_TRUE(launched.has_launch_run_reply()) << launched.DebugString();
   const std::string runId = launched.launch_run_reply().run().run_id();
+  EXPECT_EQ(launched.launch_run_reply().run().spec().hosts_size(), 1) << launched.DebugString();
   waitForState(runId, {v1::RUNNING});
 
   const std::string otherState = dir_.path() + "/other-state";

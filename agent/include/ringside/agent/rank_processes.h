@@ -19,12 +19,14 @@ struct RankProcess {
   std::string runId;            // RINGSIDE_RUN_ID
   int rank = -1;                // OMPI_COMM_WORLD_RANK (or PMIX_RANK)
   std::vector<uint32_t> gpus;   // CUDA_VISIBLE_DEVICES, when it lists GPU indices
+  bool multiNode = false;       // a rank of a multi-node run (it has RINGSIDE_RUN_PUBLIC_KEY)
 };
 
 // Every process under `procDir` whose environment has RINGSIDE_RUN_ID and a rank variable set by
-// mpirun (mpirun itself and the agent's shim have no rank). Processes that vanish or whose
-// environment cannot be read (another user's, zombies) are skipped. Reads each process's
-// environ: O(processes), a few ms on a workstation.
+// mpirun (mpirun itself and the agent's shim have no rank), in the caller's PID namespace:
+// processes of nested PID namespaces (containers, the nodes of scripts/local-cluster) belong to
+// other nodes. Processes that vanish or whose environment cannot be read (another user's,
+// zombies) are skipped. Reads each process's environ: O(processes), a few ms on a workstation.
 std::vector<RankProcess> scanRankProcesses(const std::string& procDir = "/proc");
 
 // The GPU indices of a CUDA_VISIBLE_DEVICES value ("0,2"); empty for an empty value or one that

@@ -115,7 +115,7 @@ class RunManager {
   const v1::RunInfo* find(const std::string& runId) const;
   std::vector<v1::RunInfo> runs(bool includeEnded) const;
   // Slots of this node taken: the ranks here of the runs it owns (from their specs, so a run
-  // holds its slots from launch on) plus the rank processes here of runs other nodes own.
+  // holds its slots from launch on) plus the ranks here of multi-node runs other nodes own.
   // `fresh`: look at the processes now (for a launch or a pre-flight) rather than use the list
   // of at most a second ago (telemetry).
   uint32_t usedSlots(bool fresh = false) const;
