@@ -22,54 +22,70 @@
 <context>
     <name>main</name>
     <message>
-        <location filename="../gui/app/main.cpp" line="27"/>
+        <location filename="../gui/app/main.cpp" line="28"/>
         <source>Orchestrate and monitor data-parallel training.</source>
         <translation>Datenparalleles Training orchestrieren und überwachen.</translation>
     </message>
     <message>
-        <location filename="../gui/app/main.cpp" line="32"/>
+        <location filename="../gui/app/main.cpp" line="33"/>
         <source>Directory for the run database, keys and the local agent.</source>
         <translation>Verzeichnis für die Laufdatenbank, die Schlüssel und den lokalen Agenten.</translation>
     </message>
     <message>
-        <location filename="../gui/app/main.cpp" line="33"/>
-        <location filename="../gui/app/main.cpp" line="51"/>
+        <location filename="../gui/app/main.cpp" line="34"/>
+        <location filename="../gui/app/main.cpp" line="52"/>
         <source>dir</source>
         <translation>Verzeichnis</translation>
     </message>
     <message>
-        <location filename="../gui/app/main.cpp" line="37"/>
+        <location filename="../gui/app/main.cpp" line="38"/>
         <source>User-interface language, e.g. de or en.</source>
         <translation>Sprache der Benutzeroberfläche, z. B. de oder en.</translation>
     </message>
     <message>
-        <location filename="../gui/app/main.cpp" line="38"/>
+        <location filename="../gui/app/main.cpp" line="39"/>
         <source>code</source>
         <translation>Code</translation>
     </message>
     <message>
-        <location filename="../gui/app/main.cpp" line="40"/>
+        <location filename="../gui/app/main.cpp" line="41"/>
         <source>Launch the run in the setup form as soon as a node is online.</source>
         <translation>Den Lauf aus dem Einrichtungsformular starten, sobald ein Knoten online ist.</translation>
     </message>
     <message>
-        <location filename="../gui/app/main.cpp" line="45"/>
+        <location filename="../gui/app/main.cpp" line="46"/>
         <source>Do not start the embedded local agent.</source>
         <translation>Den eingebetteten lokalen Agenten nicht starten.</translation>
     </message>
     <message>
-        <location filename="../gui/app/main.cpp" line="48"/>
+        <location filename="../gui/app/main.cpp" line="49"/>
         <source>Launch two short runs, save every main view as PNG in &lt;dir&gt;, and quit (scripts/screenshots).</source>
         <translation>Zwei kurze Läufe starten, jede Hauptansicht als PNG in &lt;Verzeichnis&gt; speichern und beenden (scripts/screenshots).</translation>
     </message>
     <message>
-        <location filename="../gui/app/main.cpp" line="54"/>
+        <location filename="../gui/app/main.cpp" line="55"/>
         <source>Start as usual (run database, window, local agent), then quit: exit status 0 once every part works, 1 with the reason when one fails or the local agent is not online within 30 s.</source>
         <translation>Wie gewohnt starten (Laufdatenbank, Fenster, lokaler Agent), dann beenden: Exit-Status 0, sobald alles funktioniert, 1 mit dem Grund, wenn etwas fehlschlägt oder der lokale Agent nicht innerhalb von 30 s online ist.</translation>
     </message>
     <message>
-        <location filename="../gui/app/main.cpp" line="84"/>
-        <location filename="../gui/app/main.cpp" line="93"/>
+        <location filename="../gui/app/main.cpp" line="61"/>
+        <source>Add (or update) the nodes of the cluster that `scripts/local-cluster up N` made, read from FILE (default %1), and connect to them with the cluster&apos;s client key.</source>
+        <translation>Die Knoten des Clusters, den `scripts/local-cluster up N` erstellt hat, aus DATEI lesen (Vorgabe %1), hinzufügen (oder aktualisieren) und sich mit dem Client-Schlüssel des Clusters mit ihnen verbinden.</translation>
+    </message>
+    <message>
+        <location filename="../gui/app/main.cpp" line="70"/>
+        <source>With --local-cluster: the cluster&apos;s JSON file.</source>
+        <translation>Mit --local-cluster: die JSON-Datei des Clusters.</translation>
+    </message>
+    <message>
+        <location filename="../gui/app/main.cpp" line="75"/>
+        <source>ringside: unexpected argument %1 (see --help)</source>
+        <translation>ringside: unerwartetes Argument %1 (siehe --help)</translation>
+    </message>
+    <message>
+        <location filename="../gui/app/main.cpp" line="106"/>
+        <location filename="../gui/app/main.cpp" line="121"/>
+        <location filename="../gui/app/main.cpp" line="130"/>
         <source>Ringside cannot start</source>
         <translation>Ringside kann nicht starten</translation>
     </message>
@@ -77,290 +93,460 @@
 <context>
     <name>ringside::gui</name>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="108"/>
+        <location filename="../gui/core/src/run_form.cpp" line="111"/>
         <source>Give the run a name.</source>
         <translation>Geben Sie dem Lauf einen Namen.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="93"/>
+        <location filename="../gui/core/src/run_form.cpp" line="96"/>
         <source>A run needs at least one rank.</source>
         <translation>Ein Lauf braucht mindestens einen Rang.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="59"/>
+        <location filename="../gui/core/src/run_form.cpp" line="62"/>
         <source>Choose at least one node to run on (add nodes under Nodes).</source>
         <translation>Wählen Sie mindestens einen Knoten für den Lauf (Knoten fügen Sie unter „Knoten“ hinzu).</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="66"/>
+        <location filename="../gui/core/src/run_form.cpp" line="69"/>
         <source>Node %1 is not known (removed?); choose another node.</source>
         <translation>Knoten %1 ist unbekannt (entfernt?); wählen Sie einen anderen Knoten.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="70"/>
+        <location filename="../gui/core/src/run_form.cpp" line="73"/>
         <source>%1 is offline; wait until it is online or choose another node.</source>
         <translation>%1 ist offline; warten Sie, bis er online ist, oder wählen Sie einen anderen Knoten.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="73"/>
+        <location filename="../gui/core/src/run_form.cpp" line="76"/>
         <source>%1 is draining and accepts no new runs; undrain it under Nodes or choose another node.</source>
         <translation>%1 ist gesperrt und nimmt keine neuen Läufe an; geben Sie ihn unter „Knoten“ frei oder wählen Sie einen anderen Knoten.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="85"/>
+        <location filename="../gui/core/src/run_form.cpp" line="88"/>
         <source>%1 and %2 are the same host (%3); choose only one of them.</source>
         <translation>%1 und %2 sind derselbe Rechner (%3); wählen Sie nur einen davon.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="95"/>
+        <location filename="../gui/core/src/run_form.cpp" line="98"/>
         <source>Only %L1 slots are free on %2; choose at most %L1 ranks per node.</source>
         <translation>Auf %2 sind nur %L1 Slots frei; wählen Sie höchstens %L1 Ränge pro Knoten.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="112"/>
+        <location filename="../gui/core/src/run_form.cpp" line="115"/>
         <source>Enter the command to run, e.g. python3 train.py --epochs 3.</source>
         <translation>Geben Sie den auszuführenden Befehl ein, z. B. python3 train.py --epochs 3.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="116"/>
+        <location filename="../gui/core/src/run_form.cpp" line="119"/>
         <source>Choose the dataset directory.</source>
         <translation>Wählen Sie das Datensatzverzeichnis.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="118"/>
+        <location filename="../gui/core/src/run_form.cpp" line="121"/>
         <source>Give at least one hidden layer width, e.g. 256,128.</source>
         <translation>Geben Sie mindestens eine Breite für eine verborgene Schicht an, z. B. 256,128.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="121"/>
+        <location filename="../gui/core/src/run_form.cpp" line="124"/>
         <source>Layer widths must be positive (got %1).</source>
         <translation>Schichtbreiten müssen positiv sein (erhalten: %1).</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="125"/>
+        <location filename="../gui/core/src/run_form.cpp" line="128"/>
         <source>Train for at least one epoch.</source>
         <translation>Trainieren Sie mindestens eine Epoche.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="126"/>
+        <location filename="../gui/core/src/run_form.cpp" line="129"/>
         <source>The global batch must be at least 1.</source>
         <translation>Der globale Batch muss mindestens 1 sein.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="132"/>
+        <location filename="../gui/core/src/run_form.cpp" line="135"/>
         <source>The global batch %L1 is not divisible by the world size %L2 (%L3 nodes × %L4 ranks); use a multiple of %L2.</source>
         <translation>Der globale Batch %L1 ist nicht durch die Weltgröße %L2 (%L3 Knoten × %L4 Ränge) teilbar; verwenden Sie ein Vielfaches von %L2.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="140"/>
+        <location filename="../gui/core/src/run_form.cpp" line="143"/>
         <source>The global batch %1 is not divisible by %2 ranks; use a multiple of %2.</source>
         <translation>Der globale Batch %1 ist nicht durch %2 Ränge teilbar; verwenden Sie ein Vielfaches von %2.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="145"/>
+        <location filename="../gui/core/src/run_form.cpp" line="148"/>
         <source>The learning rate must be above 0.</source>
         <translation>Die Lernrate muss größer als 0 sein.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="147"/>
+        <location filename="../gui/core/src/run_form.cpp" line="150"/>
         <source>Momentum must be in [0, 1).</source>
         <translation>Das Momentum muss in [0, 1) liegen.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="149"/>
+        <location filename="../gui/core/src/run_form.cpp" line="152"/>
         <source>Weight decay cannot be negative.</source>
         <translation>Der Weight Decay darf nicht negativ sein.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="152"/>
+        <location filename="../gui/core/src/run_form.cpp" line="155"/>
         <source>AdamW betas must be in [0, 1).</source>
         <translation>Die AdamW-Betas müssen in [0, 1) liegen.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="155"/>
+        <location filename="../gui/core/src/run_form.cpp" line="158"/>
         <source>Choose SGD or AdamW.</source>
         <translation>Wählen Sie SGD oder AdamW.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="159"/>
+        <location filename="../gui/core/src/run_form.cpp" line="162"/>
         <source>Choose a constant, step or cosine schedule.</source>
         <translation>Wählen Sie einen konstanten, stufenweisen oder Kosinus-Zeitplan.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="161"/>
+        <location filename="../gui/core/src/run_form.cpp" line="164"/>
         <source>Warm-up steps cannot be negative.</source>
         <translation>Die Warm-up-Schritte dürfen nicht negativ sein.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="163"/>
+        <location filename="../gui/core/src/run_form.cpp" line="166"/>
         <source>The step schedule needs a period above 0 epochs.</source>
         <translation>Der Stufen-Zeitplan braucht eine Periode von mehr als 0 Epochen.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="166"/>
+        <location filename="../gui/core/src/run_form.cpp" line="169"/>
         <source>The final learning rate must be between 0 and the learning rate.</source>
         <translation>Die End-Lernrate muss zwischen 0 und der Lernrate liegen.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="170"/>
+        <location filename="../gui/core/src/run_form.cpp" line="173"/>
         <source>Choose auto, mpi or nccl.</source>
         <translation>Wählen Sie auto, mpi oder nccl.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="172"/>
+        <location filename="../gui/core/src/run_form.cpp" line="175"/>
         <source>The bucket size must be above 0 MiB.</source>
         <translation>Die Bucket-Größe muss größer als 0 MiB sein.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="174"/>
+        <location filename="../gui/core/src/run_form.cpp" line="177"/>
         <source>The checkpoint interval cannot be negative.</source>
         <translation>Das Prüfpunktintervall darf nicht negativ sein.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="343"/>
+        <location filename="../gui/core/src/run_form.cpp" line="352"/>
         <source>This file is not a Ringside run preset.</source>
         <translation>Diese Datei ist keine Ringside-Laufvorlage.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="347"/>
+        <location filename="../gui/core/src/run_form.cpp" line="356"/>
         <source>Preset version %1 is not supported (this Ringside reads version %2).</source>
         <translation>Vorlagenversion %1 wird nicht unterstützt (dieses Ringside liest Version %2).</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="357"/>
+        <location filename="../gui/core/src/run_form.cpp" line="366"/>
         <source>The preset&apos;s &quot;trainer&quot; entry must be an object.</source>
         <translation>Der Eintrag „trainer“ der Vorlage muss ein Objekt sein.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="366"/>
+        <location filename="../gui/core/src/run_form.cpp" line="375"/>
         <source>The preset&apos;s run spec is not valid: %1</source>
         <translation>Die Laufspezifikation der Vorlage ist ungültig: %1</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="380"/>
+        <location filename="../gui/core/src/run_form.cpp" line="389"/>
         <source>The preset&apos;s &quot;nodes&quot; entry must be a list of node ids.</source>
         <translation>Der Eintrag „nodes“ der Vorlage muss eine Liste von Knoten-IDs sein.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/local_cluster.cpp" line="24"/>
+        <source>Start the cluster with `sudo scripts/local-cluster up 3` (it writes the file), or pass the file it printed: ringside --local-cluster FILE.</source>
+        <translation>Starten Sie den Cluster mit `sudo scripts/local-cluster up 3` (das schreibt die Datei) oder geben Sie die Datei an, die es ausgegeben hat: ringside --local-cluster DATEI.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/local_cluster.cpp" line="55"/>
+        <source>not valid JSON (%1 at offset %2)</source>
+        <translation>kein gültiges JSON (%1 bei Position %2)</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/local_cluster.cpp" line="57"/>
+        <source>not a JSON object</source>
+        <translation>kein JSON-Objekt</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/local_cluster.cpp" line="61"/>
+        <source>no &quot;nodes&quot; list</source>
+        <translation>keine Liste „nodes“</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/local_cluster.cpp" line="64"/>
+        <source>%1 nodes, more than the %2 Ringside takes</source>
+        <translation>%1 Knoten, mehr als die %2, die Ringside annimmt</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/local_cluster.cpp" line="80"/>
+        <source>node %1</source>
+        <translation>Knoten %1</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/local_cluster.cpp" line="83"/>
+        <source>%1 has no &quot;%2&quot;</source>
+        <translation>%1 hat kein „%2“</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/local_cluster.cpp" line="87"/>
+        <source>two nodes are named %1</source>
+        <translation>zwei Knoten heißen %1</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/local_cluster.cpp" line="93"/>
+        <source>the &quot;control&quot; endpoint of %1 is not tcp://HOST:PORT: &quot;%2&quot;</source>
+        <translation>der Endpunkt „control“ von %1 hat nicht die Form tcp://HOST:PORT: „%2“</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/local_cluster.cpp" line="97"/>
+        <source>the &quot;events&quot; endpoint of %1 is not tcp://HOST:PORT: &quot;%2&quot;</source>
+        <translation>der Endpunkt „events“ von %1 hat nicht die Form tcp://HOST:PORT: „%2“</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/local_cluster.cpp" line="101"/>
+        <source>the &quot;control&quot; and &quot;events&quot; endpoints of %1 name different hosts (%2, %3)</source>
+        <translation>die Endpunkte „control“ und „events“ von %1 nennen verschiedene Hosts (%2, %3)</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/local_cluster.cpp" line="107"/>
+        <source>the &quot;agent_public_key&quot; of %1 is not a CURVE key (40 Z85 characters)</source>
+        <translation>„agent_public_key“ von %1 ist kein CURVE-Schlüssel (40 Z85-Zeichen)</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/local_cluster.cpp" line="115"/>
+        <source>no &quot;client_secret_key_file&quot;</source>
+        <translation>kein „client_secret_key_file“</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/local_cluster.cpp" line="119"/>
+        <source>the &quot;client_public_key&quot; is not a CURVE key (40 Z85 characters)</source>
+        <translation>„client_public_key“ ist kein CURVE-Schlüssel (40 Z85-Zeichen)</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/local_cluster.cpp" line="128"/>
+        <source>%1 does not exist: no local cluster is up. %2</source>
+        <translation>%1 existiert nicht: Es läuft kein lokaler Cluster. %2</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/local_cluster.cpp" line="132"/>
+        <source>Cannot read %1 (%2): run ringside as a user who may read it (root for a local cluster).</source>
+        <translation>%1 kann nicht gelesen werden (%2): Starten Sie ringside als ein Benutzer, der die Datei lesen darf (root bei einem lokalen Cluster).</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/local_cluster.cpp" line="138"/>
+        <source>%L1 bytes, more than a cluster description has</source>
+        <translation>%L1 Bytes, mehr als eine Cluster-Beschreibung hat</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/local_cluster.cpp" line="146"/>
+        <source>The local cluster&apos;s client key cannot be used: %1. %2</source>
+        <translation>Der Client-Schlüssel des lokalen Clusters kann nicht verwendet werden: %1. %2</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/local_cluster.cpp" line="161"/>
+        <source>The client key in %1 is not the cluster&apos;s client key %2 (the file is from another cluster). %3</source>
+        <translation>Der Client-Schlüssel in %1 ist nicht der Client-Schlüssel %2 des Clusters (die Datei gehört zu einem anderen Cluster). %3</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/node_settings.cpp" line="46"/>
+        <source>&quot;%1&quot; is not an IPv4 subnet: write it like 10.0.0.0/24.</source>
+        <translation>„%1“ ist kein IPv4-Subnetz: Schreiben Sie es wie 10.0.0.0/24.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/node_settings.cpp" line="52"/>
+        <source>&quot;%1&quot; is not a network interface name: enter one like eth1 (up to 15 letters, digits and _ . : -, not starting with -) or a subnet like 10.0.0.0/24.</source>
+        <translation>„%1“ ist kein Name einer Netzwerkschnittstelle: Geben Sie einen wie eth1 ein (bis zu 15 Buchstaben, Ziffern und _ . : -, nicht mit - beginnend) oder ein Subnetz wie 10.0.0.0/24.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/node_settings.cpp" line="62"/>
+        <source>mpirun options must start with an option (a word beginning with -), not &quot;%1&quot;; e.g. --mca btl_tcp_links 2.</source>
+        <translation>mpirun-Optionen müssen mit einer Option beginnen (einem Wort, das mit - anfängt), nicht mit „%1“; z. B. --mca btl_tcp_links 2.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/preflight.cpp" line="19"/>
+        <source>The pre-flight check got %1 answers for %2 nodes; launch again.</source>
+        <translation>Die Vorabprüfung hat %1 Antworten für %2 Knoten erhalten; starten Sie erneut.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/preflight.cpp" line="33"/>
+        <source>%1: runs ringside-agent %2, but the owner %3 runs %4; install the same Ringside version on every node of the run.</source>
+        <translation>%1: läuft mit ringside-agent %2, der Eigentümer %3 aber mit %4; installieren Sie auf jedem Knoten des Laufs dieselbe Ringside-Version.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/preflight.cpp" line="43"/>
+        <source>%1: %2 ranks need %2 free GPUs, but %3 are free; lower the ranks per node or stop a run there.</source>
+        <translation>%1: %2 Ränge brauchen %2 freie GPUs, aber %3 sind frei; verringern Sie die Ränge pro Knoten oder stoppen Sie dort einen Lauf.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/preflight.cpp" line="54"/>
+        <source>The pre-flight check of the nodes found problems, so nothing was launched. Fix them and launch again:</source>
+        <translation>Die Vorabprüfung der Knoten hat Probleme gefunden, daher wurde nichts gestartet. Beheben Sie sie und starten Sie erneut:</translation>
     </message>
 </context>
 <context>
     <name>ringside::gui::AddNodeDialog</name>
     <message>
-        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="39"/>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="40"/>
         <source>Edit node</source>
         <translation>Knoten bearbeiten</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="39"/>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="40"/>
         <source>Add node</source>
         <translation>Knoten hinzufügen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="42"/>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="43"/>
         <source>Node</source>
         <translation>Knoten</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="45"/>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="46"/>
         <source>e.g. gpu01 (optional; the host when empty)</source>
         <translation>z. B. gpu01 (optional; leer: der Host)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="46"/>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="47"/>
         <source>&amp;Name:</source>
         <translation>&amp;Name:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="48"/>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="49"/>
         <source>host name or address, e.g. gpu01 or 10.0.0.5</source>
         <translation>Hostname oder Adresse, z. B. gpu01 oder 10.0.0.5</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="49"/>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="50"/>
         <source>&amp;Host:</source>
         <translation>&amp;Host:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="55"/>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="56"/>
         <source>&amp;Control port:</source>
         <translation>Steuer&amp;port:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="59"/>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="60"/>
         <source>&amp;Events port:</source>
         <translation>&amp;Ereignisport:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="62"/>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="63"/>
         <source>40 characters; on the node run: ringside-agent print-public-key</source>
         <translation>40 Zeichen; auf dem Knoten ausführen: ringside-agent print-public-key</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="68"/>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="69"/>
         <source>Agent public &amp;key:</source>
         <translation>Öffentlicher Sch&amp;lüssel des Agenten:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="73"/>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="74"/>
+        <source>Launch settings</source>
+        <translation>Starteinstellungen</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="77"/>
+        <source>e.g. eth1 or 10.0.0.0/24 (optional)</source>
+        <translation>z. B. eth1 oder 10.0.0.0/24 (optional)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="79"/>
+        <source>The network interface or IPv4 subnet that MPI and NCCL use for this node&apos;s traffic with the other nodes of a run. Empty: the libraries pick one (or the agent&apos;s --network-interface). On a cluster, name the interface of the cluster network, e.g. ib0 or eth1, so that traffic does not go over a slower management network.</source>
+        <translation>Die Netzwerkschnittstelle oder das IPv4-Subnetz, über das MPI und NCCL den Verkehr dieses Knotens mit den anderen Knoten eines Laufs abwickeln. Leer: Die Bibliotheken wählen selbst (oder das --network-interface des Agenten). Nennen Sie auf einem Cluster die Schnittstelle des Cluster-Netzes, z. B. ib0 oder eth1, damit der Verkehr nicht über ein langsameres Verwaltungsnetz läuft.</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="83"/>
+        <source>Network &amp;interface:</source>
+        <translation>Netzwerk-Schn&amp;ittstelle:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="87"/>
+        <source>e.g. --mca btl_tcp_links 2 (optional)</source>
+        <translation>z. B. --mca btl_tcp_links 2 (optional)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="89"/>
+        <source>Extra mpirun options for runs this node owns (its agent starts mpirun), quoted like a shell command line, e.g. --mca plm_rsh_args &quot;-p 2222&quot;. They must start with an option. Empty: none.</source>
+        <translation>Zusätzliche mpirun-Optionen für Läufe, deren Eigentümer dieser Knoten ist (sein Agent startet mpirun), in Anführungszeichen wie eine Shell-Befehlszeile, z. B. --mca plm_rsh_args &quot;-p 2222&quot;. Sie müssen mit einer Option beginnen. Leer: keine.</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="92"/>
+        <source>mpirun &amp;options:</source>
+        <translation>mpirun-&amp;Optionen:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="97"/>
         <source>Authorize this GUI on the node</source>
         <translation>Diese GUI auf dem Knoten autorisieren</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="76"/>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="100"/>
         <source>The agent serves only clients whose public key is in its allowlist. This GUI&apos;s public key:</source>
         <translation>Der Agent bedient nur Clients, deren öffentlicher Schlüssel in seiner Zulassungsliste steht. Öffentlicher Schlüssel dieser GUI:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="87"/>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="111"/>
         <source>&amp;Copy</source>
         <translation>&amp;Kopieren</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="88"/>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="112"/>
         <source>Copy this GUI&apos;s public key to the clipboard</source>
         <translation>Den öffentlichen Schlüssel dieser GUI in die Zwischenablage kopieren</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="93"/>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="117"/>
         <source>On the node run:</source>
         <translation>Auf dem Knoten ausführen:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="99"/>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="123"/>
         <source>Copy co&amp;mmand</source>
         <translation>Be&amp;fehl kopieren</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="110"/>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="138"/>
         <source>&amp;Save</source>
         <translation>&amp;Speichern</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="110"/>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="138"/>
         <source>&amp;Add</source>
         <translation>Hin&amp;zufügen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="144"/>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="161"/>
+        <source>This node is reached with the client key in %1 (a local cluster&apos;s, from --local-cluster), not with this GUI&apos;s key.</source>
+        <translation>Dieser Knoten wird mit dem Client-Schlüssel in %1 erreicht (dem eines lokalen Clusters, aus --local-cluster), nicht mit dem Schlüssel dieser GUI.</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="189"/>
         <source>A host name has no spaces; enter e.g. gpu01 or 10.0.0.5.</source>
         <translation>Ein Hostname enthält keine Leerzeichen; geben Sie z. B. gpu01 oder 10.0.0.5 ein.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="151"/>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="196"/>
         <source>Not a valid agent key (%1). Paste the 40 characters that &quot;ringside-agent print-public-key&quot; prints on the node.</source>
         <translation>Kein gültiger Agent-Schlüssel (%1). Fügen Sie die 40 Zeichen ein, die „ringside-agent print-public-key“ auf dem Knoten ausgibt.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="165"/>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="213"/>
         <source>Enter the agent&apos;s public key.</source>
         <translation>Geben Sie den öffentlichen Schlüssel des Agenten ein.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="166"/>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="214"/>
         <source>Enter the node&apos;s host.</source>
         <translation>Geben Sie den Host des Knotens ein.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="178"/>
+        <location filename="../gui/widgets/src/add_node_dialog.cpp" line="230"/>
         <source>The node could not be saved: %1</source>
         <translation>Der Knoten konnte nicht gespeichert werden: %1</translation>
     </message>
@@ -608,39 +794,85 @@
         <translation>Der Laufverlauf kann nicht gelesen werden: %1</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/controller.cpp" line="124"/>
+        <location filename="../gui/core/src/controller.cpp" line="134"/>
         <source>%1 (this workstation)</source>
         <translation>%1 (dieser Arbeitsplatz)</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/controller.cpp" line="147"/>
+        <location filename="../gui/core/src/controller.cpp" line="157"/>
         <source>The local agent could not start: %1</source>
         <translation>Der lokale Agent konnte nicht starten: %1</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/controller.cpp" line="266"/>
+        <location filename="../gui/core/src/controller.cpp" line="171"/>
+        <source>Node %1 cannot be connected: %2</source>
+        <translation>Knoten %1 kann nicht verbunden werden: %2</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/controller.cpp" line="274"/>
         <source>Storing data of run %1 failed: %2</source>
         <translation>Speichern der Daten von Lauf %1 fehlgeschlagen: %2</translation>
     </message>
     <message>
         <location filename="../gui/core/src/controller.cpp" line="376"/>
+        <source>Cannot add node %1 of the local cluster: %2</source>
+        <translation>Knoten %1 des lokalen Clusters kann nicht hinzugefügt werden: %2</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/controller_launch.cpp" line="43"/>
         <source>Choose at least one node to run on (add nodes under Nodes).</source>
         <translation>Wählen Sie mindestens einen Knoten für den Lauf (Knoten fügen Sie unter „Knoten“ hinzu).</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/controller.cpp" line="386"/>
+        <location filename="../gui/core/src/controller_launch.cpp" line="52"/>
+        <location filename="../gui/core/src/controller_launch.cpp" line="81"/>
         <source>Node %1 is not connected.</source>
         <translation>Knoten %1 ist nicht verbunden.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/controller.cpp" line="392"/>
+        <location filename="../gui/core/src/controller_launch.cpp" line="57"/>
         <source>Node %1 is not known (removed?); choose another node.</source>
         <translation>Knoten %1 ist unbekannt (entfernt?); wählen Sie einen anderen Knoten.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/controller.cpp" line="404"/>
+        <location filename="../gui/core/src/controller_launch.cpp" line="69"/>
+        <source>Node %1 is not online, so the run cannot start on it: wait until it is online (Nodes) or choose another node.</source>
+        <translation>Knoten %1 ist nicht online, daher kann der Lauf dort nicht starten: Warten Sie, bis er online ist (Knoten), oder wählen Sie einen anderen Knoten.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/controller_launch.cpp" line="112"/>
+        <source>%1 did not answer the pre-flight check within %2 s, so nothing was launched: check that the node&apos;s agent runs and is reachable (Nodes), then launch again.</source>
+        <translation>%1 hat auf die Vorabprüfung nicht innerhalb von %2 s geantwortet, daher wurde nichts gestartet: Prüfen Sie, ob der Agent des Knotens läuft und erreichbar ist (Knoten), und starten Sie dann erneut.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/controller_launch.cpp" line="136"/>
+        <source>the reply was not a pre-flight answer</source>
+        <translation>die Antwort war keine Antwort auf die Vorabprüfung</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/controller_launch.cpp" line="137"/>
+        <source>The pre-flight check on %1 failed, so nothing was launched: %2. Check that the node runs the same Ringside version as the others.</source>
+        <translation>Die Vorabprüfung auf %1 ist fehlgeschlagen, daher wurde nichts gestartet: %2. Prüfen Sie, ob auf dem Knoten dieselbe Ringside-Version läuft wie auf den anderen.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/controller_launch.cpp" line="164"/>
         <source>The node of run %1 is not connected.</source>
         <translation>Der Knoten von Lauf %1 ist nicht verbunden.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/controller_launch.cpp" line="193"/>
+        <source>%1 could not stop the run&apos;s ranks there: %2</source>
+        <translation>%1 konnte die Ränge des Laufs dort nicht stoppen: %2</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/controller_launch.cpp" line="218"/>
+        <source>The pre-flight check could not reach %1, so nothing was launched: %2. Check that the node is online (Nodes), then launch again.</source>
+        <translation>Die Vorabprüfung konnte %1 nicht erreichen, daher wurde nichts gestartet: %2. Prüfen Sie, ob der Knoten online ist (Knoten), und starten Sie dann erneut.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/controller_launch.cpp" line="228"/>
+        <source>%1 could not be asked to stop the run&apos;s ranks there: %2. The owner&apos;s mpirun stops them as well; check the node once it is reachable.</source>
+        <translation>%1 konnte nicht gebeten werden, die Ränge des Laufs dort zu stoppen: %2. Das mpirun des Eigentümers stoppt sie ebenfalls; prüfen Sie den Knoten, sobald er erreichbar ist.</translation>
     </message>
 </context>
 <context>
@@ -1232,77 +1464,82 @@
         <translation>Lauf %1 gestartet</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="67"/>
+        <location filename="../gui/app/main_window.cpp" line="68"/>
         <source>Launch failed</source>
         <translation>Start fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="74"/>
+        <location filename="../gui/app/main_window.cpp" line="72"/>
+        <source>Checking %1 before the launch…</source>
+        <translation>Prüfe %1 vor dem Start …</translation>
+    </message>
+    <message>
+        <location filename="../gui/app/main_window.cpp" line="79"/>
         <source>Opening the run database…</source>
         <translation>Laufdatenbank wird geöffnet …</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="93"/>
+        <location filename="../gui/app/main_window.cpp" line="98"/>
         <source>&amp;File</source>
         <translation>&amp;Datei</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="94"/>
+        <location filename="../gui/app/main_window.cpp" line="99"/>
         <source>&amp;Quit</source>
         <translation>&amp;Beenden</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="96"/>
+        <location filename="../gui/app/main_window.cpp" line="101"/>
         <source>&amp;View</source>
         <translation>&amp;Ansicht</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="97"/>
+        <location filename="../gui/app/main_window.cpp" line="102"/>
         <source>&amp;Nodes</source>
         <translation>&amp;Knoten</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="97"/>
+        <location filename="../gui/app/main_window.cpp" line="102"/>
         <source>New &amp;run</source>
         <translation>Neuer &amp;Lauf</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="97"/>
+        <location filename="../gui/app/main_window.cpp" line="102"/>
         <source>&amp;History</source>
         <translation>&amp;Verlauf</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="103"/>
+        <location filename="../gui/app/main_window.cpp" line="108"/>
         <source>&amp;Close tab</source>
         <translation>Tab &amp;schließen</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="108"/>
+        <location filename="../gui/app/main_window.cpp" line="113"/>
         <source>Ne&amp;xt tab</source>
         <translation>&amp;Nächster Tab</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="112"/>
+        <location filename="../gui/app/main_window.cpp" line="117"/>
         <source>&amp;Help</source>
         <translation>&amp;Hilfe</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="113"/>
+        <location filename="../gui/app/main_window.cpp" line="118"/>
         <source>&amp;About Ringside</source>
         <translation>Ü&amp;ber Ringside</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="115"/>
+        <location filename="../gui/app/main_window.cpp" line="120"/>
         <source>About Ringside</source>
         <translation>Über Ringside</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="116"/>
+        <location filename="../gui/app/main_window.cpp" line="121"/>
         <source>&lt;b&gt;Ringside&lt;/b&gt; %1&lt;br&gt;Orchestrate and monitor data-parallel training.&lt;br&gt;Your public key (for agents&apos; allowlists):&lt;br&gt;&lt;tt&gt;%2&lt;/tt&gt;</source>
         <translation>&lt;b&gt;Ringside&lt;/b&gt; %1&lt;br&gt;Datenparalleles Training orchestrieren und überwachen.&lt;br&gt;Ihr öffentlicher Schlüssel (für die Zulassungslisten der Agenten):&lt;br&gt;&lt;tt&gt;%2&lt;/tt&gt;</translation>
     </message>
     <message numerus="yes">
-        <location filename="../gui/app/main_window.cpp" line="131"/>
+        <location filename="../gui/app/main_window.cpp" line="136"/>
         <source>%Ln node(s) online</source>
         <translation>
             <numerusform>%Ln Knoten online</numerusform>
@@ -1310,7 +1547,7 @@
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../gui/app/main_window.cpp" line="166"/>
+        <location filename="../gui/app/main_window.cpp" line="171"/>
         <source>Compare (%Ln)</source>
         <translation>
             <numerusform>Vergleichen (%Ln)</numerusform>
@@ -1318,12 +1555,12 @@
         </translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="179"/>
+        <location filename="../gui/app/main_window.cpp" line="184"/>
         <source>The cloned run also ran on %1, which no node here has as its host name: check the nodes to run on.</source>
         <translation>Der geklonte Lauf lief auch auf %1, dem Rechnernamen keines Knotens hier: wählen Sie die Knoten für den Lauf.</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="173"/>
+        <location filename="../gui/app/main_window.cpp" line="178"/>
         <source>%1 (copy)</source>
         <translation>%1 (Kopie)</translation>
     </message>

@@ -14,6 +14,7 @@
 
 #include "main_window.h"
 #include "ringside/gui/controller.h"
+#include "ringside/gui/local_cluster.h"
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
@@ -55,8 +56,28 @@ int main(int argc, char** argv) {
                               "Start as usual (run database, window, local agent), then quit: "
                               "exit status 0 once every part works, 1 with the reason when one "
                               "fails or the local agent is not online within 30 s."));
-  parser.addOptions({dataDir, lang, launch, noLocalAgent, screenshots, smokeTest});
+  QCommandLineOption localCluster(
+      QStringLiteral("local-cluster"),
+      QApplication::translate(
+          "main",
+          "Add (or update) the nodes of the cluster that `scripts/local-cluster "
+          "up N` made, read from FILE (default %1), and connect to them with "
+          "the cluster's client key.")
+          .arg(QString::fromLatin1(ringside::gui::kDefaultLocalClusterFile)));
+  parser.addOptions({dataDir, lang, launch, noLocalAgent, screenshots, smokeTest, localCluster});
+  parser.addPositionalArgument(
+      QStringLiteral("FILE"),
+      QApplication::translate("main", "With --local-cluster: the cluster's JSON file."),
+      QStringLiteral("[FILE]"));
   parser.process(app);
+  // Only --local-cluster takes an argument.
+  if (parser.positionalArguments().size() > (parser.isSet(localCluster) ? 1 : 0)) {
+    QTextStream(stderr) << QApplication::translate("main",
+                                                   "ringside: unexpected argument %1 (see --help)")
+                               .arg(parser.positionalArguments().constLast())
+                        << '\n';
+    return 2;
+  }
 
   const QLocale locale = parser.isSet(lang) ? QLocale(parser.value(lang)) : QLocale::system();
   QLocale::setDefault(locale);
@@ -73,6 +94,22 @@ int main(int argc, char** argv) {
   ringside::gui::ControllerOptions options;
   options.dataDir = parser.value(dataDir);
   options.startLocalAgent = !parser.isSet(noLocalAgent);
+  if (parser.isSet(localCluster)) {
+    const QString file = parser.positionalArguments().value(
+        0, QString::fromLatin1(ringside::gui::kDefaultLocalClusterFile));
+    auto cluster = ringside::gui::readLocalCluster(file);
+    ringside::Status status = cluster.isOk() ? ringside::Status::ok() : cluster.status();
+    if (status.isOk()) status = ringside::gui::localClusterClientKeys(*cluster).status();
+    if (!status.isOk()) {
+      QTextStream(stderr) << "ringside --local-cluster: " << status.message().c_str() << '\n';
+      if (!parser.isSet(smokeTest)) {
+        QMessageBox::critical(nullptr, QApplication::translate("main", "Ringside cannot start"),
+                              QString::fromStdString(status.message()));
+      }
+      return 1;
+    }
+    options.localCluster = *cluster;
+  }
   ringside::gui::Controller controller(options);
   // start() returns at once; the store opens on its thread. Before the window: its panels query
   // the store, and the store runs those queries after the open.

@@ -64,7 +64,12 @@ MainWindow::MainWindow(Controller& controller, QWidget* parent)
     openRun(runId);
   });
   connect(&controller_, &Controller::launchFailed, this, [this](const QString& message) {
+    statusBar()->clearMessage();
     QMessageBox::warning(this, tr("Launch failed"), message);
+  });
+  connect(&controller_, &Controller::preflightStarted, this, [this](const QStringList& names) {
+    statusBar()->showMessage(
+        tr("Checking %1 before the launch…").arg(names.join(QStringLiteral(", "))), 15000);
   });
   connect(&controller_, &Controller::errorMessage, this,
           [this](const QString& message) { statusBar()->showMessage(message, 10000); });

@@ -3,9 +3,13 @@
 // metric in the GUI's SQLite store (as many as the ranks sent, and as many as the agent's journal
 // holds) with non-empty dashboard series, and the GUI closed mid-run and reopened: the history is
 // still complete. Also: start() does not wait on the store (started() comes later with the known
-// nodes and runs), a store that cannot be opened ends in startFailed(), and launch routing
-// refuses what it cannot send.
+// nodes and runs), a store that cannot be opened ends in startFailed(), launch routing refuses
+// what it cannot send, a multi-node launch whose second agent finds a problem in its pre-flight
+// fails naming that node with nothing launched, and --local-cluster's nodes connect with the
+// cluster's client key.
+#include <QDir>
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSignalSpy>
@@ -18,6 +22,7 @@
 #include "ringside/common/curve.h"
 #include "ringside/common/metric_names.h"
 #include "ringside/gui/controller.h"
+#include "ringside/gui/local_cluster.h"
 
 using namespace ringside::gui;
 namespace v1 = ringside::v1;
@@ -110,6 +115,43 @@ class ControllerProcessTest : public QObject {
     return run.isOk() ? run->state : v1::RUN_STATE_UNSPECIFIED;
   }
 
+  // A real agent on loopback with its own state dir that allows `clientKey`; nullptr (and a
+  // test failure) when it does not come up within 30 s.
+  static std::unique_ptr<LocalAgent> startAgent(const QString& stateDir, const QString& clientKey,
+                                                const QString& trainer) {
+    LocalAgentOptions options;
+    options.agentBinary = QStringLiteral(RINGSIDE_AGENT_BIN);
+    options.trainerBinary = trainer;
+    options.stateDir = stateDir;
+    options.guiPublicKey = clientKey;
+    auto agent = std::make_unique<LocalAgent>(options);
+    QSignalSpy failed(agent.get(), &LocalAgent::failed);
+    agent->start();
+    if (!QTest::qWaitFor([&] { return agent->isReady() || !failed.isEmpty(); }, 30000) ||
+        !agent->isReady()) {
+      qWarning("agent in %s did not start: %s", qPrintable(stateDir),
+               failed.isEmpty() ? "timeout" : qPrintable(failed.first().first().toString()));
+      return nullptr;
+    }
+    return agent;
+  }
+
+  static int portOf(const QString& endpoint) {
+    return endpoint.mid(endpoint.lastIndexOf(QLatin1Char(':')) + 1).toInt();
+  }
+
+  static QString nodeNamed(const Controller& controller, const QString& name) {
+    for (const NodeView& node : controller.nodes()) {
+      if (node.record.name == name) return node.record.nodeId;
+    }
+    return {};
+  }
+
+  static bool onlineWithInfo(const Controller& controller, const QString& nodeId) {
+    const auto node = controller.node(nodeId);
+    return node && node->state == NodeState::Online && node->info.has_value();
+  }
+
  private slots:
   void initTestCase() {
     qputenv("OMPI_ALLOW_RUN_AS_ROOT", "1");
@@ -176,8 +218,11 @@ class ControllerProcessTest : public QObject {
       QVERIFY(controller.start().isOk());
       QTRY_VERIFY_WITH_TIMEOUT(localOnline(controller), 30000);
       QSignalSpy launched(&controller, &Controller::runLaunched);
+      QSignalSpy failed(&controller, &Controller::launchFailed);
       controller.launch(smallRun(localNodeId(controller), 12));
-      QTRY_COMPARE_WITH_TIMEOUT(launched.count(), 1, 30000);
+      QTRY_VERIFY_WITH_TIMEOUT(launched.count() == 1 || failed.count() == 1, 30000);
+      QVERIFY2(failed.isEmpty(),
+               failed.isEmpty() ? "" : qPrintable(failed.at(0).at(0).toString()));
       runId = launched.at(0).at(0).toString();
       QTRY_VERIFY_WITH_TIMEOUT(storedSamples(controller, runId) > 0, 60000);
       QCOMPARE(storedState(controller, runId) == v1::COMPLETED, false);
@@ -306,6 +351,113 @@ class ControllerProcessTest : public QObject {
     QCOMPARE(failed.count(), 3);
     QVERIFY2(failed.at(2).at(0).toString().contains(QStringLiteral("n-gone")),
              qPrintable(failed.at(2).at(0).toString()));
+  }
+
+  // Two real agents; the second has no trainer binary, which its pre-flight reports. The launch
+  // fails naming the second node and its problem; the owner was never asked to launch.
+  void preflightProblemOnTheSecondAgentFailsTheLaunch() {
+    QTemporaryDir dir;
+    ControllerOptions o = options(dir.path());
+    o.startLocalAgent = false;
+    Controller controller(o);
+    QSignalSpy started(&controller, &Controller::started);
+    QVERIFY(controller.start().isOk());
+    QTRY_COMPARE(started.count(), 1);
+    const QString missingTrainer = dir.filePath(QStringLiteral("no-such/ringside-trainer"));
+    auto first = startAgent(dir.filePath(QStringLiteral("agent-1")), controller.guiPublicKey(),
+                            QStringLiteral(RINGSIDE_TRAINER_BIN));
+    auto second = startAgent(dir.filePath(QStringLiteral("agent-2")), controller.guiPublicKey(),
+                             missingTrainer);
+    QVERIFY(first && second);
+    QVERIFY(controller
+                .addNode(QStringLiteral("first"), QStringLiteral("127.0.0.1"),
+                         portOf(first->controlEndpoint()), portOf(first->eventsEndpoint()),
+                         first->agentPublicKey())
+                .isOk());
+    QVERIFY(controller
+                .addNode(QStringLiteral("second"), QStringLiteral("127.0.0.1"),
+                         portOf(second->controlEndpoint()), portOf(second->eventsEndpoint()),
+                         second->agentPublicKey())
+                .isOk());
+    const QString firstId = nodeNamed(controller, QStringLiteral("first"));
+    const QString secondId = nodeNamed(controller, QStringLiteral("second"));
+    QTRY_VERIFY_WITH_TIMEOUT(
+        onlineWithInfo(controller, firstId) && onlineWithInfo(controller, secondId), 15000);
+
+    QSignalSpy launched(&controller, &Controller::runLaunched);
+    QSignalSpy failed(&controller, &Controller::launchFailed);
+    RunForm form = smallRun(firstId, 1);
+    form.nodeIds = {firstId, secondId};
+    form.ranksPerNode = 1;
+    controller.launch(form);
+    QTRY_VERIFY_WITH_TIMEOUT(launched.count() + failed.count() == 1, 15000);
+    QCOMPARE(launched.count(), 0);
+    const QString message = failed.first().first().toString();
+    QVERIFY2(message.contains(QStringLiteral("second: trainer binary '%1'").arg(missingTrainer)),
+             qPrintable(message));
+    QVERIFY2(!message.contains(QStringLiteral("first:")), qPrintable(message));
+    // Nothing was launched: the owner lists no run.
+    QTest::qWait(1000);
+    QCOMPARE(launched.count(), 0);
+    auto runs = controller.store().runs().result();
+    QVERIFY(runs.isOk());
+    QVERIFY(runs->empty());
+    QVERIFY(!QDir(dir.filePath(QStringLiteral("agent-1/runs"))).exists() ||
+            QDir(dir.filePath(QStringLiteral("agent-1/runs")))
+                .entryList(QDir::Dirs | QDir::NoDotAndDotDot)
+                .isEmpty());
+  }
+
+  // --local-cluster: the cluster's agent allows the cluster's client key, not the GUI's, so the
+  // node comes online only when the controller connects with the key file. A second start with
+  // the same cluster updates the node (by name) instead of adding another; no local agent starts.
+  void localClusterNodesConnectWithTheClustersClientKey() {
+    QTemporaryDir dir;
+    const auto client = ringside::curve::generateKeyPair();
+    QVERIFY(client.isOk());
+    const QString secretFile = dir.filePath(QStringLiteral("client.key_secret"));
+    {
+      QFile file(secretFile);
+      QVERIFY(file.open(QIODevice::WriteOnly));
+      file.write(QByteArray::fromStdString(client->secretKey + "\n"));
+    }
+    auto agent =
+        startAgent(dir.filePath(QStringLiteral("node-1")),
+                   QString::fromStdString(client->publicKey), QStringLiteral(RINGSIDE_TRAINER_BIN));
+    QVERIFY(agent);
+    const QByteArray document =
+        QJsonDocument(QJsonObject{{"nodes", QJsonArray{QJsonObject{
+                                                {"name", "node-1"},
+                                                {"address", "127.0.0.1"},
+                                                {"control", agent->controlEndpoint()},
+                                                {"events", agent->eventsEndpoint()},
+                                                {"agent_public_key", agent->agentPublicKey()}}}},
+                                  {"client_public_key", QString::fromStdString(client->publicKey)},
+                                  {"client_secret_key_file", secretFile}})
+            .toJson();
+    auto cluster = parseLocalCluster(document, QStringLiteral("cluster.json"));
+    QVERIFY2(cluster.isOk(), cluster.status().message().c_str());
+    QVERIFY(localClusterClientKeys(*cluster).isOk());
+    QString nodeId;
+    for (int session = 0; session < 2; ++session) {
+      ControllerOptions o = options(dir.filePath(QStringLiteral("gui")));
+      o.localCluster = *cluster;
+      Controller controller(o);
+      QSignalSpy started(&controller, &Controller::started);
+      QVERIFY(controller.start().isOk());
+      QTRY_COMPARE(started.count(), 1);
+      QVERIFY(controller.guiPublicKey() != QString::fromStdString(client->publicKey));
+      QCOMPARE(controller.nodes().size(), 1);  // no local agent beside the cluster's node
+      const NodeView node = controller.nodes().first();
+      QCOMPARE(node.record.name, QStringLiteral("node-1"));
+      QVERIFY(!node.local);
+      QCOMPARE(node.record.clientKeyFile, secretFile);
+      if (session == 0) nodeId = node.record.nodeId;
+      QCOMPARE(node.record.nodeId, nodeId);  // updated by name, not added again
+      QTRY_VERIFY_WITH_TIMEOUT(onlineWithInfo(controller, nodeId), 15000);
+      QTRY_VERIFY(controller.store().nodes().result().isOk());
+      QCOMPARE(controller.store().nodes().result()->size(), size_t{1});
+    }
   }
 };
 

@@ -141,6 +141,76 @@ class MetricsStoreTest : public QObject {
     QCOMPARE(await(store.lastSeq("r")).status().code(), Status::Code::kFailedPrecondition);
   }
 
+  // Schema version 2: a node's launch settings and client key file. A node stored by a version-1
+  // build migrates with them empty; set ones survive a reopen.
+  void nodeSettingsMigrateAndRoundTrip() {
+    const QString file = path("version1.sqlite");
+    {
+      MetricsStore store(file);
+      QVERIFY(await(store.open()).isOk());
+    }
+    {
+      // Back to schema version 1: without migration 2's columns, with a node in it.
+      QSqlDatabase db = QSqlDatabase::addDatabase("QSQLITE", "version1");
+      db.setDatabaseName(file);
+      QVERIFY(db.open());
+      QSqlQuery query(db);
+      for (const char* column : {"network_interface", "mpirun_options", "client_key_file"}) {
+        QVERIFY(query.exec(QString("ALTER TABLE nodes DROP COLUMN %1").arg(column)));
+      }
+      QVERIFY(
+          query.exec("INSERT INTO nodes VALUES ('n-old', 'old', 'tcp://a:1 tcp://a:2', "
+                     "'key', 1.5)"));
+      QVERIFY(query.exec("PRAGMA user_version = 1"));
+    }
+    QSqlDatabase::removeDatabase("version1");
+    NodeRecord settings;
+    settings.nodeId = "n-new";
+    settings.name = "new";
+    settings.address = "tcp://b:1 tcp://b:2";
+    settings.publicKey = "key2";
+    settings.addedTime = 2.5;
+    settings.networkInterface = "10.0.0.0/24";
+    settings.mpirunOptions = "--mca plm_rsh_args \"-p 2222\"";
+    settings.clientKeyFile = "/var/lib/ringside-local-cluster/client.key_secret";
+    {
+      MetricsStore store(file);
+      const Status status = await(store.open());
+      QVERIFY2(status.isOk(), status.toString().c_str());
+      QCOMPARE(userVersion(file), MetricsStore::schemaVersion());
+      auto nodes = await(store.nodes());
+      QVERIFY(nodes.isOk());
+      QCOMPARE(nodes->size(), size_t{1});
+      QCOMPARE(nodes->front().name, QString("old"));
+      QCOMPARE(nodes->front().addedTime, 1.5);
+      QVERIFY(nodes->front().networkInterface.isEmpty());
+      QVERIFY(nodes->front().mpirunOptions.isEmpty());
+      QVERIFY(nodes->front().clientKeyFile.isEmpty());
+      QVERIFY(await(store.upsertNode(settings)).isOk());
+    }
+    MetricsStore reopened(file);
+    QVERIFY(await(reopened.open()).isOk());
+    auto nodes = await(reopened.nodes());
+    QVERIFY(nodes.isOk());
+    QCOMPARE(nodes->size(), size_t{2});
+    const NodeRecord& back = nodes->back();  // ordered by added time
+    QCOMPARE(back.nodeId, settings.nodeId);
+    QCOMPARE(back.networkInterface, settings.networkInterface);
+    QCOMPARE(back.mpirunOptions, settings.mpirunOptions);
+    QCOMPARE(back.clientKeyFile, settings.clientKeyFile);
+    // An update replaces the settings (and keeps the added time).
+    settings.networkInterface = "eth1";
+    settings.mpirunOptions.clear();
+    settings.addedTime = 99;
+    QVERIFY(await(reopened.upsertNode(settings)).isOk());
+    nodes = await(reopened.nodes());
+    QVERIFY(nodes.isOk());
+    QCOMPARE(nodes->back().networkInterface, QString("eth1"));
+    QVERIFY(nodes->back().mpirunOptions.isEmpty());
+    QCOMPARE(nodes->back().clientKeyFile, settings.clientKeyFile);
+    QCOMPARE(nodes->back().addedTime, 2.5);
+  }
+
   void ingestIsIdempotentBySeq() {
     MetricsStore store(path("idempotent.sqlite"));
     QVERIFY(await(store.open()).isOk());
@@ -341,9 +411,19 @@ class MetricsStoreTest : public QObject {
     QTRY_VERIFY(changed.count() >= 5);
 
     // Nodes.
-    QVERIFY(await(store.upsertNode({"n1", "gpu01", "tcp://gpu01:7710", "key1", 1.0})).isOk());
-    QVERIFY(await(store.upsertNode({"n1", "gpu01b", "tcp://gpu01:7711", "key1", 9.0})).isOk());
-    QVERIFY(await(store.upsertNode({"n2", "gpu02", "tcp://gpu02:7710", "key2", 2.0})).isOk());
+    const auto node = [](const char* id, const char* name, const char* address, const char* key,
+                         double addedTime) {
+      NodeRecord record;
+      record.nodeId = id;
+      record.name = name;
+      record.address = address;
+      record.publicKey = key;
+      record.addedTime = addedTime;
+      return record;
+    };
+    QVERIFY(await(store.upsertNode(node("n1", "gpu01", "tcp://gpu01:7710", "key1", 1.0))).isOk());
+    QVERIFY(await(store.upsertNode(node("n1", "gpu01b", "tcp://gpu01:7711", "key1", 9.0))).isOk());
+    QVERIFY(await(store.upsertNode(node("n2", "gpu02", "tcp://gpu02:7710", "key2", 2.0))).isOk());
     auto nodes = await(store.nodes());
     QCOMPARE(nodes->size(), size_t{2});
     QCOMPARE(nodes->at(0).name, QString("gpu01b"));

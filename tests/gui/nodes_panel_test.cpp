@@ -1,7 +1,7 @@
 // The nodes panel's parts without an agent: the table's cell texts (N/A for absent values, never
 // 0; numbers in the default locale), the address round trip the edit dialog relies on, the
-// add-node dialog's key validation and the GUI key it shows, and the detail pane's rolling
-// telemetry series.
+// add-node dialog's key validation, the GUI key it shows and the node's launch settings (network
+// interface, mpirun options) it checks and saves, and the detail pane's rolling telemetry series.
 #include <QClipboard>
 #include <QGuiApplication>
 #include <QLabel>
@@ -220,6 +220,76 @@ class NodesPanelTest : public QObject {
       if (button->text() == QStringLiteral("&Copy")) button->click();
     }
     QCOMPARE(QGuiApplication::clipboard()->text(), controller.guiPublicKey());
+  }
+
+  void dialogChecksAndSavesTheLaunchSettings() {
+    QTemporaryDir dir;
+    ControllerOptions options;
+    options.dataDir = dir.path();
+    options.startLocalAgent = false;
+    Controller controller(options);
+    QVERIFY(controller.start().isOk());
+    AddNodeDialog dialog(controller);
+    QLineEdit* host = nullptr;
+    QLineEdit* key = nullptr;
+    QLineEdit* interface = nullptr;
+    QLineEdit* mpirun = nullptr;
+    for (QLineEdit* edit : dialog.findChildren<QLineEdit*>()) {
+      if (edit->placeholderText().startsWith(QStringLiteral("host"))) host = edit;
+      if (edit->placeholderText().startsWith(QStringLiteral("40 characters"))) key = edit;
+      if (edit->placeholderText().startsWith(QStringLiteral("e.g. eth1"))) interface = edit;
+      if (edit->placeholderText().startsWith(QStringLiteral("e.g. --mca"))) mpirun = edit;
+    }
+    QVERIFY(host && key && interface && mpirun);
+    // The tooltip says what empty means and what to enter on a cluster.
+    QVERIFY(interface->toolTip().contains(QStringLiteral("Empty: the libraries pick")));
+    QVERIFY(interface->toolTip().contains(QStringLiteral("cluster network")));
+    host->setText(QStringLiteral("gpu01"));
+    key->setText(controller.guiPublicKey());
+    interface->setText(QStringLiteral("-eth1"));
+    QVERIFY2(dialog.interfaceError().contains(QStringLiteral("-eth1")),
+             qPrintable(dialog.interfaceError()));
+    mpirun->setText(QStringLiteral("btl_tcp_links 2"));
+    QVERIFY(!dialog.mpirunOptionsError().isEmpty());
+    dialog.accept();
+    QCOMPARE(dialog.result(), int(QDialog::Rejected));
+    QCOMPARE(controller.nodes().size(), 0);
+
+    interface->setText(QStringLiteral("10.0.0.0/24"));
+    mpirun->setText(QStringLiteral("--mca btl_tcp_links 2"));
+    QVERIFY(dialog.interfaceError().isEmpty());
+    QVERIFY(dialog.mpirunOptionsError().isEmpty());
+    dialog.accept();
+    QCOMPARE(dialog.result(), int(QDialog::Accepted));
+    QCOMPARE(controller.nodes().size(), 1);
+    const NodeRecord record = controller.nodes().first().record;
+    QCOMPARE(record.networkInterface, QStringLiteral("10.0.0.0/24"));
+    QCOMPARE(record.mpirunOptions, QStringLiteral("--mca btl_tcp_links 2"));
+    QVERIFY(record.clientKeyFile.isEmpty());
+    // The run setup form gets them with the node.
+    QCOMPARE(controller.nodeChoices().first().networkInterface, record.networkInterface);
+    QCOMPARE(controller.nodeChoices().first().mpirunOptions, record.mpirunOptions);
+
+    // Edit pre-fills them.
+    AddNodeDialog edit(controller, record.nodeId);
+    QStringList texts;
+    for (QLineEdit* field : edit.findChildren<QLineEdit*>()) texts << field->text();
+    QVERIFY(texts.contains(QStringLiteral("10.0.0.0/24")));
+    QVERIFY(texts.contains(QStringLiteral("--mca btl_tcp_links 2")));
+    // The controller refuses what the dialog would: no change then.
+    NodeSettings badInterface;
+    badInterface.networkInterface = QStringLiteral("eth 1");
+    const ringside::Status refused =
+        controller.editNode(record.nodeId, record.name, QStringLiteral("gpu01"), 47600, 47601,
+                            record.publicKey, badInterface);
+    QCOMPARE(refused.code(), ringside::Status::Code::kInvalidArgument);
+    QCOMPARE(controller.nodes().first().record.networkInterface, QStringLiteral("10.0.0.0/24"));
+    NodeSettings absentKeyFile;
+    absentKeyFile.clientKeyFile = dir.filePath(QStringLiteral("absent.key_secret"));
+    const ringside::Status noKeyFile =
+        controller.editNode(record.nodeId, record.name, QStringLiteral("gpu01"), 47600, 47601,
+                            record.publicKey, absentKeyFile);
+    QCOMPARE(noKeyFile.code(), ringside::Status::Code::kNotFound);
   }
 
   void detailPaneKeepsARollingSeries() {

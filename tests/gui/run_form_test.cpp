@@ -10,6 +10,25 @@ using ringside::gui::FieldError;
 using ringside::gui::NodeChoice;
 using ringside::gui::RunForm;
 
+namespace {
+
+// A node as Controller::nodeChoices() makes it, without launch settings.
+NodeChoice nodeChoice(const QString& nodeId, const QString& name, int freeSlots,
+                      const QString& slotKind, bool online, bool draining,
+                      const QString& hostName) {
+  NodeChoice node;
+  node.nodeId = nodeId;
+  node.name = name;
+  node.freeSlots = freeSlots;
+  node.slotKind = slotKind;
+  node.online = online;
+  node.draining = draining;
+  node.hostName = hostName;
+  return node;
+}
+
+}  // namespace
+
 class RunFormTest : public QObject {
   Q_OBJECT
 
@@ -41,15 +60,15 @@ class RunFormTest : public QObject {
 
   // One online node "n1" (host gpu01) with `freeSlots` free CPU slots.
   static QList<NodeChoice> oneNode(int freeSlots) {
-    return {NodeChoice{"n1", "gpu01", freeSlots, "cpu", true, false, "gpu01"}};
+    return {nodeChoice("n1", "gpu01", freeSlots, "cpu", true, false, "gpu01")};
   }
 
   // Three online nodes n1..n3 on hosts gpu01..gpu03 with 8 free GPU slots each.
   static QList<NodeChoice> threeNodes() {
     QList<NodeChoice> nodes;
     for (int i = 1; i <= 3; ++i) {
-      nodes.append(NodeChoice{QStringLiteral("n%1").arg(i), QStringLiteral("node %1").arg(i), 8,
-                              "gpu", true, false, QStringLiteral("gpu0%1").arg(i)});
+      nodes.append(nodeChoice(QStringLiteral("n%1").arg(i), QStringLiteral("node %1").arg(i), 8,
+                              "gpu", true, false, QStringLiteral("gpu0%1").arg(i)));
     }
     return nodes;
   }
@@ -198,6 +217,47 @@ class RunFormTest : public QObject {
     QCOMPARE(back.nodeIds, form.nodeIds);
     QVERIFY(back.specHosts.isEmpty());
     QCOMPARE(back.worldSize(), 12);
+  }
+
+  // Each node's interface goes to its HostSlots; the owner's mpirun options to the spec.
+  void perNodeInterfaceAndOwnersMpirunOptionsReachTheSpec() {
+    RunForm form = sample();
+    form.nodeIds = {QStringLiteral("n2"), QStringLiteral("n1")};
+    form.ranksPerNode = 2;
+    QList<NodeChoice> nodes = threeNodes();
+    nodes[0].networkInterface = QStringLiteral("eth1");
+    nodes[0].mpirunOptions = QStringLiteral("--mca btl_tcp_links 4");
+    nodes[1].networkInterface = QStringLiteral("10.0.0.0/24");
+    nodes[1].mpirunOptions = QStringLiteral("--mca plm_rsh_args \"-p 2222\"");
+    QVERIFY(validate(form, nodes).isEmpty());
+    auto spec = ringside::gui::toRunSpec(form, nodes);
+    QCOMPARE(spec.hosts_size(), 2);
+    QCOMPARE(spec.hosts(0).host(), std::string("gpu02"));
+    QCOMPARE(spec.hosts(0).network_interface(), std::string("10.0.0.0/24"));
+    QCOMPARE(spec.hosts(1).host(), std::string("gpu01"));
+    QCOMPARE(spec.hosts(1).network_interface(), std::string("eth1"));
+    // GPUs are the pre-flight's business (Controller::launch), not the form's.
+    QCOMPARE(spec.hosts(0).gpus_size(), 0);
+    QCOMPARE(spec.hosts(1).gpus_size(), 0);
+    // The owner (n2) starts mpirun: its options, in words as QProcess splits them.
+    QCOMPARE(spec.mpirun_args_size(), 3);
+    QCOMPARE(spec.mpirun_args(0), std::string("--mca"));
+    QCOMPARE(spec.mpirun_args(1), std::string("plm_rsh_args"));
+    QCOMPARE(spec.mpirun_args(2), std::string("-p 2222"));
+
+    // One node owns a single-node run too: its options apply; there is no host list.
+    form.nodeIds = {QStringLiteral("n1")};
+    spec = ringside::gui::toRunSpec(form, nodes);
+    QCOMPARE(spec.hosts_size(), 0);
+    QCOMPARE(spec.mpirun_args_size(), 3);
+    QCOMPARE(spec.mpirun_args(2), std::string("4"));
+
+    // A node without settings: no options, no interface (the libraries choose).
+    form.nodeIds = {QStringLiteral("n3"), QStringLiteral("n1")};
+    spec = ringside::gui::toRunSpec(form, nodes);
+    QCOMPARE(spec.mpirun_args_size(), 0);
+    QVERIFY(spec.hosts(0).network_interface().empty());
+    QCOMPARE(spec.hosts(1).network_interface(), std::string("eth1"));
   }
 
   void unknownHostsOfASpecAreReported() {
@@ -383,7 +443,7 @@ class RunFormTest : public QObject {
     form.name = QStringLiteral("ok");
     form.nodeIds = {QStringLiteral("n1")};
     QList<NodeChoice> nodes = oneNode(freeSlots);
-    nodes.append(NodeChoice{"n2", "gpu02", 8, "cpu", true, false, "gpu02"});
+    nodes.append(nodeChoice("n2", "gpu02", 8, "cpu", true, false, "gpu02"));
     if (freeSlots >= form.ranksPerNode) QVERIFY(validate(form, nodes).isEmpty());  // the baseline
     const QByteArray row = QTest::currentDataTag();
     if (row == "name") form.name = QStringLiteral("  ");

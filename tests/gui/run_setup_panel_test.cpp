@@ -12,6 +12,25 @@ using ringside::gui::NodeChoice;
 using ringside::gui::RunForm;
 using ringside::gui::RunSetupPanel;
 
+namespace {
+
+// A node as Controller::nodeChoices() makes it, without launch settings.
+NodeChoice nodeChoice(const QString& nodeId, const QString& name, int freeSlots,
+                      const QString& slotKind, bool online, bool draining,
+                      const QString& hostName) {
+  NodeChoice node;
+  node.nodeId = nodeId;
+  node.name = name;
+  node.freeSlots = freeSlots;
+  node.slotKind = slotKind;
+  node.online = online;
+  node.draining = draining;
+  node.hostName = hostName;
+  return node;
+}
+
+}  // namespace
+
 class RunSetupPanelTest : public QObject {
   Q_OBJECT
 
@@ -45,14 +64,14 @@ class RunSetupPanelTest : public QObject {
   }
 
   static QList<NodeChoice> twoNodes(int freeOnSecond) {
-    return {NodeChoice{"n1", "gpu01", 8, "gpu", true, false, "gpu01.cluster"},
-            NodeChoice{"n2", "gpu02", freeOnSecond, "gpu", true, false, "gpu02.cluster"}};
+    return {nodeChoice("n1", "gpu01", 8, "gpu", true, false, "gpu01.cluster"),
+            nodeChoice("n2", "gpu02", freeOnSecond, "gpu", true, false, "gpu02.cluster")};
   }
 
  private slots:
   void formRoundTripsThroughTheWidgets() {
     RunSetupPanel panel;
-    panel.setNodes({NodeChoice{"n1", "workstation", 8, "cpu", true, false, "ws"}});
+    panel.setNodes({nodeChoice("n1", "workstation", 8, "cpu", true, false, "ws")});
     RunForm form;
     form.name = QStringLiteral("round trip");
     form.tags = {QStringLiteral("a"), QStringLiteral("b")};
@@ -89,7 +108,7 @@ class RunSetupPanelTest : public QObject {
 
   void errorsShowAtTheFieldAndBlockLaunch() {
     RunSetupPanel panel;
-    panel.setNodes({NodeChoice{"n1", "workstation", 2, "cpu", true, false, "ws"}});
+    panel.setNodes({nodeChoice("n1", "workstation", 2, "cpu", true, false, "ws")});
     RunForm form;
     form.name = QStringLiteral("too many");
     form.ranksPerNode = 4;  // only 2 free
@@ -108,7 +127,7 @@ class RunSetupPanelTest : public QObject {
 
   void validFormEmitsLaunch() {
     RunSetupPanel panel;
-    panel.setNodes({NodeChoice{"n1", "workstation", 4, "cpu", true, false, "ws"}});
+    panel.setNodes({nodeChoice("n1", "workstation", 4, "cpu", true, false, "ws")});
     RunForm form;
     form.name = QStringLiteral("go");
     form.ranksPerNode = 2;
@@ -125,26 +144,26 @@ class RunSetupPanelTest : public QObject {
   void theFirstOnlineNodeIsCheckedUntilTheUserChooses() {
     RunSetupPanel panel;
     // Start-up: the only node is still connecting (offline); it is checked all the same.
-    panel.setNodes({NodeChoice{"local", "workstation", -1, "", false, false, ""}});
+    panel.setNodes({nodeChoice("local", "workstation", -1, "", false, false, "")});
     QCOMPARE(panel.form().nodeIds, QStringList{"local"});
     QVERIFY(!panel.canLaunch());
     QVERIFY(
         panel.fieldErrors().value(QStringLiteral("nodeIds")).contains(QStringLiteral("offline")));
-    panel.setNodes({NodeChoice{"local", "workstation", 4, "cpu", true, false, "ws"}});
+    panel.setNodes({nodeChoice("local", "workstation", 4, "cpu", true, false, "ws")});
     QCOMPARE(panel.form().nodeIds, QStringList{"local"});
     QVERIFY(panel.canLaunch());  // the default: one local node, 2 ranks
     QCOMPARE(panel.form().ranksPerNode, 2);
     QVERIFY(panel.worldSizeText().contains(QStringLiteral("1 node × 2 ranks = 2 ranks")));
 
     // A second node that is online, the first offline: the default moves to the online one.
-    panel.setNodes({NodeChoice{"local", "workstation", 4, "cpu", false, false, "ws"},
-                    NodeChoice{"n2", "gpu02", 8, "gpu", true, false, "gpu02"}});
+    panel.setNodes({nodeChoice("local", "workstation", 4, "cpu", false, false, "ws"),
+                    nodeChoice("n2", "gpu02", 8, "gpu", true, false, "gpu02")});
     QCOMPARE(panel.form().nodeIds, QStringList{"n2"});
 
     // Once the user unchecks everything, a refresh does not check a node again.
     setChecked(panel, QStringLiteral("n2"), false);
-    panel.setNodes({NodeChoice{"local", "workstation", 4, "cpu", true, false, "ws"},
-                    NodeChoice{"n2", "gpu02", 8, "gpu", true, false, "gpu02"}});
+    panel.setNodes({nodeChoice("local", "workstation", 4, "cpu", true, false, "ws"),
+                    nodeChoice("n2", "gpu02", 8, "gpu", true, false, "gpu02")});
     QVERIFY(panel.form().nodeIds.isEmpty());
     QVERIFY(!panel.canLaunch());
     QVERIFY(
@@ -223,7 +242,7 @@ class RunSetupPanelTest : public QObject {
   void aRefreshKeepsTheOrderAndTheChecks() {
     RunSetupPanel panel;
     QList<NodeChoice> nodes = twoNodes(8);
-    nodes.append(NodeChoice{"n3", "gpu03", 8, "gpu", true, false, "gpu03"});
+    nodes.append(nodeChoice("n3", "gpu03", 8, "gpu", true, false, "gpu03"));
     panel.setNodes(nodes);
     RunForm form;
     form.nodeIds = {QStringLiteral("n3"), QStringLiteral("n1")};
@@ -234,7 +253,7 @@ class RunSetupPanelTest : public QObject {
     QVERIFY(nodeList(panel)->item(1)->text().contains(QStringLiteral("free GPU slots: 6")));
     // A node that went away leaves the list (and the choice); a new one comes unchecked.
     nodes.removeAt(2);
-    nodes.append(NodeChoice{"n4", "gpu04", 8, "gpu", true, true, "gpu04"});
+    nodes.append(nodeChoice("n4", "gpu04", 8, "gpu", true, true, "gpu04"));
     panel.setNodes(nodes);
     QCOMPARE(panel.form().nodeIds, QStringList{"n1"});
     QCOMPARE(nodeList(panel)->count(), 3);

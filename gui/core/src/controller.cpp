@@ -84,10 +84,20 @@ Status Controller::start() {
 
 void Controller::finishStart(const std::vector<NodeRecord>& nodes,
                              const std::vector<RunRecord>& runs) {
-  // Runs the store already knows: their nodes, so a reconnect catches up on them.
+  // Runs the store already knows: their nodes, so a reconnect catches up on them, and the hosts
+  // of multi-node runs, so a stop reaches every node.
   for (const RunRecord& run : runs) {
     if (!runNode_.contains(run.runId)) runNode_.insert(run.runId, run.nodeId);
+    v1::RunSpec spec;
+    if (!runHosts_.contains(run.runId) && !run.spec.isEmpty() &&
+        spec.ParseFromArray(run.spec.constData(), static_cast<int>(run.spec.size())) &&
+        spec.hosts_size() > 0) {
+      QStringList hosts;
+      for (const v1::HostSlots& host : spec.hosts()) hosts << QString::fromStdString(host.host());
+      runHosts_.insert(run.runId, hosts);
+    }
   }
+  if (options_.localCluster) applyLocalCluster(nodes);
   // "No node configured" counts nodes added (addNode) while the store was opening, too.
   const bool noneConfigured = nodes.empty() && links_.empty();
   bool haveLocal = false;
@@ -153,7 +163,18 @@ void Controller::startLocalAgent(const QString& nodeId) {
 void Controller::connectNode(NodeLink& link, const QString& control, const QString& events,
                              const QString& agentKey) {
   const QString nodeId = link.record.nodeId;
-  link.connection = std::make_unique<AgentConnection>(keys_, options_.connection);
+  curve::KeyPair keys = keys_;
+  if (!link.record.clientKeyFile.isEmpty()) {
+    auto clientKeys = loadClientKeyFile(link.record.clientKeyFile);
+    if (!clientKeys.isOk()) {
+      emit errorMessage(
+          tr("Node %1 cannot be connected: %2")
+              .arg(link.record.name, QString::fromStdString(clientKeys.status().message())));
+      return;
+    }
+    keys = *clientKeys;
+  }
+  link.connection = std::make_unique<AgentConnection>(keys, options_.connection);
   AgentConnection* connection = link.connection.get();
   connect(connection, &AgentConnection::stateChanged, this,
           [this, nodeId](NodeState state, qint64 age) {
@@ -174,7 +195,7 @@ void Controller::connectNode(NodeLink& link, const QString& control, const QStri
           [this, nodeId](const v1::ListRunsReply& list) {
             for (const v1::RunInfo& run : list.runs()) {
               const QString runId = QString::fromStdString(run.run_id());
-              runNode_.insert(runId, nodeId);
+              noteRun(nodeId, run);
               store_->upsertRun(nodeId, run);
               // Catch up on every run of the node from what the store already has.
               whenReady(this, store_->lastSeq(runId), [this, nodeId, runId](Result<uint64_t> seq) {
@@ -194,32 +215,19 @@ void Controller::connectNode(NodeLink& link, const QString& control, const QStri
             batch.samples.assign(page.samples().begin(), page.samples().end());
             batch.logLines.assign(page.log_lines().begin(), page.log_lines().end());
             batch.states.assign(page.states().begin(), page.states().end());
-            if (page.has_run()) store_->upsertRun(nodeId, page.run());
+            if (page.has_run()) {
+              noteRun(nodeId, page.run());
+              store_->upsertRun(nodeId, page.run());
+            }
             ingest(nodeId, std::move(batch));
           });
   connect(connection, &AgentConnection::replyReceived, this,
-          [this](quint64 requestId, const v1::Envelope& reply) {
-            if (!pendingLaunches_.contains(requestId)) return;
-            const QString nodeId = pendingLaunches_.take(requestId);
-            if (reply.has_error()) {
-              emit launchFailed(QString::fromStdString(reply.error().message()));
-              return;
-            }
-            const v1::RunInfo& run = reply.launch_run_reply().run();
-            const QString runId = QString::fromStdString(run.run_id());
-            runNode_.insert(runId, nodeId);
-            store_->upsertRun(nodeId, run);
-            if (NodeLink* link = linkOf(nodeId); link && link->connection) {
-              link->connection->trackRun(runId, 0);
-            }
-            emit runLaunched(runId);
+          [this, nodeId](quint64 requestId, const v1::Envelope& reply) {
+            onReply(nodeId, requestId, reply);
           });
   connect(connection, &AgentConnection::requestFailed, this,
-          [this](quint64 requestId, const QString& message) {
-            if (pendingLaunches_.contains(requestId)) {
-              pendingLaunches_.remove(requestId);
-              emit launchFailed(message);
-            }
+          [this, nodeId](quint64 requestId, const QString& message) {
+            onRequestFailed(nodeId, requestId, message);
           });
   connection->connectTo(control, events, agentKey);
   connection->listRuns(true);
@@ -248,7 +256,7 @@ void Controller::onEvents(const QString& nodeId, const EventBatch& batch) {
   for (const v1::RunStateEvent& state : batch.states) {
     batchOf(state.run().run_id()).states.push_back(state);
     const QString runId = QString::fromStdString(state.run().run_id());
-    runNode_.insert(runId, nodeId);
+    noteRun(nodeId, state.run());
     emit runStateChanged(runId, state.run().state());
   }
   for (auto& [runId, ingestBatch] : byRun) ingest(nodeId, std::move(ingestBatch));
@@ -299,13 +307,15 @@ std::optional<NodeView> Controller::node(const QString& nodeId) const {
 }
 
 Status Controller::addNode(const QString& name, const QString& host, int controlPort,
-                           int eventsPort, const QString& agentPublicKey) {
+                           int eventsPort, const QString& agentPublicKey,
+                           const NodeSettings& settings) {
   const QString id = QStringLiteral("n-") + QUuid::createUuid().toString(QUuid::Id128).left(12);
-  return editNode(id, name, host, controlPort, eventsPort, agentPublicKey);
+  return editNode(id, name, host, controlPort, eventsPort, agentPublicKey, settings);
 }
 
 Status Controller::editNode(const QString& nodeId, const QString& name, const QString& host,
-                            int controlPort, int eventsPort, const QString& agentPublicKey) {
+                            int controlPort, int eventsPort, const QString& agentPublicKey,
+                            const NodeSettings& settings) {
   RINGSIDE_RETURN_IF_ERROR(curve::validateKey(agentPublicKey.trimmed().toStdString())
                                .withContext("the agent's public key"));
   if (host.trimmed().isEmpty() || host.contains(QLatin1Char(' '))) {
@@ -314,6 +324,16 @@ Status Controller::editNode(const QString& nodeId, const QString& name, const QS
   if (controlPort <= 0 || controlPort > 65535 || eventsPort <= 0 || eventsPort > 65535) {
     return Status::invalidArgument("ports must be between 1 and 65535");
   }
+  const QString networkInterface = settings.networkInterface.trimmed();
+  for (const QString& error :
+       {networkInterfaceError(networkInterface), mpirunOptionsError(settings.mpirunOptions)}) {
+    if (!error.isEmpty()) return Status::invalidArgument(error.toStdString());
+  }
+  const QString clientKeyFile = settings.clientKeyFile.trimmed();
+  if (!clientKeyFile.isEmpty()) {
+    auto clientKeys = loadClientKeyFile(clientKeyFile);
+    if (!clientKeys.isOk()) return clientKeys.status();
+  }
   const auto [control, events] = agentEndpoints(host, controlPort, eventsPort);
   NodeLink& link = links_[nodeId];
   link.connection.reset();
@@ -321,6 +341,9 @@ Status Controller::editNode(const QString& nodeId, const QString& name, const QS
   link.record.name = name.trimmed().isEmpty() ? host.trimmed() : name.trimmed();
   link.record.address = addressOf(control, events);
   link.record.publicKey = agentPublicKey.trimmed();
+  link.record.networkInterface = networkInterface;
+  link.record.mpirunOptions = settings.mpirunOptions.trimmed();
+  link.record.clientKeyFile = clientKeyFile;
   if (link.record.addedTime == 0) link.record.addedTime = nowSeconds();
   link.view = NodeView{};
   link.view.record = link.record;
@@ -328,6 +351,32 @@ Status Controller::editNode(const QString& nodeId, const QString& name, const QS
   connectNode(link, control, events, link.record.publicKey);
   emit nodesChanged();
   return Status::ok();
+}
+
+void Controller::applyLocalCluster(const std::vector<NodeRecord>& stored) {
+  const LocalCluster& cluster = *options_.localCluster;
+  for (const LocalClusterNode& node : cluster.nodes) {
+    NodeSettings settings;
+    settings.clientKeyFile = cluster.clientSecretKeyFile;
+    // Update by name: the node keeps its id (its runs) and the launch settings given to it.
+    const auto match = std::find_if(stored.begin(), stored.end(), [&](const NodeRecord& record) {
+      return record.name == node.name && record.address != QLatin1String(kLocalNodeAddress);
+    });
+    Status status;
+    if (match != stored.end()) {
+      settings.networkInterface = match->networkInterface;
+      settings.mpirunOptions = match->mpirunOptions;
+      status = editNode(match->nodeId, node.name, node.host, node.controlPort, node.eventsPort,
+                        node.agentPublicKey, settings);
+    } else {
+      status = addNode(node.name, node.host, node.controlPort, node.eventsPort, node.agentPublicKey,
+                       settings);
+    }
+    if (!status.isOk()) {
+      emit errorMessage(tr("Cannot add node %1 of the local cluster: %2")
+                            .arg(node.name, QString::fromStdString(status.message())));
+    }
+  }
 }
 
 void Controller::removeNode(const QString& nodeId) {
@@ -352,6 +401,8 @@ QList<NodeChoice> Controller::nodeChoices() const {
     NodeChoice choice;
     choice.nodeId = node.record.nodeId;
     choice.name = node.record.name;
+    choice.networkInterface = node.record.networkInterface;
+    choice.mpirunOptions = node.record.mpirunOptions;
     choice.online = node.state == NodeState::Online;
     if (node.info) {
       choice.slotKind = QString::fromStdString(node.info->slot_kind());
@@ -369,42 +420,6 @@ QList<NodeChoice> Controller::nodeChoices() const {
     choices.append(choice);
   }
   return choices;
-}
-
-void Controller::launch(const RunForm& form) {
-  if (form.nodeIds.isEmpty()) {
-    emit launchFailed(tr("Choose at least one node to run on (add nodes under Nodes)."));
-    return;
-  }
-  // The first node owns the run: it gets the Launch, its agent starts mpirun for every node,
-  // journals the run and relays its metrics (see toRunSpec() for what that means for the per-rank
-  // metrics of ranks on the other nodes). Stop goes to it too (runNode_).
-  const QString owner = form.nodeIds.first();
-  NodeLink* link = linkOf(owner);
-  if (link == nullptr || !link->connection) {
-    emit launchFailed(
-        tr("Node %1 is not connected.")
-            .arg(link != nullptr && !link->record.name.isEmpty() ? link->record.name : owner));
-    return;
-  }
-  for (const QString& nodeId : form.nodeIds) {
-    if (linkOf(nodeId) == nullptr) {
-      emit launchFailed(tr("Node %1 is not known (removed?); choose another node.").arg(nodeId));
-      return;
-    }
-  }
-  v1::Envelope request;
-  *request.mutable_launch_run()->mutable_spec() = toRunSpec(form, nodeChoices());
-  pendingLaunches_.insert(link->connection->request(request), owner);
-}
-
-void Controller::stopRun(const QString& runId, double graceSeconds) {
-  NodeLink* link = linkOf(runNode_.value(runId));
-  if (link == nullptr || !link->connection) {
-    emit runStopFailed(runId, tr("The node of run %1 is not connected.").arg(runId));
-    return;
-  }
-  link->connection->stopRun(runId, graceSeconds);
 }
 
 }  // namespace ringside::gui

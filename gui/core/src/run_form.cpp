@@ -8,11 +8,14 @@
 #include <algorithm>
 #include <functional>
 
+#include "ringside/gui/node_settings.h"
+
 namespace ringside::gui {
 
 namespace {
 
-QString tr(const char* text) { return QCoreApplication::translate("RunForm", text); }
+// lupdate files the tr() calls of free functions under their namespace, so that is the context.
+QString tr(const char* text) { return QCoreApplication::translate("ringside::gui", text); }
 
 constexpr int kPresetVersion = 1;
 
@@ -221,17 +224,23 @@ v1::RunSpec toRunSpec(const RunForm& form, const QList<NodeChoice>& nodes) {
   for (const QString& tag : form.tags) spec.add_tags(tag.trimmed().toStdString());
   spec.set_ranks_per_node(static_cast<uint32_t>(form.ranksPerNode));
   if (form.nodeIds.size() > 1) {
-    // mpirun on the first node starts the other nodes' ranks itself (over ssh), by host name;
-    // their agents are not involved. Known limitation: a rank pushes its per-rank metrics to the
-    // agent of its own node (the ipc:// endpoint in RINGSIDE_AGENT_ENDPOINT), and only the
-    // first node's agent owns the run, so the per-rank metrics of ranks on the other nodes do
-    // not reach the GUI. Rank 0 (on the first node) sends the global metrics, which do.
+    // mpirun on the first node starts the other nodes' ranks (over the node's launcher, ssh on a
+    // real cluster) by host name; their ranks push their metrics to the owner's agent over CURVE
+    // (docs/protocol.md, "Ranks on other nodes").
     for (const QString& nodeId : form.nodeIds) {
       const NodeChoice* node = findNode(nodes, nodeId);
       v1::HostSlots* host = spec.add_hosts();
       host->set_host(
           (node != nullptr && !node->hostName.isEmpty() ? node->hostName : nodeId).toStdString());
       host->set_ranks(static_cast<uint32_t>(form.ranksPerNode));
+      if (node != nullptr) host->set_network_interface(node->networkInterface.toStdString());
+    }
+  }
+  // The owner's agent runs mpirun, so its node's options apply.
+  if (const NodeChoice* owner =
+          form.nodeIds.isEmpty() ? nullptr : findNode(nodes, form.nodeIds[0])) {
+    for (const QString& word : splitMpirunOptions(owner->mpirunOptions)) {
+      spec.add_mpirun_args(word.toStdString());
     }
   }
   if (form.job == RunForm::Job::kCommand) {

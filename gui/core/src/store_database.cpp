@@ -247,14 +247,19 @@ Status MetricsStore::Database::fail(const QSqlQuery& query, const QString& what)
 
 Status MetricsStore::Database::upsertNode(const NodeRecord& node) {
   QSqlQuery& query = prepared(
-      "INSERT INTO nodes (node_id, name, address, public_key, added_time) VALUES (?,?,?,?,?) "
+      "INSERT INTO nodes (node_id, name, address, public_key, added_time, network_interface, "
+      "mpirun_options, client_key_file) VALUES (?,?,?,?,?,?,?,?) "
       "ON CONFLICT (node_id) DO UPDATE SET name = excluded.name, address = excluded.address, "
-      "public_key = excluded.public_key");
+      "public_key = excluded.public_key, network_interface = excluded.network_interface, "
+      "mpirun_options = excluded.mpirun_options, client_key_file = excluded.client_key_file");
   query.bindValue(0, text(node.nodeId));
   query.bindValue(1, text(node.name));
   query.bindValue(2, text(node.address));
   query.bindValue(3, text(node.publicKey));
   query.bindValue(4, node.addedTime);
+  query.bindValue(5, text(node.networkInterface));
+  query.bindValue(6, text(node.mpirunOptions));
+  query.bindValue(7, text(node.clientKeyFile));
   if (!query.exec()) return fail(query, "saving node " + node.nodeId);
   return Status::ok();
 }
@@ -268,14 +273,21 @@ Status MetricsStore::Database::removeNode(const QString& nodeId) {
 
 Result<std::vector<NodeRecord>> MetricsStore::Database::nodes() {
   QSqlQuery& query = prepared(
-      "SELECT node_id, name, address, public_key, added_time FROM nodes ORDER BY added_time, "
-      "node_id");
+      "SELECT node_id, name, address, public_key, added_time, network_interface, "
+      "mpirun_options, client_key_file FROM nodes ORDER BY added_time, node_id");
   if (!query.exec()) return fail(query, "listing nodes");
   std::vector<NodeRecord> nodes;
   while (query.next()) {
-    nodes.push_back({query.value(0).toString(), query.value(1).toString(),
-                     query.value(2).toString(), query.value(3).toString(),
-                     query.value(4).toDouble()});
+    NodeRecord node;
+    node.nodeId = query.value(0).toString();
+    node.name = query.value(1).toString();
+    node.address = query.value(2).toString();
+    node.publicKey = query.value(3).toString();
+    node.addedTime = query.value(4).toDouble();
+    node.networkInterface = query.value(5).toString();
+    node.mpirunOptions = query.value(6).toString();
+    node.clientKeyFile = query.value(7).toString();
+    nodes.push_back(std::move(node));
   }
   query.finish();
   return nodes;

@@ -80,9 +80,20 @@ Status createVersion1(QSqlDatabase& db) {
   return Status::ok();
 }
 
+// Version 1 -> 2: per-node launch settings (network interface, mpirun options) and the client
+// key file of a node reached with another keypair than the GUI's (--local-cluster).
+Status addNodeSettings(QSqlDatabase& db) {
+  for (const char* column : {"network_interface", "mpirun_options", "client_key_file"}) {
+    RINGSIDE_RETURN_IF_ERROR(
+        exec(db, QString("ALTER TABLE nodes ADD COLUMN %1 TEXT NOT NULL DEFAULT ''").arg(column)));
+  }
+  return Status::ok();
+}
+
 // migrations[v] takes the schema from version v to v + 1. Only ever append.
 const std::vector<std::function<Status(QSqlDatabase&)>>& migrations() {
-  static const std::vector<std::function<Status(QSqlDatabase&)>> kMigrations = {createVersion1};
+  static const std::vector<std::function<Status(QSqlDatabase&)>> kMigrations = {createVersion1,
+                                                                                addNodeSettings};
   return kMigrations;
 }
 

@@ -14,6 +14,7 @@
 
 #include "ringside/common/curve.h"
 #include "ringside/gui/controller.h"
+#include "ringside/gui/node_settings.h"
 
 namespace ringside::gui {
 
@@ -70,6 +71,29 @@ AddNodeDialog::AddNodeDialog(Controller& controller, const QString& nodeId, QWid
   form->addRow(QString(), keyError_);
   column->addWidget(nodeBox);
 
+  auto* launchBox = new QGroupBox(tr("Launch settings"));
+  auto* launchForm = new QFormLayout(launchBox);
+  networkInterface_ = new QLineEdit;
+  networkInterface_->setPlaceholderText(tr("e.g. eth1 or 10.0.0.0/24 (optional)"));
+  networkInterface_->setToolTip(
+      tr("The network interface or IPv4 subnet that MPI and NCCL use for this node's traffic "
+         "with the other nodes of a run. Empty: the libraries pick one (or the agent's "
+         "--network-interface). On a cluster, name the interface of the cluster network, e.g. "
+         "ib0 or eth1, so that traffic does not go over a slower management network."));
+  launchForm->addRow(tr("Network &interface:"), networkInterface_);
+  interfaceError_ = errorLabel();
+  launchForm->addRow(QString(), interfaceError_);
+  mpirunOptions_ = new QLineEdit;
+  mpirunOptions_->setPlaceholderText(tr("e.g. --mca btl_tcp_links 2 (optional)"));
+  mpirunOptions_->setToolTip(
+      tr("Extra mpirun options for runs this node owns (its agent starts mpirun), quoted like a "
+         "shell command line, e.g. --mca plm_rsh_args \"-p 2222\". They must start with an "
+         "option. Empty: none."));
+  launchForm->addRow(tr("mpirun &options:"), mpirunOptions_);
+  optionsError_ = errorLabel();
+  launchForm->addRow(QString(), optionsError_);
+  column->addWidget(launchBox);
+
   auto* keyBox = new QGroupBox(tr("Authorize this GUI on the node"));
   auto* keyColumn = new QVBoxLayout(keyBox);
   auto* explanation = new QLabel(
@@ -102,6 +126,10 @@ AddNodeDialog::AddNodeDialog(Controller& controller, const QString& nodeId, QWid
   commandRow->addWidget(copyCommand);
   keyColumn->addLayout(commandRow);
   column->addWidget(keyBox);
+  clientKeyNote_ = new QLabel;
+  clientKeyNote_->setWordWrap(true);
+  clientKeyNote_->setVisible(false);
+  column->addWidget(clientKeyNote_);
 
   submitError_ = errorLabel();
   column->addWidget(submitError_);
@@ -122,12 +150,25 @@ AddNodeDialog::AddNodeDialog(Controller& controller, const QString& nodeId, QWid
         eventsPort_->setValue(address.eventsPort);
       }
       agentKey_->setText(node->record.publicKey);
+      networkInterface_->setText(node->record.networkInterface);
+      mpirunOptions_->setText(node->record.mpirunOptions);
+      clientKeyFile_ = node->record.clientKeyFile;
     }
+  }
+  if (!clientKeyFile_.isEmpty()) {
+    // This node does not allow the GUI's key: it is reached with a local cluster's client key.
+    keyBox->setVisible(false);
+    clientKeyNote_->setText(tr("This node is reached with the client key in %1 (a local "
+                               "cluster's, from --local-cluster), not with this GUI's key.")
+                                .arg(clientKeyFile_));
+    clientKeyNote_->setVisible(true);
   }
 
   connect(name_, &QLineEdit::textChanged, this, &AddNodeDialog::revalidate);
   connect(host_, &QLineEdit::textChanged, this, &AddNodeDialog::revalidate);
   connect(agentKey_, &QLineEdit::textChanged, this, &AddNodeDialog::revalidate);
+  connect(networkInterface_, &QLineEdit::textChanged, this, &AddNodeDialog::revalidate);
+  connect(mpirunOptions_, &QLineEdit::textChanged, this, &AddNodeDialog::revalidate);
   revalidate();
 }
 
@@ -135,6 +176,10 @@ AddNodeDialog::AddNodeDialog(Controller& controller, const QString& nodeId, QWid
 QString AddNodeDialog::keyError() const { return keyError_->text(); }
 
 QString AddNodeDialog::submitError() const { return submitError_->text(); }
+
+QString AddNodeDialog::interfaceError() const { return interfaceError_->text(); }
+
+QString AddNodeDialog::mpirunOptionsError() const { return optionsError_->text(); }
 
 void AddNodeDialog::revalidate() {
   showError(submitError_, {});
@@ -154,8 +199,11 @@ void AddNodeDialog::revalidate() {
     }
   }
   showError(keyError_, keyMessage);
+  showError(interfaceError_, networkInterfaceError(networkInterface_->text().trimmed()));
+  showError(optionsError_, ringside::gui::mpirunOptionsError(mpirunOptions_->text()));
   ok_->setEnabled(!host.isEmpty() && hostError_->text().isEmpty() && !key.isEmpty() &&
-                  keyMessage.isEmpty());
+                  keyMessage.isEmpty() && interfaceError_->text().isEmpty() &&
+                  optionsError_->text().isEmpty());
 }
 
 void AddNodeDialog::accept() {
@@ -169,10 +217,14 @@ void AddNodeDialog::accept() {
   const QString name = name_->text().trimmed();
   const QString host = host_->text().trimmed();
   const QString key = agentKey_->text().trimmed();
-  const Status status =
-      isEdit() ? controller_.editNode(nodeId_, name, host, controlPort_->value(),
-                                      eventsPort_->value(), key)
-               : controller_.addNode(name, host, controlPort_->value(), eventsPort_->value(), key);
+  NodeSettings settings;
+  settings.networkInterface = networkInterface_->text().trimmed();
+  settings.mpirunOptions = mpirunOptions_->text().trimmed();
+  settings.clientKeyFile = clientKeyFile_;
+  const Status status = isEdit() ? controller_.editNode(nodeId_, name, host, controlPort_->value(),
+                                                        eventsPort_->value(), key, settings)
+                                 : controller_.addNode(name, host, controlPort_->value(),
+                                                       eventsPort_->value(), key, settings);
   if (!status.isOk()) {
     showError(submitError_,
               tr("The node could not be saved: %1").arg(QString::fromStdString(status.message())));

@@ -10,8 +10,12 @@
 
 #include <QHash>
 #include <QObject>
+#include <QPair>
 #include <QPointer>
+#include <QSet>
 #include <QString>
+#include <QStringList>
+#include <map>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -19,7 +23,10 @@
 #include "ringside/common/curve.h"
 #include "ringside/gui/agent_connection.h"
 #include "ringside/gui/local_agent.h"
+#include "ringside/gui/local_cluster.h"
 #include "ringside/gui/metrics_store.h"
+#include "ringside/gui/node_settings.h"
+#include "ringside/gui/preflight.h"
 #include "ringside/gui/run_form.h"
 
 namespace ringside::gui {
@@ -33,6 +40,13 @@ struct ControllerOptions {
   QString trainerBinary;        // for the local agent
   bool startLocalAgent = true;  // on a first start with no node configured
   AgentConnectionOptions connection;
+  // How long a multi-node launch waits for every node's pre-flight answer.
+  int preflightTimeoutMs = kPreflightTimeoutMs;
+  // `ringside --local-cluster`: these nodes are added when start() has read the stored ones (a
+  // stored node with the same name is updated, keeping its launch settings) and reached with the
+  // cluster's client keypair. Nodes added this way count as configured: no local agent starts
+  // on a fresh database.
+  std::optional<LocalCluster> localCluster;
 };
 
 // What the nodes panel shows about a node.
@@ -78,20 +92,34 @@ class Controller : public QObject {
   // the host of the node's address, this machine's host name for the local agent).
   QList<NodeChoice> nodeChoices() const;
 
-  // Adds a node by address ("host" or "tcp://host", ports default 47600/47601) and the agent's
-  // public key. Errors: InvalidArgument for a malformed key or address.
+  // Adds a node by address ("host" or "tcp://host", ports default 47600/47601), the agent's
+  // public key and the node's launch settings. Errors: InvalidArgument for a malformed key or
+  // address, a network interface or mpirun options that networkInterfaceError /
+  // mpirunOptionsError refuse, or a client key file that cannot be loaded (loadClientKeyFile);
+  // the message says which and what to enter. Nothing changes then.
   Status addNode(const QString& name, const QString& host, int controlPort, int eventsPort,
-                 const QString& agentPublicKey);
+                 const QString& agentPublicKey, const NodeSettings& settings = {});
+  // The same for an existing node (or a new one with this id); reconnects it.
   Status editNode(const QString& nodeId, const QString& name, const QString& host, int controlPort,
-                  int eventsPort, const QString& agentPublicKey);
+                  int eventsPort, const QString& agentPublicKey, const NodeSettings& settings = {});
   void removeNode(const QString& nodeId);
   void setDrain(const QString& nodeId, bool draining);
 
   // Launches the form's run: the spec (toRunSpec with nodeChoices(), so a multi-node run names
-  // every chosen node's host) goes to the first of form.nodeIds, whose agent owns the run and
-  // starts mpirun for all nodes. The outcome comes as runLaunched or launchFailed (no node
-  // chosen, the first node not connected, another chosen node unknown, or the agent's error).
+  // every chosen node's host, interface and the owner's mpirun options) goes to the first of
+  // form.nodeIds, whose agent owns the run and starts mpirun for all nodes. A multi-node launch
+  // first asks every chosen node for a pre-flight (preflightStarted), without blocking: the
+  // Launch is sent only when all of them answered within options.preflightTimeoutMs with no
+  // problem and the owner's agent version (applyPreflight, which also picks the other GPU nodes'
+  // GPUs). The outcome comes as runLaunched or launchFailed: no node chosen, the first node not
+  // connected, another chosen node unknown, a node of a multi-node run not online, not
+  // answering or refusing the pre-flight, the pre-flight's problems (one message naming each
+  // node), or the agent's error. Each message names the node and says what to do.
   void launch(const RunForm& form);
+  // Stops a run: StopRun goes to its owner and, for a multi-node run, to every other node of it
+  // (found by the host names of the run's spec: nodeChoices().hostName) so that ranks there end
+  // even when mpirun cannot reach them. A node's error reply comes as runStopFailed naming the
+  // node, except NotFound from a node other than the owner (its ranks had already exited).
   void stopRun(const QString& runId, double graceSeconds = 0);
   // The node that owns a run ("" when unknown).
   QString nodeOfRun(const QString& runId) const { return runNode_.value(runId); }
@@ -101,6 +129,9 @@ class Controller : public QObject {
   void telemetryReceived(const QString& nodeId, const ringside::v1::NodeTelemetry& telemetry);
   void runLaunched(const QString& runId);
   void launchFailed(const QString& message);
+  // A multi-node launch is asking these nodes (display names) for their pre-flight; runLaunched
+  // or launchFailed follows.
+  void preflightStarted(const QStringList& nodeNames);
   void runStopFailed(const QString& runId, const QString& message);
   // New data for a run is in the store (the dashboards redraw on their timer).
   void runDataChanged(const QString& runId);
@@ -119,8 +150,36 @@ class Controller : public QObject {
     std::unique_ptr<AgentConnection> connection;
     NodeView view;
   };
+  // A request to one node: request ids are counted per connection, so the node is part of it.
+  using RequestKey = QPair<QString, quint64>;  // node id, request id
+  // A multi-node launch waiting for its pre-flight answers.
+  struct Preflight {
+    QStringList nodeIds;  // in the spec's host order; the first owns the run
+    v1::RunSpec spec;
+    std::map<QString, v1::PreflightReply> replies;  // by node id
+  };
+  struct StopRequest {
+    QString runId;
+    bool owner = false;
+  };
+  // Connects with the GUI's keypair, or the one in link.record.clientKeyFile (errorMessage and
+  // no connection when that cannot be loaded).
   void connectNode(NodeLink& link, const QString& control, const QString& events,
                    const QString& agentKey);
+  // Replies and failed requests of every connection (controller_launch.cpp).
+  void onReply(const QString& nodeId, quint64 requestId, const v1::Envelope& reply);
+  void onRequestFailed(const QString& nodeId, quint64 requestId, const QString& message);
+  void startPreflight(const QStringList& nodeIds, v1::RunSpec spec);
+  void onPreflightAnswer(quint64 attempt, const QString& nodeId, const v1::Envelope& reply);
+  void failPreflight(quint64 attempt, const QString& message);
+  void sendLaunch(const QString& owner, const v1::RunSpec& spec);
+  // Remembers the run's owner and, for a multi-node run, its hosts (for stopRun).
+  void noteRun(const QString& nodeId, const v1::RunInfo& run);
+  // The nodes other than `owner` whose host names the run's spec lists.
+  QStringList otherNodesOfRun(const QString& runId, const QString& owner) const;
+  QString displayName(const QString& nodeId) const;
+  // Adds or updates options_.localCluster's nodes; `stored`: the nodes the store had.
+  void applyLocalCluster(const std::vector<NodeRecord>& stored);
   // The second half of start(), once the store's nodes and runs are back.
   void finishStart(const std::vector<NodeRecord>& nodes, const std::vector<RunRecord>& runs);
   void startLocalAgent(const QString& nodeId);
@@ -132,9 +191,14 @@ class Controller : public QObject {
   curve::KeyPair keys_;
   std::unique_ptr<MetricsStore> store_;
   std::unique_ptr<LocalAgent> localAgent_;
-  std::map<QString, NodeLink> links_;        // by node id
-  QHash<QString, QString> runNode_;          // run id -> node id
-  QHash<quint64, QString> pendingLaunches_;  // request id -> node id
+  std::map<QString, NodeLink> links_;     // by node id
+  QHash<QString, QString> runNode_;       // run id -> node id
+  QHash<QString, QStringList> runHosts_;  // run id -> its spec's host names (multi-node runs)
+  QSet<RequestKey> pendingLaunches_;
+  std::map<quint64, Preflight> preflights_;       // by attempt (nextPreflight_)
+  QHash<RequestKey, quint64> preflightRequests_;  // -> attempt
+  QHash<RequestKey, StopRequest> pendingStops_;
+  quint64 nextPreflight_ = 0;
   bool startCalled_ = false;
   bool started_ = false;
 };

@@ -27,6 +27,12 @@ struct NodeRecord {
   QString address;         // e.g. "tcp://gpu01:7710"
   QString publicKey;       // the agent's CURVE public key, Z85 text
   double addedTime = 0.0;  // Unix seconds
+  // Launch settings (node_settings.h, NodeSettings): the interface or subnet for MPI/NCCL traffic
+  // ("" = the libraries' choice), extra mpirun options when this node owns a run (one command
+  // line), and the CURVE secret key file presented instead of the GUI's keypair ("" = the GUI's).
+  QString networkInterface;
+  QString mpirunOptions;
+  QString clientKeyFile;
 };
 
 // One row of the history table: the last known RunInfo plus what the GUI adds (tags, notes) and

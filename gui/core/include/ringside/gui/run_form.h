@@ -81,6 +81,10 @@ struct NodeChoice {
   // The host as mpirun's --host takes it: the hostname the node's agent reported in its Hello
   // (NodeInfo.hostname), else the host of the node's address.
   QString hostName;
+  // The node's launch settings (NodeRecord, node_settings.h): the interface or subnet for its
+  // MPI/NCCL traffic, and extra mpirun options used when it owns the run.
+  QString networkInterface;
+  QString mpirunOptions;
 };
 
 struct FieldError {
@@ -98,8 +102,10 @@ QList<FieldError> validate(const RunForm& form, const QList<NodeChoice>& nodes);
 // The launch request's spec: TrainerJob.config = trainerConfig(form) (never the deprecated
 // config_json), or the command. Assumes validate() found nothing. One chosen node: hosts empty and
 // ranks_per_node set (the owning agent runs every rank). Several: hosts = each node's hostName
-// from `nodes` (the node id when it is not there) with ranksPerNode ranks each, in rank order;
-// ranks_per_node is set as well.
+// from `nodes` (the node id when it is not there) with ranksPerNode ranks each and the node's
+// networkInterface, in rank order; ranks_per_node is set as well. mpirun_args are the owner's
+// (the first node's) mpirunOptions in words. HostSlots.gpus stay empty: the controller fills
+// them from the pre-flight replies (Controller::launch).
 v1::RunSpec toRunSpec(const RunForm& form, const QList<NodeChoice>& nodes = {});
 // A form pre-filled from a run's spec: its TrainerJob.config, or the deprecated config_json of an
 // old spec converted (trainerConfigOf; one that is not a valid run spec leaves the defaults).

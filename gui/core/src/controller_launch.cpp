@@ -1,0 +1,237 @@
+// Controller: launching (with the pre-flight of a multi-node run), stopping, and the replies to
+// those requests. The rest of the controller is in controller.cpp.
+#include <QLocale>
+#include <QTimer>
+
+#include "ringside/gui/controller.h"
+
+namespace ringside::gui {
+
+QString Controller::displayName(const QString& nodeId) const {
+  auto it = links_.find(nodeId);
+  return it != links_.end() && !it->second.record.name.isEmpty() ? it->second.record.name : nodeId;
+}
+
+void Controller::noteRun(const QString& nodeId, const v1::RunInfo& run) {
+  const QString runId = QString::fromStdString(run.run_id());
+  runNode_.insert(runId, nodeId);
+  if (run.has_spec() && run.spec().hosts_size() > 0) {
+    QStringList hosts;
+    for (const v1::HostSlots& host : run.spec().hosts()) {
+      hosts << QString::fromStdString(host.host());
+    }
+    runHosts_.insert(runId, hosts);
+  }
+}
+
+QStringList Controller::otherNodesOfRun(const QString& runId, const QString& owner) const {
+  QStringList nodeIds;
+  const QList<NodeChoice> choices = nodeChoices();
+  for (const QString& host : runHosts_.value(runId)) {
+    for (const NodeChoice& choice : choices) {
+      if (choice.nodeId != owner && !nodeIds.contains(choice.nodeId) &&
+          choice.hostName.compare(host, Qt::CaseInsensitive) == 0) {
+        nodeIds << choice.nodeId;
+      }
+    }
+  }
+  return nodeIds;
+}
+
+void Controller::launch(const RunForm& form) {
+  if (form.nodeIds.isEmpty()) {
+    emit launchFailed(tr("Choose at least one node to run on (add nodes under Nodes)."));
+    return;
+  }
+  // The first node owns the run: it gets the Launch, its agent starts mpirun for every node,
+  // journals the run and relays its metrics, also those the ranks on the other nodes push to it.
+  // Stop goes to it and to the other nodes (stopRun).
+  const QString owner = form.nodeIds.first();
+  NodeLink* link = linkOf(owner);
+  if (link == nullptr || !link->connection) {
+    emit launchFailed(tr("Node %1 is not connected.").arg(displayName(owner)));
+    return;
+  }
+  for (const QString& nodeId : form.nodeIds) {
+    if (linkOf(nodeId) == nullptr) {
+      emit launchFailed(tr("Node %1 is not known (removed?); choose another node.").arg(nodeId));
+      return;
+    }
+  }
+  v1::RunSpec spec = toRunSpec(form, nodeChoices());
+  if (form.nodeIds.size() == 1) {
+    sendLaunch(owner, spec);
+    return;
+  }
+  for (const QString& nodeId : form.nodeIds) {
+    const NodeLink* node = linkOf(nodeId);
+    if (!node->connection || node->connection->state() != NodeState::Online) {
+      emit launchFailed(tr("Node %1 is not online, so the run cannot start on it: wait until it "
+                           "is online (Nodes) or choose another node.")
+                            .arg(displayName(nodeId)));
+      return;
+    }
+  }
+  startPreflight(form.nodeIds, std::move(spec));
+}
+
+void Controller::sendLaunch(const QString& owner, const v1::RunSpec& spec) {
+  NodeLink* link = linkOf(owner);
+  if (link == nullptr || !link->connection) {
+    emit launchFailed(tr("Node %1 is not connected.").arg(displayName(owner)));
+    return;
+  }
+  v1::Envelope request;
+  *request.mutable_launch_run()->mutable_spec() = spec;
+  pendingLaunches_.insert({owner, link->connection->request(request)});
+}
+
+void Controller::startPreflight(const QStringList& nodeIds, v1::RunSpec spec) {
+  const quint64 attempt = ++nextPreflight_;
+  Preflight& preflight = preflights_[attempt];
+  preflight.nodeIds = nodeIds;
+  preflight.spec = std::move(spec);
+  QStringList names;
+  for (int i = 0; i < nodeIds.size(); ++i) {
+    v1::Envelope request;
+    *request.mutable_preflight()->mutable_spec() = preflight.spec;
+    request.mutable_preflight()->set_ranks(preflight.spec.hosts(i).ranks());
+    preflightRequests_.insert({nodeIds[i], linkOf(nodeIds[i])->connection->request(request)},
+                              attempt);
+    names << displayName(nodeIds[i]);
+  }
+  // The GUI thread does not wait: whatever has not answered by then fails the launch.
+  QTimer::singleShot(options_.preflightTimeoutMs, this, [this, attempt] {
+    auto it = preflights_.find(attempt);
+    if (it == preflights_.end()) return;
+    QStringList silent;
+    for (const QString& nodeId : it->second.nodeIds) {
+      if (it->second.replies.count(nodeId) == 0) silent << displayName(nodeId);
+    }
+    failPreflight(attempt,
+                  tr("%1 did not answer the pre-flight check within %2 s, so nothing was "
+                     "launched: check that the node's agent runs and is reachable (Nodes), then "
+                     "launch again.")
+                      .arg(silent.join(QStringLiteral(", ")),
+                           QLocale().toString(options_.preflightTimeoutMs / 1000.0)));
+  });
+  emit preflightStarted(names);
+}
+
+void Controller::failPreflight(quint64 attempt, const QString& message) {
+  if (preflights_.erase(attempt) == 0) return;
+  for (auto it = preflightRequests_.begin(); it != preflightRequests_.end();) {
+    it = it.value() == attempt ? preflightRequests_.erase(it) : std::next(it);
+  }
+  emit launchFailed(message);
+}
+
+void Controller::onPreflightAnswer(quint64 attempt, const QString& nodeId,
+                                   const v1::Envelope& reply) {
+  auto it = preflights_.find(attempt);
+  if (it == preflights_.end()) return;
+  if (reply.has_error() || !reply.has_preflight_reply()) {
+    // An agent from before the pre-flight answers UNKNOWN_MESSAGE.
+    const QString why = reply.has_error() ? QString::fromStdString(reply.error().message())
+                                          : tr("the reply was not a pre-flight answer");
+    failPreflight(attempt, tr("The pre-flight check on %1 failed, so nothing was launched: %2. "
+                              "Check that the node runs the same Ringside version as the others.")
+                               .arg(displayName(nodeId), why));
+    return;
+  }
+  Preflight& preflight = it->second;
+  preflight.replies[nodeId] = reply.preflight_reply();
+  if (preflight.replies.size() < static_cast<size_t>(preflight.nodeIds.size())) return;
+  QList<PreflightAnswer> answers;
+  for (const QString& id : preflight.nodeIds) {
+    answers.append({displayName(id), preflight.replies[id]});
+  }
+  v1::RunSpec spec = preflight.spec;
+  const QString owner = preflight.nodeIds.first();
+  const QString problems = applyPreflight(answers, &spec);
+  if (!problems.isEmpty()) {
+    failPreflight(attempt, problems);
+    return;
+  }
+  preflights_.erase(it);
+  sendLaunch(owner, spec);
+}
+
+void Controller::stopRun(const QString& runId, double graceSeconds) {
+  const QString owner = runNode_.value(runId);
+  NodeLink* link = linkOf(owner);
+  if (link == nullptr || !link->connection) {
+    emit runStopFailed(runId, tr("The node of run %1 is not connected.").arg(runId));
+    return;
+  }
+  pendingStops_.insert({owner, link->connection->stopRun(runId, graceSeconds)}, {runId, true});
+  // The ranks on the other nodes of a multi-node run: their agents stop them too, so they end
+  // even when mpirun on the owner cannot reach them any more.
+  for (const QString& nodeId : otherNodesOfRun(runId, owner)) {
+    NodeLink* other = linkOf(nodeId);
+    if (other == nullptr || !other->connection) continue;
+    pendingStops_.insert({nodeId, other->connection->stopRun(runId, graceSeconds)}, {runId, false});
+  }
+}
+
+void Controller::onReply(const QString& nodeId, quint64 requestId, const v1::Envelope& reply) {
+  const RequestKey key{nodeId, requestId};
+  if (auto preflight = preflightRequests_.constFind(key); preflight != preflightRequests_.cend()) {
+    const quint64 attempt = preflight.value();
+    preflightRequests_.erase(preflight);
+    onPreflightAnswer(attempt, nodeId, reply);
+    return;
+  }
+  if (auto stop = pendingStops_.constFind(key); stop != pendingStops_.cend()) {
+    const StopRequest request = stop.value();
+    pendingStops_.erase(stop);
+    if (!reply.has_error()) return;  // the run's new state comes as an event
+    // A node other than the owner has no ranks of the run once they exited: nothing to stop.
+    if (!request.owner && reply.error().code() == v1::ErrorReply::NOT_FOUND) return;
+    emit runStopFailed(request.runId,
+                       request.owner ? QString::fromStdString(reply.error().message())
+                                     : tr("%1 could not stop the run's ranks there: %2")
+                                           .arg(displayName(nodeId),
+                                                QString::fromStdString(reply.error().message())));
+    return;
+  }
+  if (!pendingLaunches_.remove(key)) return;
+  if (reply.has_error()) {
+    emit launchFailed(QString::fromStdString(reply.error().message()));
+    return;
+  }
+  const v1::RunInfo& run = reply.launch_run_reply().run();
+  const QString runId = QString::fromStdString(run.run_id());
+  noteRun(nodeId, run);
+  store_->upsertRun(nodeId, run);
+  if (NodeLink* link = linkOf(nodeId); link && link->connection) {
+    link->connection->trackRun(runId, 0);
+  }
+  emit runLaunched(runId);
+}
+
+void Controller::onRequestFailed(const QString& nodeId, quint64 requestId, const QString& message) {
+  const RequestKey key{nodeId, requestId};
+  if (auto preflight = preflightRequests_.constFind(key); preflight != preflightRequests_.cend()) {
+    const quint64 attempt = preflight.value();
+    preflightRequests_.erase(preflight);
+    failPreflight(attempt, tr("The pre-flight check could not reach %1, so nothing was launched: "
+                              "%2. Check that the node is online (Nodes), then launch again.")
+                               .arg(displayName(nodeId), message));
+    return;
+  }
+  if (auto stop = pendingStops_.constFind(key); stop != pendingStops_.cend()) {
+    const StopRequest request = stop.value();
+    pendingStops_.erase(stop);
+    emit runStopFailed(request.runId,
+                       request.owner ? message
+                                     : tr("%1 could not be asked to stop the run's ranks there: "
+                                          "%2. The owner's mpirun stops them as well; check the "
+                                          "node once it is reachable.")
+                                           .arg(displayName(nodeId), message));
+    return;
+  }
+  if (pendingLaunches_.remove(key)) emit launchFailed(message);
+}
+
+}  // namespace ringside::gui

@@ -1,0 +1,67 @@
+#include "ringside/gui/preflight.h"
+
+#include <QCoreApplication>
+#include <QStringList>
+
+namespace ringside::gui {
+
+namespace {
+
+// lupdate files the tr() calls of free functions under their namespace, so that is the context.
+QString tr(const char* text) { return QCoreApplication::translate("ringside::gui", text); }
+
+QString text(const std::string& value) { return QString::fromStdString(value); }
+
+}  // namespace
+
+QString applyPreflight(const QList<PreflightAnswer>& answers, v1::RunSpec* spec) {
+  if (answers.isEmpty() || answers.size() != spec->hosts_size()) {
+    return tr("The pre-flight check got %1 answers for %2 nodes; launch again.")
+        .arg(answers.size())
+        .arg(spec->hosts_size());
+  }
+  QStringList lines;
+  const PreflightAnswer& owner = answers.first();
+  std::vector<std::vector<uint32_t>> gpus(answers.size());
+  for (qsizetype i = 0; i < answers.size(); ++i) {
+    const PreflightAnswer& answer = answers[i];
+    for (const std::string& problem : answer.reply.problems()) {
+      lines << answer.nodeName + QStringLiteral(": ") + text(problem);
+    }
+    if (i == 0) continue;
+    if (answer.reply.agent_version() != owner.reply.agent_version()) {
+      lines << tr("%1: runs ringside-agent %2, but the owner %3 runs %4; install the same "
+                  "Ringside version on every node of the run.")
+                   .arg(answer.nodeName, text(answer.reply.agent_version()), owner.nodeName,
+                        text(owner.reply.agent_version()));
+    }
+    if (answer.reply.slot_kind() != "gpu") continue;
+    const uint32_t ranks = spec->hosts(static_cast<int>(i)).ranks();
+    if (static_cast<uint32_t>(answer.reply.free_gpus_size()) < ranks) {
+      // The agent reports this as a problem too; an older one may not.
+      if (answer.reply.problems_size() == 0) {
+        lines << tr("%1: %2 ranks need %2 free GPUs, but %3 are free; lower the ranks per node "
+                    "or stop a run there.")
+                     .arg(answer.nodeName)
+                     .arg(ranks)
+                     .arg(answer.reply.free_gpus_size());
+      }
+      continue;
+    }
+    gpus[i].assign(answer.reply.free_gpus().begin(), answer.reply.free_gpus().begin() + ranks);
+  }
+  if (!lines.isEmpty()) {
+    return tr("The pre-flight check of the nodes found problems, so nothing was launched. Fix "
+              "them and launch again:") +
+           QStringLiteral("\n\n• ") + lines.join(QStringLiteral("\n• "));
+  }
+  for (qsizetype i = 1; i < answers.size(); ++i) {
+    if (answers[i].reply.slot_kind() != "gpu") continue;
+    v1::HostSlots* host = spec->mutable_hosts(static_cast<int>(i));
+    host->clear_gpus();
+    for (uint32_t gpu : gpus[i]) host->add_gpus(gpu);
+  }
+  return {};
+}
+
+}  // namespace ringside::gui
