@@ -431,6 +431,15 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "cluster tests skipped: scripts/local-cluster needs root\n");
     return 77;
   }
+  for (const std::string dir : {RINGSIDE_SOURCE_DIR, RINGSIDE_BINARY_DIR}) {
+    if (dir.starts_with("/tmp/") || dir.starts_with("/dev/shm/")) {
+      std::fprintf(stderr,
+                   "cluster tests skipped: %s is under /tmp or /dev/shm, which the local "
+                   "cluster's nodes have their own of; use a checkout elsewhere\n",
+                   dir.c_str());
+      return 77;
+    }
+  }
   if (std::system("ip netns list >/dev/null 2>&1 && unshare --net true 2>/dev/null") != 0) {
     std::fprintf(stderr, "cluster tests skipped: network namespaces are not available here\n");
     return 77;

@@ -24,6 +24,10 @@ fail() {
 }
 
 [[ $(id -u) -eq 0 ]] || skip "the local cluster needs root (namespaces, interfaces, mounts)"
+case "$root/ ${bin_dir:-}/" in
+  /tmp/* | /dev/shm/* | *" /tmp/"* | *" /dev/shm/"*)
+    skip "the checkout or build tree is under /tmp or /dev/shm, which the nodes have their own of" ;;
+esac
 for tool in ip unshare nsenter mpirun /usr/bin/python3; do
   command -v "$tool" >/dev/null || skip "$tool is not installed"
 done
