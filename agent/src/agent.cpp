@@ -395,12 +395,12 @@ struct Agent::Impl {
           out->add_problems("node " + node.hostname() +
                             " is draining: undrain it or choose another node");
         }
-        for (const std::string& problem : runs->preflight(request.preflight().spec(),
-                                                          request.preflight().ranks(),
-                                                          freeSlots())) {
+        const uint32_t free = freeSlots();
+        for (const std::string& problem :
+             runs->preflight(request.preflight().spec(), request.preflight().ranks(), free)) {
           out->add_problems(problem);
         }
-        out->set_free_slots(freeSlots());
+        out->set_free_slots(free);
         for (uint32_t gpu : runs->freeGpus()) out->add_free_gpus(gpu);
         return reply;
       }

@@ -5,7 +5,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <zmq.h>
 
 #include <algorithm>
 #include <chrono>
@@ -232,28 +231,26 @@ std::vector<std::string> RunManager::preflight(const v1::RunSpec& request, uint3
   v1::RunSpec spec = request;
   std::vector<std::string> argv;
   if (Status job = checkJob(&spec, &argv); !job.isOk()) problems.push_back(job.message());
-  rankProcesses(/*fresh=*/true);
   if (ranks > freeSlots) {
     problems.push_back("the run needs " + std::to_string(ranks) + " slots here but " +
                        std::to_string(freeSlots) +
                        " are free: lower the ranks on this node or stop a run");
   }
-  if (!options_.gpuIndices.empty() && freeGpus().size() < ranks) {
+  const size_t gpus = freeGpus().size();
+  if (!options_.gpuIndices.empty() && gpus < ranks) {
     problems.push_back("the run needs " + std::to_string(ranks) + " GPUs here but " +
-                       std::to_string(freeGpus().size()) + " are free");
+                       std::to_string(gpus) + " are free");
   }
   return problems;
 }
 
 void RunManager::loadRunKey(Tracked& run) {
-  auto secret = readSmallFile((fs::path(runDir(run.info.run_id())) / kRunKeyFile).string(), 256,
-                              nullptr);
-  if (!secret.isOk()) return;
-  const std::string secretKey = trimSpace(*secret);
-  if (!curve::validateKey(secretKey).isOk()) return;
-  char publicKey[41] = {};
-  if (zmq_curve_public(publicKey, secretKey.c_str()) != 0) return;
-  run.runPublicKey = publicKey;
+  // None for a one-node run (or a run directory that lost it: its remote ranks' metrics are then
+  // refused, and counted as dropped by them).
+  auto keys = curve::readKeyPairFromSecretFile(
+      (fs::path(runDir(run.info.run_id())) / kRunKeyFile).string());
+  if (!keys.isOk()) return;
+  run.runPublicKey = keys->publicKey;
   if (options_.runKeys != nullptr && !isEnded(run.info.state())) {
     (void)options_.runKeys->add(run.runPublicKey, "run " + run.info.run_id());
   }
@@ -285,7 +282,6 @@ Result<v1::RunInfo> RunManager::launch(const v1::RunSpec& request, uint32_t free
         "runs need CURVE; restart the agent without --insecure");
   }
   const uint32_t local = localRanks(spec);
-  rankProcesses(/*fresh=*/true);
   if (local > freeSlots) {
     return Status::resourceExhausted("run asks for " + std::to_string(local) +
                                      " ranks on this node but only " + std::to_string(freeSlots) +

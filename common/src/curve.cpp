@@ -47,6 +47,14 @@ Result<std::string> publicKeyOf(const std::string& secretKey) {
 
 // ---- Keys
 
+Result<KeyPair> readKeyPairFromSecretFile(const std::string& path) {
+  Result<std::string> secret = readKeyFile(path, nullptr);
+  if (!secret.isOk()) return secret.status();
+  Result<std::string> derived = publicKeyOf(*secret);
+  if (!derived.isOk()) return derived.status();
+  return KeyPair{*derived, *secret};
+}
+
 Result<KeyPair> generateKeyPair() {
   char publicKey[kKeyTextLength + 1] = {};
   char secretKey[kKeyTextLength + 1] = {};

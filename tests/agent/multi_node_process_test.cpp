@@ -4,10 +4,8 @@
 // missing, and an unreachable node is refused at launch. The same paths across real namespaces
 // are tested by tests/cluster (label `cluster`).
 #include <gtest/gtest.h>
-#include <zmq.h>
 
 #include "agent_fixture.h"
-#include "ringside/common/file_io.h"
 
 namespace ringside::agent {
 namespace {
@@ -60,14 +58,9 @@ TEST_F(MultiNodeTest, HostListRunSendsEveryRanksMetricsOverCurveWithItsOwnKey) {
   const v1::RunInfo launched = reply.launch_run_reply().run();
 
   // The run's keypair opens the rank endpoint only: the control socket does not answer it.
-  auto secret = readSmallFile(launched.run_dir() + "/rank.key_secret", 256, nullptr);
-  ASSERT_TRUE(secret.isOk()) << secret.status().toString();
-  curve::KeyPair runKeys;
-  runKeys.secretKey = trimSpace(*secret);
-  char publicKey[41] = {};
-  ASSERT_EQ(zmq_curve_public(publicKey, runKeys.secretKey.c_str()), 0);
-  runKeys.publicKey = publicKey;
-  EXPECT_FALSE(controlAnswers(runKeys)) << "a run's key must not open the control socket";
+  auto runKeys = curve::readKeyPairFromSecretFile(launched.run_dir() + "/rank.key_secret");
+  ASSERT_TRUE(runKeys.isOk()) << runKeys.status().toString();
+  EXPECT_FALSE(controlAnswers(*runKeys)) << "a run's key must not open the control socket";
 
   // Another key (say, another run's rank, or anyone) cannot write into this run.
   auto intruderKeys = curve::generateKeyPair();

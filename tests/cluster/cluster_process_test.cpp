@@ -9,7 +9,6 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
-#include <zmq.h>
 
 #include <chrono>
 #include <cmath>
@@ -23,7 +22,6 @@
 #include <zmq.hpp>
 
 #include "ringside/common/curve.h"
-#include "ringside/common/file_io.h"
 #include "ringside/common/protocol.h"
 #include "ringside/common/run_spec.h"
 #include "ringside/trainer/checkpoint.h"
@@ -135,10 +133,10 @@ class ClusterTest : public ::testing::Test {
 
   void SetUp() override {
     ASSERT_NE(cluster_, nullptr);
-    auto secret = readSmallFile((*cluster_)["client_secret_key_file"], 256, nullptr);
-    ASSERT_TRUE(secret.isOk()) << secret.status().toString();
-    keys_.secretKey = trimSpace(*secret);
-    keys_.publicKey = (*cluster_)["client_public_key"];
+    auto keys = curve::readKeyPairFromSecretFile((*cluster_)["client_secret_key_file"]);
+    ASSERT_TRUE(keys.isOk()) << keys.status().toString();
+    keys_ = *keys;
+    ASSERT_EQ(keys_.publicKey, (*cluster_)["client_public_key"]);
     for (const auto& node : (*cluster_)["nodes"]) {
       nodes_.push_back(std::make_unique<NodeClient>(context_, node, keys_));
     }

@@ -172,6 +172,22 @@ TEST(CurveKeysTest, GarbageSecretIsCorruption) {
   EXPECT_EQ(loaded.status().code(), Status::Code::kCorruption);
 }
 
+TEST(CurveKeysTest, KeyPairIsReadFromItsSecretFileAlone) {
+  TempDir temp;
+  Result<KeyPair> created = loadOrCreateKeyPair(temp.path(), "run");
+  ASSERT_TRUE(created.isOk());
+  fs::remove(temp.path() + "/run.key");  // the public half is derived, not read
+  Result<KeyPair> read = readKeyPairFromSecretFile(temp.path() + "/run.key_secret");
+  ASSERT_TRUE(read.isOk()) << read.status().toString();
+  EXPECT_EQ(read->publicKey, created->publicKey);
+  EXPECT_EQ(read->secretKey, created->secretKey);
+  EXPECT_EQ(readKeyPairFromSecretFile(temp.path() + "/absent").status().code(),
+            Status::Code::kNotFound);
+  writeText(temp.path() + "/garbage", "not a key\n");
+  EXPECT_EQ(readKeyPairFromSecretFile(temp.path() + "/garbage").status().code(),
+            Status::Code::kCorruption);
+}
+
 TEST(CurveKeysTest, ValidateKey) {
   EXPECT_TRUE(validateKey(newPair().publicKey).isOk());
   EXPECT_FALSE(validateKey("").isOk());

@@ -17,9 +17,12 @@
 #include "ringside/gui/dashboard_tab.h"
 #include "ringside/gui/metric_chart.h"
 #include "ringside/gui/rank_view.h"
+#include "gui_test_support.h"
 
 using namespace ringside;
 using namespace ringside::gui;
+
+using ringside::gui::testing::ControllerInTempDir;
 
 namespace {
 
@@ -92,11 +95,8 @@ class DashboardTabTest : public QObject {
 
  private slots:
   void chartsAndRankViewFillFromTheStore() {
-    QTemporaryDir dir;
-    ControllerOptions options;
-    options.dataDir = dir.path();
-    options.startLocalAgent = false;
-    Controller controller(options);
+    ControllerInTempDir fixture;
+    Controller& controller = fixture.controller;
     QVERIFY(controller.start().isOk());
     const double start = QDateTime::currentMSecsSinceEpoch() / 1000.0 - 30;
     auto ingested = controller.store().ingest(syntheticRun(start));
@@ -230,11 +230,8 @@ class DashboardTabTest : public QObject {
     QCOMPARE(table->item(1, 2)->text(), QStringLiteral("1,500"));  // step (ms) of rank 1
     QCOMPARE(table->item(2, 3)->text(), QStringLiteral("0,125"));  // all-reduce wait of rank 2
 
-    QTemporaryDir dir;
-    ControllerOptions options;
-    options.dataDir = dir.path();
-    options.startLocalAgent = false;
-    Controller controller(options);
+    ControllerInTempDir fixture;
+    Controller& controller = fixture.controller;
     QVERIFY(controller.start().isOk());
     DashboardTab tab(controller, kRunId);
     bool smoothingShown = false;  // the slider's value next to it, 0.60 at first

@@ -26,9 +26,12 @@
 #include "ringside/gui/history_panel.h"
 #include "ringside/gui/metric_chart.h"
 #include "ringside/gui/run_table_model.h"
+#include "gui_test_support.h"
 
 using namespace ringside;
 using namespace ringside::gui;
+
+using ringside::gui::testing::ControllerInTempDir;
 
 namespace {
 
@@ -297,11 +300,8 @@ class HistoryPanelTest : public QObject {
     }
 
     // A history whose first rows are all completed runs ("fertig").
-    QTemporaryDir dir;
-    ControllerOptions options;
-    options.dataDir = dir.path();
-    options.startLocalAgent = false;
-    Controller controller(options);
+    ControllerInTempDir fixture;
+    Controller& controller = fixture.controller;
     QVERIFY(controller.start().isOk());
     const double t0 = 1'767'000'000.0;
     QVERIFY(await(controller.store().upsertRun(

@@ -20,8 +20,11 @@
 #include "ringside/gui/node_detail_pane.h"
 #include "ringside/gui/node_table_model.h"
 #include "ringside/gui/nodes_panel.h"
+#include "gui_test_support.h"
 
 using namespace ringside::gui;
+using ringside::gui::testing::ControllerInTempDir;
+
 namespace v1 = ringside::v1;
 
 namespace {
@@ -162,11 +165,8 @@ class NodesPanelTest : public QObject {
   }
 
   void dialogRefusesAMalformedKeyAndShowsTheGuiKey() {
-    QTemporaryDir dir;
-    ControllerOptions options;
-    options.dataDir = dir.path();
-    options.startLocalAgent = false;
-    Controller controller(options);
+    ControllerInTempDir fixture;
+    Controller& controller = fixture.controller;
     QVERIFY(controller.start().isOk());
     AddNodeDialog dialog(controller);
     QLineEdit* guiKey = nullptr;
@@ -223,11 +223,8 @@ class NodesPanelTest : public QObject {
   }
 
   void dialogChecksAndSavesTheLaunchSettings() {
-    QTemporaryDir dir;
-    ControllerOptions options;
-    options.dataDir = dir.path();
-    options.startLocalAgent = false;
-    Controller controller(options);
+    ControllerInTempDir fixture;
+    Controller& controller = fixture.controller;
     QVERIFY(controller.start().isOk());
     AddNodeDialog dialog(controller);
     QLineEdit* host = nullptr;
@@ -285,7 +282,7 @@ class NodesPanelTest : public QObject {
     QCOMPARE(refused.code(), ringside::Status::Code::kInvalidArgument);
     QCOMPARE(controller.nodes().first().record.networkInterface, QStringLiteral("10.0.0.0/24"));
     NodeSettings absentKeyFile;
-    absentKeyFile.clientKeyFile = dir.filePath(QStringLiteral("absent.key_secret"));
+    absentKeyFile.clientKeyFile = fixture.dir.filePath(QStringLiteral("absent.key_secret"));
     const ringside::Status noKeyFile =
         controller.editNode(record.nodeId, record.name, QStringLiteral("gpu01"), 47600, 47601,
                             record.publicKey, absentKeyFile);
@@ -293,11 +290,8 @@ class NodesPanelTest : public QObject {
   }
 
   void detailPaneKeepsARollingSeries() {
-    QTemporaryDir dir;
-    ControllerOptions options;
-    options.dataDir = dir.path();
-    options.startLocalAgent = false;
-    Controller controller(options);
+    ControllerInTempDir fixture;
+    Controller& controller = fixture.controller;
     QVERIFY(controller.start().isOk());
     NodeDetailPane pane(controller);
     pane.setNodeId(QStringLiteral("n-1"));

@@ -7,29 +7,12 @@
 #include <QtTest>
 
 #include "ringside/gui/run_setup_panel.h"
+#include "gui_test_support.h"
 
 using ringside::gui::NodeChoice;
 using ringside::gui::RunForm;
 using ringside::gui::RunSetupPanel;
-
-namespace {
-
-// A node as Controller::nodeChoices() makes it, without launch settings.
-NodeChoice nodeChoice(const QString& nodeId, const QString& name, int freeSlots,
-                      const QString& slotKind, bool online, bool draining,
-                      const QString& hostName) {
-  NodeChoice node;
-  node.nodeId = nodeId;
-  node.name = name;
-  node.freeSlots = freeSlots;
-  node.slotKind = slotKind;
-  node.online = online;
-  node.draining = draining;
-  node.hostName = hostName;
-  return node;
-}
-
-}  // namespace
+using ringside::gui::testing::nodeChoice;
 
 class RunSetupPanelTest : public QObject {
   Q_OBJECT

@@ -87,6 +87,7 @@ class RunManager {
   // launch_command.h), ResourceExhausted when more ranks than `freeSlots` (or free GPUs) are asked
   // for, FailedPrecondition when a node cannot be reached, Internal when the run directory or the
   // processes cannot be created.
+  // `freeSlots` comes from usedSlots(/*fresh=*/true) just before; the GPU check uses that scan.
   Result<v1::RunInfo> launch(const v1::RunSpec& spec, uint32_t freeSlots);
 
   // Starts stopping a run: SIGTERM to its ranks now, SIGKILL to its process group after
@@ -100,6 +101,7 @@ class RunManager {
   // What would stop `ranks` ranks of `spec` on this node (PreflightRequest): the job's program
   // and the dataset missing here, too few free slots or GPUs; each a sentence that says what to
   // do. Empty: ready. (Draining is the agent's to check.)
+  // `freeSlots` as for launch().
   std::vector<std::string> preflight(const v1::RunSpec& spec, uint32_t ranks, uint32_t freeSlots);
 
   // Advances every active run: notices rank processes (STARTING -> RUNNING), escalates stops

@@ -45,6 +45,11 @@ Result<KeyPair> generateKeyPair();
 // Not safe against two processes creating the same pair at the same moment.
 Result<KeyPair> loadOrCreateKeyPair(const std::string& dir, const std::string& name);
 
+// The keypair whose secret key `path` holds (one Z85 key and a newline, as NAME.key_secret), the
+// public key derived from the secret. Creates nothing and does not check the file's mode.
+// Errors: NotFound or IOError (readSmallFile); Corruption when the file holds no valid key.
+Result<KeyPair> readKeyPairFromSecretFile(const std::string& path);
+
 // OK when `key` is kKeyTextLength Z85 characters that zmq_z85_decode accepts; InvalidArgument
 // (saying what is wrong) otherwise.
 Status validateKey(std::string_view key);

@@ -21,9 +21,9 @@ Result<curve::KeyPair> loadOrCreateGuiKeys(const QString& dataDir);
 
 // A client keypair from a secret key file: one Z85 secret key (40 characters) and a newline, as
 // `ringside-agent create-keypair` and scripts/local-cluster write it; the public key is derived
-// from it (zmq_curve_public). Nothing is created. Errors: NotFound when the file does not exist,
-// IOError when it cannot be read (the message says to run ringside as a user who may read it),
-// InvalidArgument when it is larger than 1 KiB or holds no valid key. Thread-safe.
+// from it (curve::readKeyPairFromSecretFile). Nothing is created. Errors: NotFound when the file
+// does not exist, IOError when it cannot be read (the message says to run ringside as a user who
+// may read it), InvalidArgument when it is larger than 4 KiB or holds no valid key. Thread-safe.
 Result<curve::KeyPair> loadClientKeyFile(const QString& secretKeyFile);
 
 }  // namespace ringside::gui
