@@ -36,7 +36,7 @@ unshare --net --uts --pid --mount --fork --mount-proc sh -c \
   'ip link add probe0 type bridge && ip link add probe1 type veth peer name probe2' 2>/dev/null ||
   skip "namespaces, bridges or veth pairs are not available (a container without CAP_SYS_ADMIN/CAP_NET_ADMIN?)"
 [[ -x $bin_dir/agent/ringside-agent ]] || fail "no ringside-agent in $bin_dir/agent"
-if [[ -e $state ]] || ip netns list | grep -q '^rs-node-'; then
+if [[ -e $state ]] || ip netns list | grep '^rs-node-' >/dev/null; then
   fail "a local cluster is already up; this test does not take down what it did not make: run \`$cluster down\`"
 fi
 
@@ -101,12 +101,15 @@ cmdlines() {
   # shellcheck disable=SC2016  # expanded in the node
   "$cluster" exec "$1" sh -c 'for p in /proc/[0-9]*; do tr "\0" " " <"$p/cmdline" 2>/dev/null; echo; done'
 }
+# Whether node $1 runs the sleep. grep reads all its input (no -q): with pipefail, an early exit
+# would make cmdlines die of SIGPIPE and the pipeline fail although the line was found.
+runs_sleep() { cmdlines "$1" | grep '^sleep 31415' >/dev/null; }
 for _ in $(seq 50); do
-  cmdlines node-1 | grep -q '^sleep 31415' && break
+  runs_sleep node-1 && break
   sleep 0.1
 done
-cmdlines node-1 | grep -q '^sleep 31415' || fail "node-1 does not see its own sleep 31415"
-if cmdlines node-2 | grep -q '^sleep 31415'; then fail "node-2 sees node-1's sleep 31415"; fi
+runs_sleep node-1 || fail "node-1 does not see its own sleep 31415"
+if runs_sleep node-2; then fail "node-2 sees node-1's sleep 31415"; fi
 [[ $(cmdlines node-2 | grep -c 'ringside-agent') -eq 1 ]] || fail "node-2 does not see exactly one agent"
 [[ $("$cluster" exec node-2 cat /proc/1/comm) == bash ]] || fail "pid 1 of node-2 is not its holder"
 
@@ -152,7 +155,7 @@ trap - EXIT
 "$cluster" down
 leftovers=$(ip -o link show | awk -F': ' '{ print $2 }' | grep -E '^rs-(br0|veth-)' || true)
 [[ -z $leftovers ]] || fail "interfaces left after down: $leftovers"
-! ip netns list | grep -q '^rs-node-' || fail "network namespaces left after down: $(ip netns list)"
+! ip netns list | grep '^rs-node-' >/dev/null || fail "network namespaces left after down: $(ip netns list)"
 for pid in $pids; do
   # A zombie is gone as far as the cluster goes: only its parent can reap it.
   if [[ -e /proc/$pid ]] && ! grep -q '^State:.*Z' "/proc/$pid/status" 2>/dev/null; then
