@@ -25,17 +25,18 @@
 #include "ringside/common/protocol.h"
 #include "ringside/common/run_spec.h"
 #include "ringside/trainer/checkpoint.h"
+#include "local_cluster_support.h"
 #include "test_util.h"
 
 namespace ringside {
 namespace {
 
 namespace fs = std::filesystem;
+using cluster_testing::kLocalCluster;
+using cluster_testing::rankPidsOn;
 using trainer::ProcessResult;
 using trainer::runProcess;
 using trainer::TempDir;
-
-const std::string kLocalCluster = std::string(RINGSIDE_SOURCE_DIR) + "/scripts/local-cluster";
 
 std::string readFile(const std::string& path) {
   std::ifstream in(path);
@@ -191,23 +192,6 @@ class ClusterTest : public ::testing::Test {
     ADD_FAILURE() << "run " << runId << " stayed " << v1::RunState_Name(run.state()) << ": "
                   << run.reason();
     return run;
-  }
-
-  // The pids, in `node`'s own PID namespace (use them only through `local-cluster exec`), of
-  // the processes there whose environment names run `runId` and a rank.
-  static std::vector<int> rankPidsOn(const std::string& node, const std::string& runId) {
-    const ProcessResult found = runProcess(
-        {kLocalCluster, "exec", node, "sh", "-c",
-         "for e in /proc/[0-9]*/environ; do tr '\\0' '\\n' < $e 2>/dev/null | grep -qx "
-         "'RINGSIDE_RUN_ID=" + runId + "' && tr '\\0' '\\n' < $e | grep -q "
-         "'^OMPI_COMM_WORLD_RANK=' && basename $(dirname $e); done; true"},
-        "/", 60);
-    std::vector<int> pids;
-    std::istringstream lines(found.out);
-    for (std::string line; std::getline(lines, line);) {
-      if (!line.empty()) pids.push_back(std::stoi(line));
-    }
-    return pids;
   }
 
   // Per rank, the metric points the trainer printed (rank 0 prints the global ones and the
@@ -425,22 +409,6 @@ TEST_F(ClusterTest, ZKilledAgentOfNode2NeitherStopsTheRunNorLosesASample) {
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
-  if (::geteuid() != 0) {
-    std::fprintf(stderr, "cluster tests skipped: scripts/local-cluster needs root\n");
-    return 77;
-  }
-  for (const std::string dir : {RINGSIDE_SOURCE_DIR, RINGSIDE_BINARY_DIR}) {
-    if (dir.starts_with("/tmp/") || dir.starts_with("/dev/shm/")) {
-      std::fprintf(stderr,
-                   "cluster tests skipped: %s is under /tmp or /dev/shm, which the local "
-                   "cluster's nodes have their own of; use a checkout elsewhere\n",
-                   dir.c_str());
-      return 77;
-    }
-  }
-  if (std::system("ip netns list >/dev/null 2>&1 && unshare --net true 2>/dev/null") != 0) {
-    std::fprintf(stderr, "cluster tests skipped: network namespaces are not available here\n");
-    return 77;
-  }
+  if (ringside::cluster_testing::clusterTestsSkipped()) return 77;
   return RUN_ALL_TESTS();
 }
