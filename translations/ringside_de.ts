@@ -878,315 +878,324 @@
 <context>
     <name>ringside::gui::DashboardTab</name>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="49"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="50"/>
         <source>queued</source>
         <translation>wartend</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="51"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="52"/>
         <source>starting</source>
         <translation>startet</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="53"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="54"/>
         <source>running</source>
         <translation>läuft</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="55"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="56"/>
         <source>completed</source>
         <translation>fertig</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="57"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="58"/>
         <source>failed</source>
         <translation>fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="59"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="60"/>
         <source>stopped</source>
         <translation>gestoppt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="61"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="124"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="62"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="125"/>
         <source>unknown</source>
         <translation>unbekannt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="86"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="87"/>
         <source>train loss (raw)</source>
         <translation>Trainingsverlust (roh)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="87"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="88"/>
         <source>train loss</source>
         <translation>Trainingsverlust</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="88"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="89"/>
         <source>test loss</source>
         <translation>Testverlust</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="107"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="108"/>
         <source>Stop failed: %1</source>
         <translation>Stoppen fehlgeschlagen: %1</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="129"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="130"/>
         <source>&amp;Stop run</source>
         <translation>Lauf &amp;stoppen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="130"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="131"/>
         <source>Stop the run: its ranks checkpoint and exit</source>
         <translation>Den Lauf stoppen: seine Ränge schreiben einen Prüfpunkt und beenden sich</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="136"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="137"/>
         <source>State:</source>
         <translation>Status:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="139"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="140"/>
         <source>Elapsed:</source>
         <translation>Verstrichen:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="142"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="143"/>
         <source>ETA:</source>
         <translation>Restzeit:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="149"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="150"/>
         <source>Step</source>
         <translation>Schritt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="149"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="150"/>
         <source>Epoch</source>
         <translation>Epoche</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="149"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="150"/>
         <source>Wall time</source>
         <translation>Laufzeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="150"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="151"/>
         <source>What the x axis of the training charts shows</source>
         <translation>Was die x-Achse der Trainingsdiagramme zeigt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="151"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="152"/>
         <source>Log &amp;x</source>
         <translation>Log. &amp;x</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="152"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="153"/>
         <source>Log &amp;y</source>
         <translation>Log. &amp;y</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="157"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="158"/>
         <source>Exponential moving average weight of the train loss line</source>
         <translation>Gewicht des exponentiellen gleitenden Mittels (EMA) der Trainingsverlustkurve</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="159"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="160"/>
         <source>&amp;Reset zoom</source>
         <translation>Zoom &amp;zurücksetzen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="161"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="162"/>
         <source>Zoom: drag a rectangle or use the wheel; pan: right-drag or arrow keys; reset: double-click</source>
         <translation>Zoomen: Rechteck aufziehen oder Mausrad; Verschieben: mit rechter Maustaste ziehen oder Pfeiltasten; Zurücksetzen: Doppelklick</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="164"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="165"/>
         <source>X axis:</source>
         <translation>x-Achse:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="169"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="170"/>
         <source>Smoothing:</source>
         <translation>Glättung:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="175"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="176"/>
         <source>Loss</source>
         <translation>Verlust</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="176"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="177"/>
         <source>Test accuracy</source>
         <translation>Testgenauigkeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="177"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="178"/>
         <source>Throughput</source>
         <translation>Durchsatz</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="178"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="179"/>
         <source>Step time</source>
         <translation>Schrittzeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="180"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="181"/>
         <source>All-reduce time</source>
         <translation>All-Reduce-Zeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="181"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="182"/>
         <source>All-reduce bus bandwidth</source>
         <translation>All-Reduce-Busbandbreite</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="182"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="183"/>
         <source>GPU utilization</source>
         <translation>GPU-Auslastung</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="183"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="184"/>
         <source>GPU memory</source>
         <translation>GPU-Speicher</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="185"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="186"/>
         <source>No telemetry from the run&apos;s node yet</source>
         <translation>Noch keine Telemetrie vom Knoten des Laufs</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="187"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="261"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="188"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="262"/>
         <source>time since start (s)</source>
         <translation>Zeit seit Start (s)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="188"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="267"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="189"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="268"/>
         <source>accuracy</source>
         <translation>Genauigkeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="189"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="266"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="190"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="267"/>
         <source>loss (nats)</source>
         <translation>Verlust (nats)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="190"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="268"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="382"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="191"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="269"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="379"/>
         <source>samples/s</source>
         <translation>Samples/s</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="191"/>
         <location filename="../gui/widgets/src/dashboard_tab.cpp" line="192"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="269"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="193"/>
         <location filename="../gui/widgets/src/dashboard_tab.cpp" line="270"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="271"/>
         <source>ms per step</source>
         <translation>ms pro Schritt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="193"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="271"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="194"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="272"/>
         <source>busbw (GB/s)</source>
         <translation>Busbandbreite (GB/s)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="194"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="195"/>
         <source>utilization (%)</source>
         <translation>Auslastung (%)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="195"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="196"/>
         <source>memory used (MiB)</source>
         <translation>Belegter Speicher (MiB)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="218"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="219"/>
         <source>Per rank</source>
         <translation>Pro Rang</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="219"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="220"/>
         <source>Log</source>
         <translation>Protokoll</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="261"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="262"/>
         <source>step</source>
         <translation>Schritt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="261"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="262"/>
         <source>epoch</source>
         <translation>Epoche</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="283"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="286"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="525"/>
+        <source>The run uses no GPUs</source>
+        <translation>Der Lauf verwendet keine GPUs</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="540"/>
+        <source>%1 GPU %2</source>
+        <translation>%1 GPU %2</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="541"/>
         <source>GPU %1</source>
         <translation>GPU %1</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="380"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="377"/>
         <source>test accuracy</source>
         <translation>Testgenauigkeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="384"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="381"/>
         <source>compute</source>
         <translation>Berechnung</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="385"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="382"/>
         <source>exposed communication</source>
         <translation>nicht überlappte Kommunikation</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="387"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="384"/>
         <source>all-reduce</source>
         <translation>All-Reduce</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="389"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="386"/>
         <source>busbw</source>
         <translation>Busbandbreite</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="446"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="447"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="458"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="443"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="444"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="455"/>
         <source>N/A</source>
         <translation>k. A.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="453"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="450"/>
         <source>done</source>
         <translation>fertig</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="521"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="523"/>
         <source>N/A: the node does not report this value</source>
         <translation>k. A.: Der Knoten meldet diesen Wert nicht</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="521"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="527"/>
         <source>No GPUs on this node</source>
         <translation>Keine GPUs auf diesem Knoten</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="536"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="551"/>
         <source>Stop run</source>
         <translation>Lauf stoppen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="537"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="552"/>
         <source>Stop the run &quot;%1&quot;? Its ranks write a checkpoint and exit.</source>
         <translation>Den Lauf „%1“ stoppen? Seine Ränge schreiben einen Prüfpunkt und beenden sich.</translation>
     </message>
@@ -1568,17 +1577,17 @@
 <context>
     <name>ringside::gui::MetricChart</name>
     <message>
-        <location filename="../gui/widgets/src/metric_chart.cpp" line="753"/>
+        <location filename="../gui/widgets/src/metric_chart.cpp" line="755"/>
         <source>%1: x = %2, y = %3</source>
         <translation>%1: x = %2, y = %3</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/metric_chart.cpp" line="766"/>
+        <location filename="../gui/widgets/src/metric_chart.cpp" line="768"/>
         <source>Could not write the PNG file %1: check the folder exists and is writable.</source>
         <translation>Die PNG-Datei %1 konnte nicht geschrieben werden: Prüfen Sie, ob der Ordner existiert und beschreibbar ist.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/metric_chart.cpp" line="886"/>
+        <location filename="../gui/widgets/src/metric_chart.cpp" line="888"/>
         <source>Could not write the SVG file %1: %2</source>
         <translation>Die SVG-Datei %1 konnte nicht geschrieben werden: %2</translation>
     </message>
@@ -1750,130 +1759,145 @@
     <message>
         <location filename="../gui/widgets/src/node_detail_pane.cpp" line="337"/>
         <location filename="../gui/widgets/src/node_detail_pane.cpp" line="352"/>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="34"/>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="308"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="45"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="337"/>
         <source>N/A</source>
         <translation>k. A.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="23"/>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="24"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="34"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="35"/>
         <source>%1 s</source>
         <translation>%1 s</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="26"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="37"/>
         <source>%1 min</source>
         <translation>%1 min</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="28"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="39"/>
         <source>%1 h</source>
         <translation>%1 h</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="118"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="135"/>
         <source>The local agent, started by this GUI on loopback</source>
         <translation>Der lokale Agent, von dieser GUI auf Loopback gestartet</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="126"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="143"/>
         <source>GPU %1: %2, %3 GiB</source>
         <translation>GPU %1: %2, %3 GiB</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="167"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="150"/>
+        <source>%1, in use by a run</source>
+        <translation>%1, von einem Lauf belegt</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="152"/>
+        <source>%1, free</source>
+        <translation>%1, frei</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="191"/>
         <source>Name</source>
         <translation>Name</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="169"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="193"/>
         <source>Address</source>
         <translation>Adresse</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="171"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="195"/>
         <source>State</source>
         <translation>Status</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="173"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="197"/>
         <source>CPU</source>
         <translation>CPU</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="175"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="199"/>
         <source>Memory</source>
         <translation>Speicher</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="177"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="201"/>
         <source>GPUs</source>
         <translation>GPUs</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="179"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="203"/>
         <source>Slots</source>
         <translation>Slots</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="181"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="205"/>
         <source>Agent</source>
         <translation>Agent</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="204"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="228"/>
         <source>connecting…</source>
         <translation>verbindet…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="206"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="230"/>
         <source>draining</source>
         <translation>gesperrt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="206"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="230"/>
         <source>online</source>
         <translation>online</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="209"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="233"/>
         <source>offline</source>
         <translation>offline</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="213"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="237"/>
         <source>%1 (%2)</source>
         <translation>%1 (%2)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="221"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="245"/>
         <source>1 core</source>
         <translation>1 Kern</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="221"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="245"/>
         <source>%1 cores</source>
         <translation>%1 Kerne</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="223"/>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="246"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="247"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="270"/>
         <source>%1 %</source>
         <translation>%1 %</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="232"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="256"/>
         <source>%1 / %2 GiB</source>
         <translation>%1 / %2 GiB</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="239"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="263"/>
         <source>none</source>
         <translation>keine</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="261"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="280"/>
+        <source>%1; %2 of %3 in use</source>
+        <translation>%1; %2 von %3 belegt</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="289"/>
         <source>%1 free / %2 used %3</source>
         <translation>%1 frei / %2 belegt %3</translation>
     </message>

@@ -6,17 +6,20 @@
 #include <QLineSeries>
 #include <QLocale>
 #include <QScopeGuard>
+#include <QSignalSpy>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include <cmath>
 
+#include "ringside/common/curve.h"
 #include "ringside/common/metric_names.h"
 #include "ringside/gui/controller.h"
 #include "ringside/gui/dashboard_tab.h"
 #include "ringside/gui/metric_chart.h"
 #include "ringside/gui/rank_view.h"
+#include "ringside/gui/run_placement.h"
 #include "gui_test_support.h"
 
 using namespace ringside;
@@ -142,6 +145,108 @@ class DashboardTabTest : public QObject {
     QTRY_COMPARE(tab.gpuUtilChart()->seriesNames().size(), qsizetype{1});
     QCOMPARE(tab.gpuUtilChart()->seriesData(tab.gpuUtilChart()->seriesNames()[0]).size(),
              size_t{1});
+  }
+
+  void gpuChartsShowTheRunsGpusOnEveryNodeOfTheRun() {
+    ControllerInTempDir fixture;
+    Controller& controller = fixture.controller;
+    QSignalSpy started(&controller, &Controller::started);
+    QVERIFY(controller.start().isOk());
+    QTRY_COMPARE(started.count(), 1);
+    auto agentKey = curve::generateKeyPair();
+    QVERIFY(agentKey.isOk());
+    const QString key = QString::fromStdString(agentKey->publicKey);
+    QHash<QString, QString> ids;  // host -> node id
+    for (const char* host : {"gpu-a", "gpu-b", "gpu-c"}) {
+      QVERIFY(controller.addNode(QStringLiteral("node %1").arg(QLatin1String(host + 4)),
+                                 QString::fromLatin1(host), 47600, 47601, key)
+                  .isOk());
+    }
+    for (const NodeView& node : controller.nodes()) {
+      ids[node.record.address.section(QLatin1Char(':'), 1, 1).mid(2)] = node.record.nodeId;
+    }
+    QCOMPARE(ids.size(), 3);
+
+    // Rank 0 on gpu-a with its GPU 1, rank 1 on gpu-b with its GPU 0; gpu-c is not in the run.
+    v1::RunInfo run;
+    run.set_run_id("run-placed");
+    run.mutable_spec()->set_name("placed run");
+    run.set_state(v1::RUNNING);
+    run.set_world_size(2);
+    for (const auto& [host, gpu] : {std::pair{"gpu-a", 1u}, std::pair{"gpu-b", 0u}}) {
+      v1::HostSlots* entry = run.add_placement();
+      entry->set_host(host);
+      entry->set_ranks(1);
+      entry->add_gpus(gpu);
+    }
+    auto stored = controller.store().upsertRun(ids["gpu-a"], run);
+    stored.waitForFinished();
+    QVERIFY(stored.result().isOk());
+
+    DashboardTab tab(controller, QStringLiteral("run-placed"));
+    emit controller.runDataChanged(QStringLiteral("run-placed"));
+    QTRY_COMPARE(tab.title(), QStringLiteral("placed run"));
+    for (const QString& host : {QStringLiteral("gpu-a"), QStringLiteral("gpu-b"),
+                                QStringLiteral("gpu-c")}) {
+      v1::NodeTelemetry telemetry;
+      telemetry.set_wall_time(1000);
+      for (uint32_t index = 0; index < 2; ++index) {
+        v1::GpuTelemetry* gpu = telemetry.add_gpus();
+        gpu->set_index(index);
+        gpu->set_util_pct(10 + index);
+        gpu->set_mem_used_mib(100);
+      }
+      emit controller.telemetryReceived(ids[host], telemetry);
+    }
+    QTRY_COMPARE(tab.gpuUtilChart()->seriesNames().size(), qsizetype{2});
+    QStringList names = tab.gpuUtilChart()->seriesNames();
+    names.sort();
+    QCOMPARE(names, (QStringList{QStringLiteral("node a GPU 1"), QStringLiteral("node b GPU 0")}));
+    QCOMPARE(tab.gpuUtilChart()->seriesData(QStringLiteral("node a GPU 1")).front().y, 11.0);
+    QCOMPARE(tab.gpuMemChart()->seriesNames().size(), qsizetype{2});
+
+    // A CPU run (placed, no GPU anywhere) says so instead of charting the node's GPUs.
+    v1::RunInfo cpuRun = run;
+    cpuRun.set_run_id("run-cpu");
+    cpuRun.mutable_spec()->set_name("cpu run");
+    for (v1::HostSlots& entry : *cpuRun.mutable_placement()) entry.clear_gpus();
+    auto storedCpu = controller.store().upsertRun(ids["gpu-a"], cpuRun);
+    storedCpu.waitForFinished();
+    QVERIFY(storedCpu.result().isOk());
+    DashboardTab cpuTab(controller, QStringLiteral("run-cpu"));
+    emit controller.runDataChanged(QStringLiteral("run-cpu"));
+    QTRY_COMPARE(cpuTab.title(), QStringLiteral("cpu run"));
+    v1::NodeTelemetry telemetry;
+    telemetry.add_gpus()->set_index(0);
+    telemetry.mutable_gpus(0)->set_util_pct(50);
+    emit controller.telemetryReceived(ids["gpu-a"], telemetry);
+    QTRY_COMPARE(cpuTab.gpuUtilChart()->placeholderText(), QStringLiteral("The run uses no GPUs"));
+    QVERIFY(cpuTab.gpuUtilChart()->seriesNames().isEmpty());
+  }
+
+  void runGpusOnNodeRules() {
+    // Unknown placement: the owner's node with every GPU, no other node.
+    NodeGpus owner = runGpusOnNode({}, QStringLiteral("a"), true);
+    QVERIFY(owner.ofRun && owner.allGpus);
+    QVERIFY(!runGpusOnNode({}, QStringLiteral("b"), false).ofRun);
+    QVERIFY(!runUsesNoGpus({}));
+    std::vector<v1::HostSlots> placement(2);
+    placement[0].set_host("Node-1");
+    placement[0].add_gpus(3);
+    placement[1].set_host("node-2");
+    // Host names match case-insensitively; the run's GPUs only.
+    NodeGpus first = runGpusOnNode(placement, QStringLiteral("node-1"), false);
+    QVERIFY(first.ofRun && !first.allGpus);
+    QCOMPARE(first.gpus, (std::set<uint32_t>{3}));
+    NodeGpus second = runGpusOnNode(placement, QStringLiteral("node-2"), false);
+    QVERIFY(second.ofRun && second.gpus.empty());
+    QVERIFY(!runGpusOnNode(placement, QStringLiteral("node-3"), false).ofRun);
+    // The owner under another name than the spec's still runs the first entry's ranks.
+    QCOMPARE(runGpusOnNode(placement, QStringLiteral("10.0.0.1"), true).gpus,
+             (std::set<uint32_t>{3}));
+    QVERIFY(!runUsesNoGpus(placement));
+    placement[0].clear_gpus();
+    QVERIFY(runUsesNoGpus(placement));
   }
 
   void slowestRankAndHosts() {

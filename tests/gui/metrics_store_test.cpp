@@ -158,6 +158,7 @@ class MetricsStoreTest : public QObject {
       for (const char* column : {"network_interface", "mpirun_options", "client_key_file"}) {
         QVERIFY(query.exec(QString("ALTER TABLE nodes DROP COLUMN %1").arg(column)));
       }
+      QVERIFY(query.exec("ALTER TABLE runs DROP COLUMN placement"));  // migration 3's
       QVERIFY(
           query.exec("INSERT INTO nodes VALUES ('n-old', 'old', 'tcp://a:1 tcp://a:2', "
                      "'key', 1.5)"));
@@ -454,6 +455,39 @@ class MetricsStoreTest : public QObject {
     QVERIFY(stored.isOk());
     QCOMPARE(stored->state, v1::COMPLETED);
     QCOMPARE(stored->tags, QString());
+  }
+
+  void runPlacementIsStoredAndKeptWhenALaterInfoHasNone() {
+    MetricsStore store(path("placement.sqlite"));
+    QVERIFY(await(store.open()).isOk());
+    v1::RunInfo run = runInfo("run-placed", v1::RUNNING);
+    for (const auto& [host, gpus] : std::vector<std::pair<std::string, std::vector<uint32_t>>>{
+             {"node-1", {2}}, {"node-2", {0, 1}}}) {
+      v1::HostSlots* entry = run.add_placement();
+      entry->set_host(host);
+      entry->set_ranks(static_cast<uint32_t>(gpus.size()));
+      for (uint32_t gpu : gpus) entry->add_gpus(gpu);
+    }
+    QVERIFY(await(store.upsertRun("node-1", run)).isOk());
+    // A state event's RunInfo without a placement (an older agent's) keeps the stored one.
+    run.clear_placement();
+    run.set_state(v1::COMPLETED);
+    QVERIFY(await(store.upsertRun("node-1", run)).isOk());
+    auto stored = await(store.run(QStringLiteral("run-placed")));
+    QVERIFY(stored.isOk());
+    QCOMPARE(stored->state, v1::COMPLETED);
+    QCOMPARE(stored->placement.size(), size_t{2});
+    QCOMPARE(stored->placement[0].host(), std::string("node-1"));
+    QCOMPARE(std::vector<uint32_t>(stored->placement[0].gpus().begin(),
+                                   stored->placement[0].gpus().end()),
+             std::vector<uint32_t>{2});
+    QCOMPARE(stored->placement[1].host(), std::string("node-2"));
+    QCOMPARE(stored->placement[1].gpus_size(), 2);
+    // A run never placed has none.
+    QVERIFY(await(store.upsertRun("node-1", runInfo("run-unplaced", v1::RUNNING))).isOk());
+    auto unplaced = await(store.run(QStringLiteral("run-unplaced")));
+    QVERIFY(unplaced.isOk());
+    QVERIFY(unplaced->placement.empty());
   }
 
   void deleteRemovesEverything() {

@@ -53,6 +53,7 @@ NodeView gpuNode() {
   v1::NodeTelemetry telemetry;
   telemetry.set_cpu_pct(12.4);
   telemetry.set_slots_used(1);
+  telemetry.add_gpus_in_use(1);  // a run holds GPU 1
   v1::GpuTelemetry* gpu0 = telemetry.add_gpus();
   gpu0->set_index(0);
   gpu0->set_util_pct(87);
@@ -74,7 +75,7 @@ class NodesPanelTest : public QObject {
     QCOMPARE(NodeTableModel::cpuText(node), QStringLiteral("AMD EPYC 7763, 64 cores, 12 %"));
     // Memory used is absent from the telemetry: N/A, not 0.
     QCOMPARE(NodeTableModel::memoryText(node), QStringLiteral("N/A / 512.0 GiB"));
-    QCOMPARE(NodeTableModel::gpusText(node), QStringLiteral("87 %, N/A"));
+    QCOMPARE(NodeTableModel::gpusText(node), QStringLiteral("87 %, N/A; 1 of 2 in use"));
     QCOMPARE(NodeTableModel::slotsText(node), QStringLiteral("1 free / 1 used gpu"));
 
     NodeTableModel model;
@@ -84,13 +85,27 @@ class NodesPanelTest : public QObject {
     QCOMPARE(utils.size(), 2);
     QCOMPARE(utils[0].toDouble(), 87.0);
     QVERIFY(!utils[1].isValid());
+    // Which GPUs runs hold: GPU 1, as the telemetry's gpus_in_use says; also in the tooltip.
+    const QVariantList inUse =
+        model.data(model.index(0, NodeTableModel::kGpus), NodeTableModel::kGpuInUseRole).toList();
+    QCOMPARE(inUse, (QVariantList{false, true}));
+    const QString tooltip = model.data(model.index(0, NodeTableModel::kGpus), Qt::ToolTipRole).toString();
+    QVERIFY2(tooltip.contains(QStringLiteral("GPU 0: NVIDIA H100, 79.6 GiB, free")), qPrintable(tooltip));
+    QVERIFY2(tooltip.contains(QStringLiteral("GPU 1: NVIDIA H100, 79.6 GiB, in use by a run")),
+             qPrintable(tooltip));
+    // Before any telemetry nothing is known to be in use, and the text does not claim it.
+    NodeView unsampled = gpuNode();
+    unsampled.telemetry.reset();
+    QCOMPARE(NodeTableModel::gpusText(unsampled), QStringLiteral("N/A, N/A"));
 
     if (const QString pngDir = qEnvironmentVariable("RINGSIDE_TEST_PNG_DIR"); !pngDir.isEmpty()) {
       NodeView eight = gpuNode();
       eight.record.name = QStringLiteral("gpu02");
       eight.info->clear_gpus();
       eight.telemetry->clear_gpus();
+      eight.telemetry->clear_gpus_in_use();
       for (uint32_t i = 0; i < 8; ++i) {
+        if (i < 4) eight.telemetry->add_gpus_in_use(i);
         eight.info->add_gpus()->set_index(i);
         v1::GpuTelemetry* gpu = eight.telemetry->add_gpus();
         gpu->set_index(i);

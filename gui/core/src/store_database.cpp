@@ -62,7 +62,7 @@ QString sampleInsertSql(int rows) {
 const char* const kRunColumns =
     "run_key, run_id, node_id, name, state, reason, exit_code, spec, config_json, world_size, "
     "created_time, start_time, end_time, last_seq, sample_count, tags, notes, final_loss, "
-    "best_accuracy, samples_per_s_sum, samples_per_s_count";
+    "best_accuracy, samples_per_s_sum, samples_per_s_count, placement";
 
 // A null QString binds as SQL NULL; text columns are NOT NULL, so bind "" instead.
 QString text(const QString& value) { return value.isNull() ? QString("") : value; }
@@ -100,6 +100,11 @@ RunRecord runFromRow(const QSqlQuery& query) {
   run.bestAccuracy = optionalDouble(query.value(18));
   const int64_t samplesPerSCount = query.value(20).toLongLong();
   if (samplesPerSCount > 0) run.meanSamplesPerS = query.value(19).toDouble() / samplesPerSCount;
+  const QByteArray placement = query.value(21).toByteArray();
+  v1::RunInfo placed;
+  if (!placement.isEmpty() && placed.ParseFromArray(placement.constData(), placement.size())) {
+    run.placement.assign(placed.placement().begin(), placed.placement().end());
+  }
   return run;
 }
 
@@ -343,6 +348,16 @@ Status MetricsStore::Database::applyRunInfo(int64_t runKey, const v1::RunInfo& r
     spec.bindValue(4, seqGuard);
     if (!spec.exec())
       return fail(spec, "saving the spec of run " + QString::fromStdString(run.run_id()));
+  }
+  if (run.placement_size() > 0) {
+    v1::RunInfo placed;
+    *placed.mutable_placement() = run.placement();
+    QSqlQuery& placement = prepared("UPDATE runs SET placement = ? WHERE run_key = ?");
+    placement.bindValue(0, QByteArray::fromStdString(placed.SerializeAsString()));
+    placement.bindValue(1, qlonglong(runKey));
+    if (!placement.exec()) {
+      return fail(placement, "saving the placement of run " + QString::fromStdString(run.run_id()));
+    }
   }
   QSqlQuery& query = prepared(
       "UPDATE runs SET state = ?, reason = ?, exit_code = ?, world_size = ?, created_time = ?, "

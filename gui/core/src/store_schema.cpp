@@ -90,10 +90,17 @@ Status addNodeSettings(QSqlDatabase& db) {
   return Status::ok();
 }
 
+// Version 2 -> 3: where a run's ranks and GPUs are (RunInfo.placement), for the dashboard's GPU
+// charts of every node of the run: a serialized ringside.v1.RunInfo holding only its placement;
+// NULL until an agent that sends it reported the run.
+Status addRunPlacement(QSqlDatabase& db) {
+  return exec(db, "ALTER TABLE runs ADD COLUMN placement BLOB");
+}
+
 // migrations[v] takes the schema from version v to v + 1. Only ever append.
 const std::vector<std::function<Status(QSqlDatabase&)>>& migrations() {
-  static const std::vector<std::function<Status(QSqlDatabase&)>> kMigrations = {createVersion1,
-                                                                                addNodeSettings};
+  static const std::vector<std::function<Status(QSqlDatabase&)>> kMigrations = {
+      createVersion1, addNodeSettings, addRunPlacement};
   return kMigrations;
 }
 

@@ -28,6 +28,7 @@
 #include "ringside/gui/controller.h"
 #include "ringside/gui/metric_chart.h"
 #include "ringside/gui/rank_view.h"
+#include "ringside/gui/run_placement.h"
 
 namespace ringside::gui {
 
@@ -279,12 +280,8 @@ void DashboardTab::onTick() {
   updateClock();
   if (gpuDirty_) {
     gpuDirty_ = false;
-    for (const auto& [index, points] : gpuUtilSeries_) {
-      gpuUtil_->setSeries(tr("GPU %1").arg(index), points);
-    }
-    for (const auto& [index, points] : gpuMemSeries_) {
-      gpuMem_->setSeries(tr("GPU %1").arg(index), points);
-    }
+    for (const auto& [gpu, points] : gpuUtilSeries_) gpuUtil_->setSeries(gpuNames_[gpu], points);
+    for (const auto& [gpu, points] : gpuMemSeries_) gpuMem_->setSeries(gpuNames_[gpu], points);
   }
   if (inFlight_ > 0) return;
   if (dirty_) {
@@ -509,24 +506,42 @@ void DashboardTab::fetchRanks() {
 }
 
 void DashboardTab::onTelemetry(const QString& nodeId, const v1::NodeTelemetry& telemetry) {
-  const QString runNode =
+  const QString owner =
       run_ && !run_->nodeId.isEmpty() ? run_->nodeId : controller_.nodeOfRun(runId_);
-  if (nodeId != runNode) return;
+  static const std::vector<v1::HostSlots> kUnplaced;
+  const std::vector<v1::HostSlots>& placement = run_ ? run_->placement : kUnplaced;
+  QString hostName;
+  for (const NodeChoice& node : controller_.nodeChoices()) {
+    if (node.nodeId == nodeId) hostName = node.hostName;
+  }
+  const NodeGpus used = runGpusOnNode(placement, hostName, nodeId == owner);
+  if (!used.ofRun) return;
   if (!sawTelemetry_) {
     sawTelemetry_ = true;
     telemetryOrigin_ = run_ && run_->startTime > 0 ? run_->startTime : telemetry.wall_time();
   }
-  nodeHasGpus_ = telemetry.gpus_size() > 0;
-  const QString placeholder =
-      nodeHasGpus_ ? tr("N/A: the node does not report this value") : tr("No GPUs on this node");
+  QString placeholder = tr("N/A: the node does not report this value");
+  if (runUsesNoGpus(placement)) {
+    placeholder = tr("The run uses no GPUs");
+  } else if (telemetry.gpus_size() == 0 && gpuUtilSeries_.empty()) {
+    placeholder = tr("No GPUs on this node");
+  }
   gpuUtil_->setPlaceholderText(placeholder);
   gpuMem_->setPlaceholderText(placeholder);
+  // Several nodes: each series names its node.
+  const bool multiNode = placement.size() > 1;
+  const auto node = controller_.node(nodeId);
+  const QString nodeName = node ? node->record.name : nodeId;
   const double x = telemetry.wall_time() - telemetryOrigin_;
   for (const v1::GpuTelemetry& gpu : telemetry.gpus()) {
-    if (gpu.has_util_pct()) appendRolling(gpuUtilSeries_[gpu.index()], {x, gpu.util_pct()});
-    if (gpu.has_mem_used_mib()) {
-      appendRolling(gpuMemSeries_[gpu.index()], {x, gpu.mem_used_mib()});
+    if (!used.allGpus && !used.gpus.contains(gpu.index())) continue;
+    const std::pair<QString, uint32_t> key{nodeId, gpu.index()};
+    if (!gpuNames_.contains(key)) {
+      gpuNames_[key] = multiNode ? tr("%1 GPU %2").arg(nodeName).arg(gpu.index())
+                                 : tr("GPU %1").arg(gpu.index());
     }
+    if (gpu.has_util_pct()) appendRolling(gpuUtilSeries_[key], {x, gpu.util_pct()});
+    if (gpu.has_mem_used_mib()) appendRolling(gpuMemSeries_[key], {x, gpu.mem_used_mib()});
   }
   gpuDirty_ = true;
 }

@@ -426,6 +426,8 @@ void MetricChart::setLogY(bool on) {
   scheduleReplot();
 }
 
+QString MetricChart::placeholderText() const { return placeholder_->text(); }
+
 void MetricChart::setPlaceholderText(const QString& text) {
   placeholder_->setText(text);
   scheduleReplot();

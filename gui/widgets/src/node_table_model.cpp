@@ -5,12 +5,23 @@
 #include <QLocale>
 #include <QPainter>
 #include <QPalette>
+#include <QPen>
+#include <QPolygon>
+
+#include <algorithm>
 
 #include "ringside/gui/add_node_dialog.h"
 
 namespace ringside::gui {
 
 namespace {
+
+// Whether the node's latest telemetry lists GPU `index` as handed to a run.
+bool gpuInUse(const NodeView& node, uint32_t index) {
+  if (!node.telemetry) return false;
+  const auto& used = node.telemetry->gpus_in_use();
+  return std::find(used.begin(), used.end(), index) != used.end();
+}
 
 constexpr double kMiBPerGiB = 1024.0;
 constexpr int kBarMaxWidth = 46;  // px per GPU bar
@@ -99,6 +110,12 @@ QVariant NodeTableModel::data(const QModelIndex& index, int role) const {
     }
     return utils;
   }
+  if (role == kGpuInUseRole) {
+    if (index.column() != kGpus || !node.info) return {};
+    QVariantList inUse;
+    for (const v1::GpuInfo& gpu : node.info->gpus()) inUse.append(gpuInUse(node, gpu.index()));
+    return inUse;
+  }
   if (role == Qt::ForegroundRole) {
     if (index.column() == kState) {
       const QColor color = stateColor(node);
@@ -123,10 +140,17 @@ QVariant NodeTableModel::data(const QModelIndex& index, int role) const {
         if (node.info) {
           QStringList lines;
           for (const v1::GpuInfo& gpu : node.info->gpus()) {
-            lines.append(tr("GPU %1: %2, %3 GiB")
-                             .arg(gpu.index())
-                             .arg(QString::fromStdString(gpu.name()))
-                             .arg(gib(static_cast<double>(gpu.memory_total_mib()))));
+            const QString line = tr("GPU %1: %2, %3 GiB")
+                                     .arg(gpu.index())
+                                     .arg(QString::fromStdString(gpu.name()))
+                                     .arg(gib(static_cast<double>(gpu.memory_total_mib())));
+            if (!node.telemetry) {
+              lines.append(line);
+            } else if (gpuInUse(node, gpu.index())) {
+              lines.append(tr("%1, in use by a run").arg(line));
+            } else {
+              lines.append(tr("%1, free").arg(line));
+            }
           }
           return lines.isEmpty() ? gpusText(node) : lines.join(QLatin1Char('\n'));
         }
@@ -249,7 +273,11 @@ QString NodeTableModel::gpusText(const NodeView& node) {
     }
     utils.append(util);
   }
-  return utils.join(QStringLiteral(", "));
+  const QString text = utils.join(QStringLiteral(", "));
+  if (!node.telemetry) return text;
+  int inUse = 0;
+  for (const v1::GpuInfo& gpu : node.info->gpus()) inUse += gpuInUse(node, gpu.index());
+  return tr("%1; %2 of %3 in use").arg(text).arg(inUse).arg(node.info->gpus_size());
 }
 
 QString NodeTableModel::slotsText(const NodeView& node) {
@@ -271,6 +299,7 @@ void GpuBarsDelegate::paint(QPainter* painter, const QStyleOptionViewItem& optio
     QStyledItemDelegate::paint(painter, option, index);
     return;
   }
+  const QVariantList inUse = index.data(NodeTableModel::kGpuInUseRole).toList();
   QStyleOptionViewItem background = option;
   initStyleOption(&background, index);
   background.text.clear();
@@ -306,6 +335,17 @@ void GpuBarsDelegate::paint(QPainter* painter, const QStyleOptionViewItem& optio
       painter->fillRect(bar.adjusted(1, 1, -1, -1),
                         QBrush(palette.color(QPalette::Mid), Qt::BDiagPattern));
       label = NodeTableModel::tr("N/A");
+    }
+    if (i < inUse.size() && inUse[i].toBool()) {
+      // Held by a run: a highlight frame and a filled corner, visible at any utilization.
+      painter->setBrush(Qt::NoBrush);
+      painter->setPen(QPen(palette.color(QPalette::Highlight), 2));
+      painter->drawRect(bar.adjusted(1, 1, -1, -1));
+      const int corner = qMin(6, bar.height() / 2);
+      const QPoint tip = bar.topRight() + QPoint(1, 0);
+      painter->setPen(Qt::NoPen);
+      painter->setBrush(palette.color(QPalette::Highlight).darker(130));
+      painter->drawPolygon(QPolygon{tip, tip - QPoint(corner, 0), tip + QPoint(0, corner)});
     }
     if (metrics.horizontalAdvance(label) + 2 <= bar.width()) {
       painter->setPen(palette.color(QPalette::Text));

@@ -48,6 +48,9 @@ struct RunRecord {
   QByteArray spec;     // serialized ringside.v1.RunSpec (empty until a RunInfo arrived)
   QString configJson;  // flat JSON object of the spec's settings, for the config diff
   int worldSize = 0;
+  // Where its ranks run (RunInfo.placement): hosts in rank order with their ranks and GPUs.
+  // Empty until an agent that reports it sent the run.
+  std::vector<v1::HostSlots> placement;
   double createdTime = 0.0;  // Unix seconds; 0 = unknown
   double startTime = 0.0;
   double endTime = 0.0;     // 0 while running

@@ -1,7 +1,8 @@
 // DashboardTab: the live dashboard of one run (one tab per open run). Charts of train loss (raw,
 // faint, behind an EMA-smoothed line, with test loss per epoch), test accuracy, samples/s, step
 // time split into compute and exposed communication (stacked), all-reduce time, bus bandwidth,
-// and GPU utilization and memory of the run's node; a per-rank view; a header with the run's
+// and GPU utilization and memory of the run's GPUs on every node of the run (RunInfo.placement;
+// every GPU of the owner's node when an older agent did not report it); a per-rank view; a header with the run's
 // name, state, elapsed time, ETA and a Stop button; and the log tail. The ETA comes from
 // runProgress() over the run's own facts (run/total_steps, run/steps_per_epoch), its last step and
 // its throughput.
@@ -9,7 +10,7 @@
 // Data flow (DESIGN.md decision 7): Controller::runDataChanged only marks the tab dirty; a timer
 // (15 Hz) re-queries the store asynchronously (QFuture continuations on this object) when dirty
 // and no query is in flight, and the charts decimate on their own coalesced replot. GPU values
-// come from Controller::telemetryReceived for the run's node and are kept in memory (rolling).
+// come from Controller::telemetryReceived of the run's nodes and are kept in memory (rolling).
 // GUI thread only.
 #pragma once
 
@@ -60,6 +61,7 @@ class DashboardTab : public QWidget {
   MetricChart* lossChart() const { return loss_; }
   MetricChart* stepTimeChart() const { return stepTime_; }
   MetricChart* gpuUtilChart() const { return gpuUtil_; }
+  MetricChart* gpuMemChart() const { return gpuMem_; }
   RankView* rankView() const { return rankView_; }
   QString etaText() const;
   QString stateText() const;
@@ -136,13 +138,14 @@ class DashboardTab : public QWidget {
   // spec; runningSeconds is filled in on every clock tick.
   ProgressFacts progress_;
 
-  // GPU telemetry of the run's node, by GPU index: (seconds since start, value).
-  std::map<uint32_t, std::vector<SeriesPoint>> gpuUtilSeries_;
-  std::map<uint32_t, std::vector<SeriesPoint>> gpuMemSeries_;
+  // GPU telemetry of the run's GPUs, by (node id, GPU index): (seconds since start, value), and
+  // each series' name ("GPU 0", or "node-2 GPU 0" for a run on several nodes).
+  std::map<std::pair<QString, uint32_t>, std::vector<SeriesPoint>> gpuUtilSeries_;
+  std::map<std::pair<QString, uint32_t>, std::vector<SeriesPoint>> gpuMemSeries_;
+  std::map<std::pair<QString, uint32_t>, QString> gpuNames_;
   double telemetryOrigin_ = 0;
   bool gpuDirty_ = false;
   bool sawTelemetry_ = false;
-  bool nodeHasGpus_ = false;
 };
 
 }  // namespace ringside::gui

@@ -72,6 +72,7 @@ class MetricChart : public QWidget {
 
   // Text drawn over an empty chart, e.g. "no GPUs" (empty: none).
   void setPlaceholderText(const QString& text);
+  QString placeholderText() const;
 
   // The visible x (y) range; unset = fit the data. Setting marks the chart dirty.
   void setXRange(double min, double max);

@@ -35,6 +35,10 @@ class NodeTableModel : public QAbstractTableModel {
     // invalid QVariant when the node cannot read it. Empty for a node without GPUs; an invalid
     // QVariant (not a list) when the inventory is not known yet.
     kGpuUtilRole,
+    // QVariantList, kGpus column only, parallel to kGpuUtilRole: per GPU, true when a run holds
+    // it (NodeTelemetry.gpus_in_use: handed to a run's ranks as CUDA_VISIBLE_DEVICES), false
+    // when free or before the first telemetry sample.
+    kGpuInUseRole,
   };
 
   explicit NodeTableModel(QObject* parent = nullptr);
@@ -59,6 +63,8 @@ class NodeTableModel : public QAbstractTableModel {
   static QString stateText(const NodeView& node);
   static QString cpuText(const NodeView& node);
   static QString memoryText(const NodeView& node);
+  // Per GPU its utilization ("87 %, N/A"), then how many of them runs hold ("; 1 of 2 in use")
+  // once the node's telemetry says; "none" without GPUs, "N/A" before the inventory.
   static QString gpusText(const NodeView& node);
   static QString slotsText(const NodeView& node);
   // True when the node is online and draining (NodeInfo.draining or the latest telemetry's).
@@ -69,8 +75,9 @@ class NodeTableModel : public QAbstractTableModel {
 };
 
 // Paints NodeTableModel::kGpuUtilRole as one small horizontal bar per GPU, the percentage on it
-// ("N/A" on a grey bar for a value the node cannot read), and the display text ("none", "N/A")
-// when there is no list to paint.
+// ("N/A" on a grey bar for a value the node cannot read), a GPU that a run holds
+// (kGpuInUseRole) framed in the highlight colour with a mark in its corner, and the display text
+// ("none", "N/A") when there is no list to paint.
 class GpuBarsDelegate : public QStyledItemDelegate {
   Q_OBJECT
 
