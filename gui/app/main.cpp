@@ -143,8 +143,26 @@ int main(int argc, char** argv) {
       QTextStream(status == 0 ? stdout : stderr) << "ringside --smoke-test: " << message << '\n';
       QApplication::exit(status);
     };
-    auto check = [&controller, finish, withAgent = options.startLocalAgent] {
+    // With --local-cluster no local agent starts on a fresh database: every node of the cluster
+    // must come online instead.
+    QStringList clusterNodes;
+    if (options.localCluster) {
+      for (const auto& node : options.localCluster->nodes) clusterNodes.append(node.name);
+    }
+    auto check = [&controller, finish, withAgent = options.startLocalAgent, clusterNodes] {
       if (!controller.isStarted()) return;
+      if (!clusterNodes.isEmpty()) {
+        QStringList online;
+        for (const ringside::gui::NodeView& node : controller.nodes()) {
+          if (clusterNodes.contains(node.record.name) && node.info &&
+              node.state == ringside::gui::NodeState::Online) {
+            online.append(node.record.name);
+          }
+        }
+        if (online.size() < clusterNodes.size()) return;
+        return finish(0, QStringLiteral("started; local cluster nodes %1 online")
+                             .arg(clusterNodes.join(QStringLiteral(", "))));
+      }
       if (!withAgent) return finish(0, QStringLiteral("started (no local agent)"));
       for (const ringside::gui::NodeView& node : controller.nodes()) {
         if (node.local && node.state == ringside::gui::NodeState::Online) {
@@ -160,8 +178,10 @@ int main(int argc, char** argv) {
                      [finish](const QString& message) { finish(1, message); });
     QObject::connect(&controller, &ringside::gui::Controller::errorMessage, &app,
                      [finish](const QString& message) { finish(1, message); });
-    QTimer::singleShot(30000, &app, [finish] {
-      finish(1, QStringLiteral("the local agent was not online within 30 s"));
+    QTimer::singleShot(30000, &app, [finish, cluster = !clusterNodes.isEmpty()] {
+      finish(1, cluster ? QStringLiteral("not every local cluster node was online within 30 s: "
+                                         "check `scripts/local-cluster status`")
+                        : QStringLiteral("the local agent was not online within 30 s"));
     });
   }
   if (parser.isSet(screenshots)) {

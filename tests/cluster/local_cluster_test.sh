@@ -150,6 +150,17 @@ else
   echo "--- (no dataset at $data: the trainer run is left out)"
 fi
 
+gui=$bin_dir/gui/ringside
+if [[ -x $gui ]]; then
+  echo "--- ringside --local-cluster --smoke-test: the GUI reaches both nodes with the cluster's key"
+  QT_QPA_PLATFORM=offscreen "$gui" --data-dir "$tmp/gui" --local-cluster --smoke-test \
+    >"$tmp/smoke.out" 2>&1 || { cat "$tmp/smoke.out" >&2; fail "the GUI's smoke test failed on the local cluster"; }
+  grep 'local cluster nodes node-1, node-2 online' "$tmp/smoke.out" ||
+    fail "the GUI's smoke test did not see both nodes online: $(cat "$tmp/smoke.out")"
+else
+  echo "--- (no GUI at $gui: its smoke test is left out)"
+fi
+
 echo "--- down"
 trap - EXIT
 "$cluster" down
