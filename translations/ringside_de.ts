@@ -33,7 +33,7 @@
     </message>
     <message>
         <location filename="../gui/app/main.cpp" line="34"/>
-        <location filename="../gui/app/main.cpp" line="52"/>
+        <location filename="../gui/app/main.cpp" line="56"/>
         <source>dir</source>
         <translation>Verzeichnis</translation>
     </message>
@@ -49,43 +49,43 @@
     </message>
     <message>
         <location filename="../gui/app/main.cpp" line="41"/>
-        <source>Launch the run in the setup form as soon as a node is online.</source>
-        <translation>Den Lauf aus dem Einrichtungsformular starten, sobald ein Knoten online ist.</translation>
+        <source>Launch the run in the setup form as soon as a node is online (with --local-cluster: on every node of the cluster, once all are online).</source>
+        <translation>Den Lauf im Einrichtungsformular starten, sobald ein Knoten online ist (mit --local-cluster: auf jedem Knoten des Clusters, sobald alle online sind).</translation>
     </message>
     <message>
-        <location filename="../gui/app/main.cpp" line="46"/>
+        <location filename="../gui/app/main.cpp" line="51"/>
+        <source>Launch two short runs, save every main view as PNG in &lt;dir&gt;, and quit (scripts/screenshots). With --local-cluster: one run on every node of the cluster, its live dashboard and the nodes.</source>
+        <translation>Zwei kurze Läufe starten, jede Hauptansicht als PNG in &lt;dir&gt; speichern und beenden (scripts/screenshots). Mit --local-cluster: ein Lauf auf jedem Knoten des Clusters, sein Live-Dashboard und die Knoten.</translation>
+    </message>
+    <message>
+        <location filename="../gui/app/main.cpp" line="59"/>
+        <source>Start as usual (run database, window, local agent), then quit: exit status 0 once every part works, 1 with the reason when one fails or the local agent (with --local-cluster: every node of the cluster) is not online within 30 s.</source>
+        <translation>Wie gewohnt starten (Laufdatenbank, Fenster, lokaler Agent), dann beenden: Exit-Status 0, sobald jeder Teil funktioniert, 1 mit dem Grund, wenn einer fehlschlägt oder der lokale Agent (mit --local-cluster: jeder Knoten des Clusters) nicht innerhalb von 30 s online ist.</translation>
+    </message>
+    <message>
+        <location filename="../gui/app/main.cpp" line="48"/>
         <source>Do not start the embedded local agent.</source>
         <translation>Den eingebetteten lokalen Agenten nicht starten.</translation>
     </message>
     <message>
-        <location filename="../gui/app/main.cpp" line="49"/>
-        <source>Launch two short runs, save every main view as PNG in &lt;dir&gt;, and quit (scripts/screenshots).</source>
-        <translation>Zwei kurze Läufe starten, jede Hauptansicht als PNG in &lt;Verzeichnis&gt; speichern und beenden (scripts/screenshots).</translation>
-    </message>
-    <message>
-        <location filename="../gui/app/main.cpp" line="55"/>
-        <source>Start as usual (run database, window, local agent), then quit: exit status 0 once every part works, 1 with the reason when one fails or the local agent is not online within 30 s.</source>
-        <translation>Wie gewohnt starten (Laufdatenbank, Fenster, lokaler Agent), dann beenden: Exit-Status 0, sobald alles funktioniert, 1 mit dem Grund, wenn etwas fehlschlägt oder der lokale Agent nicht innerhalb von 30 s online ist.</translation>
-    </message>
-    <message>
-        <location filename="../gui/app/main.cpp" line="61"/>
+        <location filename="../gui/app/main.cpp" line="66"/>
         <source>Add (or update) the nodes of the cluster that `scripts/local-cluster up N` made, read from FILE (default %1), and connect to them with the cluster&apos;s client key.</source>
         <translation>Die Knoten des Clusters, den `scripts/local-cluster up N` erstellt hat, aus DATEI lesen (Vorgabe %1), hinzufügen (oder aktualisieren) und sich mit dem Client-Schlüssel des Clusters mit ihnen verbinden.</translation>
     </message>
     <message>
-        <location filename="../gui/app/main.cpp" line="70"/>
+        <location filename="../gui/app/main.cpp" line="75"/>
         <source>With --local-cluster: the cluster&apos;s JSON file.</source>
         <translation>Mit --local-cluster: die JSON-Datei des Clusters.</translation>
     </message>
     <message>
-        <location filename="../gui/app/main.cpp" line="75"/>
+        <location filename="../gui/app/main.cpp" line="80"/>
         <source>ringside: unexpected argument %1 (see --help)</source>
         <translation>ringside: unerwartetes Argument %1 (siehe --help)</translation>
     </message>
     <message>
-        <location filename="../gui/app/main.cpp" line="106"/>
-        <location filename="../gui/app/main.cpp" line="121"/>
-        <location filename="../gui/app/main.cpp" line="130"/>
+        <location filename="../gui/app/main.cpp" line="111"/>
+        <location filename="../gui/app/main.cpp" line="126"/>
+        <location filename="../gui/app/main.cpp" line="135"/>
         <source>Ringside cannot start</source>
         <translation>Ringside kann nicht starten</translation>
     </message>
@@ -1448,115 +1448,120 @@
 <context>
     <name>ringside::gui::MainWindow</name>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="33"/>
+        <location filename="../gui/app/main_window.cpp" line="36"/>
         <source>Ringside</source>
         <translation>Ringside</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="42"/>
+        <location filename="../gui/app/main_window.cpp" line="45"/>
         <source>Nodes</source>
         <translation>Knoten</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="43"/>
+        <location filename="../gui/app/main_window.cpp" line="46"/>
         <source>New run</source>
         <translation>Neuer Lauf</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="44"/>
+        <location filename="../gui/app/main_window.cpp" line="47"/>
         <source>History</source>
         <translation>Verlauf</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="63"/>
+        <location filename="../gui/app/main_window.cpp" line="66"/>
         <source>Launched run %1</source>
         <translation>Lauf %1 gestartet</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="68"/>
+        <location filename="../gui/app/main_window.cpp" line="71"/>
         <source>Launch failed</source>
         <translation>Start fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="72"/>
+        <location filename="../gui/app/main_window.cpp" line="75"/>
         <source>Checking %1 before the launch…</source>
         <translation>Prüfe %1 vor dem Start …</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="79"/>
+        <location filename="../gui/app/main_window.cpp" line="82"/>
         <source>Opening the run database…</source>
         <translation>Laufdatenbank wird geöffnet …</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="98"/>
+        <location filename="../gui/app/main_window.cpp" line="101"/>
         <source>&amp;File</source>
         <translation>&amp;Datei</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="99"/>
+        <location filename="../gui/app/main_window.cpp" line="102"/>
         <source>&amp;Quit</source>
         <translation>&amp;Beenden</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="101"/>
+        <location filename="../gui/app/main_window.cpp" line="104"/>
         <source>&amp;View</source>
         <translation>&amp;Ansicht</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="102"/>
+        <location filename="../gui/app/main_window.cpp" line="105"/>
         <source>&amp;Nodes</source>
         <translation>&amp;Knoten</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="102"/>
+        <location filename="../gui/app/main_window.cpp" line="105"/>
         <source>New &amp;run</source>
         <translation>Neuer &amp;Lauf</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="102"/>
+        <location filename="../gui/app/main_window.cpp" line="105"/>
         <source>&amp;History</source>
         <translation>&amp;Verlauf</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="108"/>
+        <location filename="../gui/app/main_window.cpp" line="111"/>
         <source>&amp;Close tab</source>
         <translation>Tab &amp;schließen</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="113"/>
+        <location filename="../gui/app/main_window.cpp" line="116"/>
         <source>Ne&amp;xt tab</source>
         <translation>&amp;Nächster Tab</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="117"/>
+        <location filename="../gui/app/main_window.cpp" line="120"/>
         <source>&amp;Help</source>
         <translation>&amp;Hilfe</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="118"/>
+        <location filename="../gui/app/main_window.cpp" line="121"/>
         <source>&amp;About Ringside</source>
         <translation>Ü&amp;ber Ringside</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="120"/>
+        <location filename="../gui/app/main_window.cpp" line="123"/>
         <source>About Ringside</source>
         <translation>Über Ringside</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="121"/>
+        <location filename="../gui/app/main_window.cpp" line="124"/>
         <source>&lt;b&gt;Ringside&lt;/b&gt; %1&lt;br&gt;Orchestrate and monitor data-parallel training.&lt;br&gt;Your public key (for agents&apos; allowlists):&lt;br&gt;&lt;tt&gt;%2&lt;/tt&gt;</source>
         <translation>&lt;b&gt;Ringside&lt;/b&gt; %1&lt;br&gt;Datenparalleles Training orchestrieren und überwachen.&lt;br&gt;Ihr öffentlicher Schlüssel (für die Zulassungslisten der Agenten):&lt;br&gt;&lt;tt&gt;%2&lt;/tt&gt;</translation>
     </message>
     <message numerus="yes">
-        <location filename="../gui/app/main_window.cpp" line="136"/>
+        <location filename="../gui/app/main_window.cpp" line="139"/>
         <source>%Ln node(s) online</source>
         <translation>
             <numerusform>%Ln Knoten online</numerusform>
             <numerusform>%Ln Knoten online</numerusform>
         </translation>
     </message>
+    <message>
+        <location filename="../gui/app/main_window.cpp" line="154"/>
+        <source>Global batch %1 instead of %2: a multiple of the %3 ranks on %4 nodes</source>
+        <translation>Globale Batch-Größe %1 statt %2: ein Vielfaches der %3 Ränge auf %4 Knoten</translation>
+    </message>
     <message numerus="yes">
-        <location filename="../gui/app/main_window.cpp" line="171"/>
+        <location filename="../gui/app/main_window.cpp" line="249"/>
         <source>Compare (%Ln)</source>
         <translation>
             <numerusform>Vergleichen (%Ln)</numerusform>
@@ -1564,12 +1569,12 @@
         </translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="184"/>
+        <location filename="../gui/app/main_window.cpp" line="262"/>
         <source>The cloned run also ran on %1, which no node here has as its host name: check the nodes to run on.</source>
         <translation>Der geklonte Lauf lief auch auf %1, dem Rechnernamen keines Knotens hier: wählen Sie die Knoten für den Lauf.</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="178"/>
+        <location filename="../gui/app/main_window.cpp" line="256"/>
         <source>%1 (copy)</source>
         <translation>%1 (Kopie)</translation>
     </message>

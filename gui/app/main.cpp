@@ -40,7 +40,9 @@ int main(int argc, char** argv) {
   QCommandLineOption launch(QStringLiteral("launch"),
                             QApplication::translate("main",
                                                     "Launch the run in the setup form as "
-                                                    "soon as a node is online."));
+                                                    "soon as a node is online (with "
+                                                    "--local-cluster: on every node of the "
+                                                    "cluster, once all are online)."));
   QCommandLineOption noLocalAgent(
       QStringLiteral("no-local-agent"),
       QApplication::translate("main", "Do not start the embedded local agent."));
@@ -48,14 +50,17 @@ int main(int argc, char** argv) {
       QStringLiteral("screenshots"),
       QApplication::translate("main",
                               "Launch two short runs, save every main view as PNG in "
-                              "<dir>, and quit (scripts/screenshots)."),
+                              "<dir>, and quit (scripts/screenshots). With --local-cluster: "
+                              "one run on every node of the cluster, its live dashboard and "
+                              "the nodes."),
       QApplication::translate("main", "dir"));
   QCommandLineOption smokeTest(
       QStringLiteral("smoke-test"),
       QApplication::translate("main",
                               "Start as usual (run database, window, local agent), then quit: "
                               "exit status 0 once every part works, 1 with the reason when one "
-                              "fails or the local agent is not online within 30 s."));
+                              "fails or the local agent (with --local-cluster: every node of the "
+                              "cluster) is not online within 30 s."));
   QCommandLineOption localCluster(
       QStringLiteral("local-cluster"),
       QApplication::translate(
@@ -133,7 +138,12 @@ int main(int argc, char** argv) {
                      });
   }
   window.show();
-  if (parser.isSet(launch)) window.launchWhenReady();
+  // With --local-cluster, --launch (and the screenshot tour) place the run on every node of it.
+  QStringList clusterNodeNames;
+  if (options.localCluster) {
+    for (const auto& node : options.localCluster->nodes) clusterNodeNames.append(node.name);
+  }
+  if (parser.isSet(launch)) window.launchWhenReady(clusterNodeNames);
   if (parser.isSet(smokeTest)) {
     // Checks what a packaged install needs at run time: the SQLite driver (the run database),
     // the platform and SVG plug-ins (the window and its icons) and ringside-agent (the local
@@ -145,10 +155,7 @@ int main(int argc, char** argv) {
     };
     // With --local-cluster no local agent starts on a fresh database: every node of the cluster
     // must come online instead.
-    QStringList clusterNodes;
-    if (options.localCluster) {
-      for (const auto& node : options.localCluster->nodes) clusterNodes.append(node.name);
-    }
+    const QStringList clusterNodes = clusterNodeNames;
     auto check = [&controller, finish, withAgent = options.startLocalAgent, clusterNodes] {
       if (!controller.isStarted()) return;
       if (!clusterNodes.isEmpty()) {
@@ -186,7 +193,11 @@ int main(int argc, char** argv) {
   }
   if (parser.isSet(screenshots)) {
     QDir().mkpath(parser.value(screenshots));
-    window.runScreenshotTour(parser.value(screenshots));
+    if (clusterNodeNames.isEmpty()) {
+      window.runScreenshotTour(parser.value(screenshots));
+    } else {
+      window.runClusterScreenshotTour(parser.value(screenshots), clusterNodeNames);
+    }
   }
   return QApplication::exec();
 }

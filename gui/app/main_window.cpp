@@ -10,10 +10,14 @@
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSettings>
+#include <QSplitter>
 #include <QStatusBar>
 #include <QTabBar>
 #include <QTabWidget>
 #include <QTimer>
+
+#include <algorithm>
+#include <cmath>
 
 #include "ringside/gui/compare_view.h"
 #include "ringside/gui/controller.h"
@@ -135,15 +139,95 @@ void MainWindow::refreshNodeChoices() {
   setup_->setNodes(choices);
   status_->setText(tr("%Ln node(s) online", nullptr, online) +
                    QStringLiteral(" / %L1").arg(choices.size()));
-  if (launchPending_ && online > 0 && setup_->canLaunch()) {
+  if (!launchPending_ || online == 0) return;
+  if (!launchNodes_.isEmpty()) {
+    const QStringList ids = onlineNodeIds(launchNodes_);
+    if (ids.isEmpty()) return;
+    RunForm form = setup_->form();
+    form.nodeIds = ids;
+    // The default global batch (a power of two) need not divide among 3 nodes' ranks: take the
+    // nearest multiple of the world size, and say so.
+    const int world = form.worldSize();
+    if (form.job == RunForm::Job::kTrainer && form.globalBatch % world != 0) {
+      const qint64 batch = std::max<qint64>(
+          world, std::llround(static_cast<double>(form.globalBatch) / world) * world);
+      statusBar()->showMessage(
+          tr("Global batch %1 instead of %2: a multiple of the %3 ranks on %4 nodes")
+              .arg(batch)
+              .arg(form.globalBatch)
+              .arg(world)
+              .arg(ids.size()));
+      form.globalBatch = batch;
+    }
+    setup_->setForm(form);
+  }
+  if (setup_->canLaunch()) {
     launchPending_ = false;
     controller_.launch(setup_->form());
   }
 }
 
-void MainWindow::launchWhenReady() {
+QStringList MainWindow::onlineNodeIds(const QStringList& nodeNames) const {
+  QStringList ids;
+  for (const QString& name : nodeNames) {
+    for (const NodeView& node : controller_.nodes()) {
+      if (node.record.name == name && node.state == NodeState::Online && node.info) {
+        ids.append(node.record.nodeId);
+      }
+    }
+  }
+  return ids.size() == nodeNames.size() ? ids : QStringList();
+}
+
+void MainWindow::launchWhenReady(const QStringList& nodeNames) {
   launchPending_ = true;
+  launchNodes_ = nodeNames;
   refreshNodeChoices();
+}
+
+void MainWindow::runClusterScreenshotTour(const QString& dir, const QStringList& nodeNames) {
+  auto save = [this, dir](const QString& name) {
+    QApplication::processEvents();
+    grab().save(dir + QLatin1Char('/') + name + QStringLiteral(".png"));
+  };
+  auto* deadline = new QTimer(this);
+  deadline->setSingleShot(true);
+  connect(deadline, &QTimer::timeout, this, [] {
+    qWarning("cluster screenshot tour: no run ended within 3 minutes (not every node online, "
+             "or the run setup form refused the run)");
+    QApplication::exit(1);
+  });
+  deadline->start(180000);
+  resize(1440, 960);
+  connect(&controller_, &Controller::launchFailed, this, [](const QString& message) {
+    qWarning("cluster screenshot tour: %s", qPrintable(message));
+    QApplication::exit(1);
+  });
+  connect(&controller_, &Controller::runLaunched, this, [this, save](const QString& runId) {
+    tourRuns_ << runId;
+    openRun(runId);
+    // Live: a while after the start, every rank has reported and the charts have a history.
+    QTimer::singleShot(25000, this, [this, save, runId] {
+      // Room for every rank's row in the per-rank view.
+      if (auto* splitter = tabs_->currentWidget()->findChild<QSplitter*>()) {
+        splitter->setSizes({560, 330});
+      }
+      save(QStringLiteral("cluster-dashboard"));
+      showPage(0);
+      QTimer::singleShot(1500, this, [this, save, runId] {
+        save(QStringLiteral("cluster-nodes"));
+        controller_.stopRun(runId);
+      });
+    });
+  });
+  connect(&controller_, &Controller::runStateChanged, this,
+          [this](const QString& runId, v1::RunState state) {
+            if (!tourRuns_.contains(runId)) return;
+            if (state == v1::STOPPED || state == v1::FAILED || state == v1::COMPLETED) {
+              QTimer::singleShot(500, qApp, [] { QApplication::exit(0); });
+            }
+          });
+  launchWhenReady(nodeNames);
 }
 
 void MainWindow::openRun(const QString& runId) {

@@ -25,12 +25,19 @@ class MainWindow : public QMainWindow {
 
   // Opens (or shows) the live dashboard of a run.
   void openRun(const QString& runId);
-  // Launches the run setup form as it stands (scripts/run --launch).
-  void launchWhenReady();
+  // Launches the run setup form as it stands (scripts/run --launch) once a node is online. With
+  // `nodeNames` (ringside --local-cluster --launch: the cluster's nodes), waits until every
+  // one of them is online and places the run on all of them, in that order.
+  void launchWhenReady(const QStringList& nodeNames = {});
   // scripts/screenshots: launches two short runs, waits for them, saves every main view as a
   // PNG in `dir` (nodes, run-setup, dashboard, history, compare) and quits (exit code 1 when it
   // could not finish within the time limit).
   void runScreenshotTour(const QString& dir);
+  // scripts/screenshots --cluster: launches the run setup form's run on every node named (the
+  // local cluster's), and once every rank has reported for a while saves the live dashboard
+  // (cluster-dashboard) and the nodes with their used slots (cluster-nodes) in `dir`, stops the
+  // run and quits (exit code 1 when it could not within the time limit).
+  void runClusterScreenshotTour(const QString& dir, const QStringList& nodeNames);
   // Shows the page with this index (0 nodes, 1 new run, 2 history) or an open run tab.
   void showPage(int index);
 
@@ -49,7 +56,11 @@ class MainWindow : public QMainWindow {
   RunSetupPanel* setup_;
   HistoryPanel* history_;
   QLabel* status_;
+  // The node ids of these nodes (by name) when every one of them is online, else empty.
+  QStringList onlineNodeIds(const QStringList& nodeNames) const;
+
   bool launchPending_ = false;
+  QStringList launchNodes_;  // by name; empty: the form's own choice
   QStringList tourRuns_;
 };
 
