@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -107,6 +108,61 @@ TEST(CheckpointTest, DirectoryResolvesToNewestAndPruneKeepsNewest) {
 
   TempDir empty;
   EXPECT_EQ(resolveCheckpointPath(empty.path()).status().code(), Status::Code::kNotFound);
+}
+
+// Found by checkpoint_header_fuzzer (UBSan: "null pointer passed as argument 1" in
+// Reader::getFloats): a checkpoint with no parameters copied 0 bytes into an empty vector's null
+// data(). It reads back, empty; the sanitize preset's build checks that no null is passed.
+TEST(CheckpointTest, EmptyParameterListReadsBackWithoutCopyingToNull) {
+  TempDir dir;
+  TrainingCheckpoint empty = sample();
+  empty.params.clear();
+  empty.optimizerState.buffers = {{}, {}};
+  const std::string path = dir.path() + "/empty.rsck";
+  ASSERT_TRUE(writeCheckpoint(path, empty).isOk());
+  auto read = readCheckpoint(path);
+  ASSERT_TRUE(read.isOk()) << read.status().toString();
+  EXPECT_TRUE(read->params.empty());
+  ASSERT_EQ(read->optimizerState.buffers.size(), 2u);
+  EXPECT_TRUE(read->optimizerState.buffers[0].empty());
+}
+
+// The bug: an unwritable --checkpoint-dir was found only after training, when the first
+// checkpoint was written. The trainer checks it at start with this.
+TEST(CheckpointTest, UnwritableCheckpointDirIsFoundBeforeTraining) {
+  TempDir dir;
+  // A missing directory is created, parents included, and left empty.
+  const std::string fresh = dir.path() + "/a/b/checkpoints";
+  ASSERT_TRUE(checkCheckpointDirWritable(fresh).isOk());
+  EXPECT_TRUE(fs::is_directory(fresh));
+  EXPECT_TRUE(fs::is_empty(fresh)) << "the probe file is removed";
+
+  // A file where the directory should be (also where a parent should be): IOError naming it.
+  const std::string file = dir.path() + "/plain";
+  std::ofstream(file) << "x";
+  for (const std::string& bad : {file, file + "/checkpoints"}) {
+    const Status status = checkCheckpointDirWritable(bad);
+    ASSERT_FALSE(status.isOk()) << bad;
+    EXPECT_EQ(status.code(), Status::Code::kIOError);
+    EXPECT_NE(status.message().find(bad), std::string::npos) << status.message();
+    EXPECT_NE(status.message().find("--checkpoint-dir"), std::string::npos) << status.message();
+  }
+}
+
+TEST(CheckpointTest, CheckpointDirWithoutWritePermissionIsFoundBeforeTraining) {
+  TempDir dir;
+  // Root writes to it anyway: then there is nothing to check.
+  const std::string locked = dir.path() + "/locked";
+  fs::create_directory(locked);
+  fs::permissions(locked, fs::perms::owner_read | fs::perms::owner_exec);
+  if (::access(locked.c_str(), W_OK) == 0) {
+    fs::permissions(locked, fs::perms::owner_all);
+    GTEST_SKIP() << "this user can write to a mode-0500 directory (root)";
+  }
+  const Status status = checkCheckpointDirWritable(locked);
+  fs::permissions(locked, fs::perms::owner_all);
+  ASSERT_FALSE(status.isOk());
+  EXPECT_NE(status.message().find("Permission denied"), std::string::npos) << status.message();
 }
 
 }  // namespace

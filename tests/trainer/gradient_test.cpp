@@ -148,6 +148,128 @@ TEST(MlpTest, InitialisationFollowsNnLinearBounds) {
   EXPECT_EQ(params, again);
 }
 
+// A model whose GEMMs are larger than kStopCheckFlops: forward and backward are cut into pieces
+// (rows of the batch, rows of the weight gradient) with a stop check between them.
+struct LongPassFixture {
+  // 1024 x 1024 layers at batch 1024: each GEMM is 2^31 operations, two pieces of 2^30.
+  static constexpr int kBatch = 1024;
+  MlpLayout layout = MlpLayout::create({1024, 1024, 1024, 10}).value();
+  std::vector<float> params = std::vector<float>(layout.numParams());
+  std::vector<float> x = std::vector<float>(size_t(kBatch) * 1024);
+  std::vector<int32_t> labels = std::vector<int32_t>(kBatch);
+  LongPassFixture() {
+    initMlpParameters(layout, 3, params.data());
+    std::mt19937_64 rng(5);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    for (float& v : x) v = normal(rng);
+    for (int i = 0; i < kBatch; ++i) labels[i] = i % 10;
+  }
+};
+
+// The pieces compute what the unsplit layer operations compute.
+TEST(MlpTest, PassesSplitForStopChecksMatchTheUnsplitLayerOperations) {
+  LongPassFixture f;
+  const int batch = LongPassFixture::kBatch;
+  MlpWorkspace<float> workspace(f.layout, batch);
+  std::vector<float> grads(f.layout.numParams());
+  int checks = 0;
+  const StopCheck neverStop = [&] {
+    ++checks;
+    return false;
+  };
+  const float loss =
+      workspace.forward(f.params.data(), f.x.data(), f.labels.data(), batch, nullptr, neverStop);
+  workspace.backward(f.params.data(), f.x.data(), grads.data(), {}, neverStop);
+  EXPECT_FALSE(workspace.stopped());
+  EXPECT_GE(checks, 6) << "three split GEMMs forward and three backward each ask at least once";
+
+  // The reference: one unsplit call per layer operation.
+  const auto& layers = f.layout.layers();
+  std::vector<std::vector<float>> y(layers.size());
+  const float* input = f.x.data();
+  for (size_t l = 0; l < layers.size(); ++l) {
+    y[l].resize(size_t(batch) * layers[l].out);
+    linearForward(input, f.params.data() + layers[l].weightOffset,
+                  f.params.data() + layers[l].biasOffset, batch, layers[l].in, layers[l].out,
+                  y[l].data());
+    if (l + 1 < layers.size()) reluForward(y[l].data(), y[l].size());
+    input = y[l].data();
+  }
+  std::vector<float> dy(size_t(batch) * 10);
+  const float referenceLoss =
+      softmaxCrossEntropy(y.back().data(), f.labels.data(), batch, 10, dy.data(), nullptr);
+  EXPECT_NEAR(loss, referenceLoss, 1e-5f * std::abs(referenceLoss));
+  std::vector<float> reference(f.layout.numParams());
+  for (int l = static_cast<int>(layers.size()) - 1; l >= 0; --l) {
+    const LinearLayerShape& layer = layers[l];
+    std::vector<float> dx(size_t(batch) * layer.in);
+    linearBackward(l == 0 ? f.x.data() : y[l - 1].data(), f.params.data() + layer.weightOffset,
+                   dy.data(), batch, layer.in, layer.out, reference.data() + layer.weightOffset,
+                   reference.data() + layer.biasOffset, l == 0 ? nullptr : dx.data());
+    if (l > 0) {
+      reluBackward(y[l - 1].data(), dx.data(), dx.size());
+      dy = std::move(dx);
+    }
+  }
+  double diff = 0.0, norm = 0.0;
+  for (size_t i = 0; i < grads.size(); ++i) {
+    diff += (double(grads[i]) - reference[i]) * (double(grads[i]) - reference[i]);
+    norm += double(reference[i]) * reference[i];
+  }
+  EXPECT_LE(std::sqrt(diff / norm), 1e-5);
+}
+
+// The bug: `--hidden 30000,30000` ignored SIGTERM for over a minute, because a step checked for a
+// stop only between steps. Long passes now ask between pieces and end at once when told to.
+TEST(MlpTest, LongPassesStopAtTheNextPieceWhenAsked) {
+  LongPassFixture f;
+  const int batch = LongPassFixture::kBatch;
+  MlpWorkspace<float> workspace(f.layout, batch);
+  int checks = 0;
+  const StopCheck stopAtOnce = [&] {
+    ++checks;
+    return true;
+  };
+  const float loss =
+      workspace.forward(f.params.data(), f.x.data(), f.labels.data(), batch, nullptr, stopAtOnce);
+  EXPECT_TRUE(workspace.stopped());
+  EXPECT_TRUE(std::isnan(loss));
+  EXPECT_EQ(checks, 1) << "the first check ends the pass";
+
+  workspace.forward(f.params.data(), f.x.data(), f.labels.data(), batch, nullptr);
+  EXPECT_FALSE(workspace.stopped());
+  std::vector<float> grads(f.layout.numParams());
+  std::vector<int> ready;
+  checks = 0;
+  workspace.backward(
+      f.params.data(), f.x.data(), grads.data(), [&](int layer) { ready.push_back(layer); },
+      stopAtOnce);
+  EXPECT_TRUE(workspace.stopped());
+  EXPECT_EQ(checks, 1);
+  EXPECT_LT(ready.size(), f.layout.layers().size()) << "backward ended before the first layer";
+}
+
+// Steps of the default model are never split or checked: no all-reduce per piece for them.
+TEST(MlpTest, SmallPassesAreNeverChecked) {
+  auto layout = MlpLayout::create({784, 256, 128, 10});
+  ASSERT_TRUE(layout.isOk());
+  const int batch = 128;
+  std::vector<float> params(layout->numParams());
+  initMlpParameters(*layout, 1, params.data());
+  std::vector<float> x(size_t(batch) * 784, 0.5f), grads(params.size());
+  std::vector<int32_t> labels(batch, 3);
+  MlpWorkspace<float> workspace(*layout, batch);
+  int checks = 0;
+  const StopCheck count = [&] {
+    ++checks;
+    return true;
+  };
+  workspace.forward(params.data(), x.data(), labels.data(), batch, nullptr, count);
+  workspace.backward(params.data(), x.data(), grads.data(), {}, count);
+  EXPECT_EQ(checks, 0);
+  EXPECT_FALSE(workspace.stopped());
+}
+
 TEST(MlpTest, RejectsEmptyLayers) {
   EXPECT_FALSE(MlpLayout::create({784}).isOk());
   auto zero = MlpLayout::create({784, 0, 10});

@@ -1,5 +1,6 @@
 // The IDX reader and the dataset loader on small files the test writes, including broken ones.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include <filesystem>
 #include <fstream>
@@ -100,6 +101,55 @@ TEST_F(IdxReaderTest, TruncatedHeaderBadMagicWrongTypeAndTrailingBytes) {
   EXPECT_NE(readIdxFile(path).status().message().find("trailing bytes"), std::string::npos);
   writeBytes(path, {0, 0, 8, 1, 0, 0, 0});
   EXPECT_NE(readIdxFile(path).status().message().find("dimension 0 missing"), std::string::npos);
+}
+
+// The bug: the type byte 0x0d (float data) was reported as "0x13", its decimal value after "0x".
+TEST_F(IdxReaderTest, TypeByte0x0dIsReportedAs0x0dNot0x13) {
+  const std::string path = dir_.path() + "/float";
+  writeBytes(path, {0, 0, 0x0D, 1, 0, 0, 0, 1, 0, 0, 0, 0});
+  const std::string message = readIdxFile(path).status().message();
+  EXPECT_NE(message.find("IDX type 0x0d (float) is not supported"), std::string::npos) << message;
+  EXPECT_EQ(message.find("0x13"), std::string::npos) << message;
+  writeBytes(path, {0, 0, 0xAB, 1, 0, 0, 0, 1, 0});
+  EXPECT_NE(readIdxFile(path).status().message().find("IDX type 0xab"), std::string::npos);
+}
+
+long peakRssKib() {
+  struct rusage usage = {};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_maxrss;
+}
+
+// A damaged header promising 8 GiB of data in a file of a few bytes is refused as truncated
+// without allocating what the header promises (the buffer grows with the data really read).
+TEST_F(IdxReaderTest, HeaderPromisingGigabytesAllocatesOnlyWhatTheFileHolds) {
+  const std::string path = dir_.path() + "/liar";
+  // Dimensions 2^30 x 8: 8 GiB of unsigned bytes, under the 2^34-element bound.
+  writeBytes(path, {0, 0, 8, 2, 0x40, 0, 0, 0, 0, 0, 0, 8, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
+  const long before = peakRssKib();
+  auto read = readIdxFile(path);
+  ASSERT_FALSE(read.isOk());
+  EXPECT_NE(read.status().message().find("header promises 8589934592 bytes of data, file has 10"),
+            std::string::npos)
+      << read.status().message();
+  EXPECT_LT(peakRssKib() - before, 256 * 1024) << "peak RSS grew by more than 256 MiB";
+}
+
+// A header whose rows * cols is zero is refused, not read as images of no pixels (the same check
+// refuses a product over 2^31 - 1, computed in 64 bits where 32 would wrap around).
+TEST_F(IdxReaderTest, ImagesOfZeroPixelsAreCorruption) {
+  const std::string d = dir_.path();
+  ASSERT_TRUE(writeIdxFile(d + "/train-labels-idx1-ubyte", labels(2, 2), false).isOk());
+  ASSERT_TRUE(writeIdxFile(d + "/t10k-images-idx3-ubyte", images(2, 2, 3), false).isOk());
+  ASSERT_TRUE(writeIdxFile(d + "/t10k-labels-idx1-ubyte", labels(2, 2), false).isOk());
+  IdxArray empty;
+  empty.dims = {2, 0, 28};
+  ASSERT_TRUE(writeIdxFile(d + "/train-images-idx3-ubyte", empty, false).isOk());
+  auto data = loadMnistFormat(d);
+  ASSERT_FALSE(data.isOk());
+  EXPECT_EQ(data.status().code(), Status::Code::kCorruption);
+  EXPECT_NE(data.status().message().find("images of 0 x 28 pixels"), std::string::npos)
+      << data.status().message();
 }
 
 TEST_F(IdxReaderTest, LoadsDatasetAndNormalizes) {

@@ -1,7 +1,10 @@
 // Options and JSON run specs: defaults, file values, flag overrides, the written spec read back,
 // and every kind of bad input.
+#include <google/protobuf/descriptor.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cctype>
 #include <fstream>
 
 #include "ringside/trainer/trainer_config.h"
@@ -149,6 +152,64 @@ TEST(TrainerConfigTest, WrittenRunSpecReadsBackTheSame) {
   ASSERT_EQ(parse(second, {"--config", spec}), "");
   EXPECT_EQ(second.SerializeAsString(), first.SerializeAsString());
   EXPECT_EQ(second.seed(), 18446744073709551557ull);
+}
+
+// The floating-point keys of the run spec, as flags ("--lr"), read from the schema so that a key
+// added later is covered too.
+std::vector<std::string> floatingPointFlags() {
+  std::vector<std::string> flags;
+  const google::protobuf::Descriptor* descriptor = v1::TrainerConfig::descriptor();
+  for (int i = 0; i < descriptor->field_count(); ++i) {
+    const google::protobuf::FieldDescriptor* field = descriptor->field(i);
+    if (field->cpp_type() != google::protobuf::FieldDescriptor::CPPTYPE_DOUBLE) continue;
+    std::string flag = "--" + field->name();
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    flags.push_back(flag);
+  }
+  return flags;
+}
+
+// The bug: `--lr nan` was accepted. Every floating-point option refuses nan, inf and -inf, also
+// --weight-decay, where a negative value means "the optimizer's default", and also from a file.
+TEST(TrainerConfigTest, NonFiniteValuesAreRefusedForEveryFloatingPointOption) {
+  const std::vector<std::string> flags = floatingPointFlags();
+  ASSERT_GE(flags.size(), 10u);
+  for (const std::string& flag : flags) {
+    for (const char* value : {"nan", "inf", "-inf", "NaN", "-Infinity"}) {
+      v1::TrainerConfig config;
+      const std::string error = parse(config, {flag, value});
+      EXPECT_NE(error.find(flag), std::string::npos) << flag << " " << value << ": " << error;
+    }
+  }
+  TempDir dir;
+  const std::string spec = dir.path() + "/spec.json";
+  std::ofstream(spec) << R"({"weight_decay": "-Infinity"})";
+  v1::TrainerConfig config;
+  const std::string error = parse(config, {"--config", spec});
+  EXPECT_NE(error.find("weight_decay (--weight-decay) is -inf: use a finite number"),
+            std::string::npos)
+      << error;
+}
+
+// The bug: range messages printed a number such as 1e300 with all its 301 digits. Every
+// floating-point option given a huge value is refused or accepted, and a refusal shows the
+// number in short form.
+TEST(TrainerConfigTest, RangeMessagesShowHugeNumbersInShortFormNotThreeHundredDigits) {
+  for (const std::string& flag : floatingPointFlags()) {
+    for (const char* value : {"1e300", "-1e300", "1e-300"}) {
+      v1::TrainerConfig config;
+      const std::string error = parse(config, {flag, value});
+      size_t longestDigits = 0, digits = 0;
+      for (char c : error) {
+        digits = std::isdigit(static_cast<unsigned char>(c)) ? digits + 1 : 0;
+        longestDigits = std::max(longestDigits, digits);
+      }
+      EXPECT_LE(longestDigits, 17u) << flag << " " << value << ": " << error;
+    }
+  }
+  v1::TrainerConfig config;
+  const std::string gamma = parse(config, {"--lr-gamma", "1e300"});
+  EXPECT_NE(gamma.find("lr_gamma (--lr-gamma) is 1e+300"), std::string::npos) << gamma;
 }
 
 TEST(TrainerConfigTest, CombinationsAreValidated) {

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
@@ -207,6 +208,45 @@ TEST(TrainerProcessTest, SigtermCheckpointsAndTheResumedRunMatches) {
   EXPECT_LE(relativeDifference(finalParams(resumed.out), finalParams(reference.out)), 1e-5);
 }
 
+// The bug: `--hidden 30000,30000` ignored SIGTERM for over a minute, since a stop was looked at
+// only between steps. Here one step of a 2-rank run is about 2 TFLOP per rank (tens of seconds on
+// one core); SIGTERM in the middle of it must end the run, with a checkpoint, within seconds.
+TEST(TrainerProcessTest, SigtermEndsALongStepWithinSeconds) {
+  TempDir dir;
+  const std::string marker = dir.path() + "/long";
+  // 37M parameters (no momentum buffer), local batch 8192: about 2.2 GB in all for both ranks.
+  ChildProcess run({RINGSIDE_MPIEXEC, "-np", "2", "--bind-to", "none", RINGSIDE_TRAINER_BIN,
+                    "--backend", "mpi", "--quiet", "--hidden", "4096,4096,4096", "--global-batch",
+                    "16384", "--train-samples", "16384", "--test-samples", "1000", "--momentum",
+                    "0", "--checkpoint-dir", marker},
+                   dir.path(), kMpiEnv);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  std::vector<int> pids;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (!records(run.outputSoFar(), "start").empty()) {
+      pids = trainerPids(marker);
+      if (pids.size() == 2) break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_EQ(pids.size(), 2u) << run.errorSoFar();
+  std::this_thread::sleep_for(std::chrono::seconds(1));  // well inside the first step
+  ASSERT_TRUE(records(run.outputSoFar(), "metrics").empty()) << "the first step ended already";
+  const auto signalled = std::chrono::steady_clock::now();
+  for (int pid : pids) kill(pid, SIGTERM);
+  ProcessResult stopped = run.wait(20);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - signalled).count();
+  ASSERT_FALSE(stopped.timedOut) << "SIGTERM during a long step must end the run within 20 s";
+  EXPECT_RAN(stopped);
+  const auto ends = records(stopped.out, "end");
+  ASSERT_EQ(ends.size(), 1u) << stopped.err;
+  EXPECT_EQ(ends[0]["status"], "stopped");
+  EXPECT_EQ(ends[0]["step"], 0) << "the abandoned step is not counted";
+  EXPECT_TRUE(fs::exists(ends[0]["checkpoint"].get<std::string>()));
+  std::cout << "stopped " << seconds << " s after SIGTERM\n";
+}
+
 TEST(TrainerProcessTest, OneEpochOnTenThousandSamplesLearns) {
   TempDir dir;
   auto run = runProcess(
@@ -260,6 +300,57 @@ TEST(TrainerBadInputTest, BadOptionValue) {
   auto config = runTrainer(dir, 0, {"--config", dir.path() + "/absent.json"});
   EXPECT_EQ(config.exitCode, 2);
   EXPECT_NE(config.err.find("absent.json"), std::string::npos) << config.err;
+}
+
+// The bug: `--hidden 100000000` ended in std::bad_alloc (exit 134). A model that cannot fit is
+// refused before anything is allocated, with what it needs and what the machine has (exit 1).
+// (--hidden 100000000 itself is over the run spec's bound of 1048576 units and exits 2.)
+TEST(TrainerBadInputTest, HugeHiddenLayerIsRefusedWithTheMemoryItNeeds) {
+  TempDir dir;
+  auto run = runTrainer(dir, 0, {"--hidden", "1048576,1048576"});
+  EXPECT_EQ(run.exitCode, 1) << run.err;
+  for (const char* part : {"not enough memory for this run", "parameters 4.0 TiB", "is available (",
+                           "use a smaller --hidden"}) {
+    EXPECT_NE(run.err.find(part), std::string::npos) << part << " in: " << run.err;
+  }
+  EXPECT_TRUE(records(run.out, "start").empty()) << "nothing trained";
+  auto tooWide = runTrainer(dir, 0, {"--hidden", "100000000"});
+  EXPECT_EQ(tooWide.exitCode, 2);
+  EXPECT_NE(tooWide.err.find("hidden (--hidden) is 100000000: use 1 to 1048576"), std::string::npos)
+      << tooWide.err;
+}
+
+// The bug: `--eval-batch 2000000000` ended in std::bad_alloc. The evaluation buffers are sized for
+// the test set a rank evaluates at most, so such a batch simply means "all of it at once".
+TEST(TrainerBadInputTest, HugeEvalBatchDoesNotEndInBadAlloc) {
+  TempDir dir;
+  auto run = runTrainer(dir, 2, {"--eval-batch", "2000000000", "--max-steps", "3"});
+  EXPECT_RAN(run);
+  const auto ends = records(run.out, "end");
+  ASSERT_EQ(ends.size(), 1u);
+  EXPECT_GT(ends[0]["test_accuracy"].get<double>(), 0.0);
+}
+
+// The bug: an unwritable --checkpoint-dir was found only after training. It is found at start.
+TEST(TrainerBadInputTest, UnwritableCheckpointDirIsFoundBeforeTraining) {
+  TempDir dir;
+  std::ofstream(dir.path() + "/plain") << "a file, not a directory";
+  auto run = runTrainer(dir, 2, {"--checkpoint-dir", "plain/checkpoints"});
+  EXPECT_EQ(run.exitCode, 1) << run.err;
+  EXPECT_NE(run.err.find("cannot create the checkpoint directory " + dir.path() +
+                         "/plain/checkpoints: Not a directory"),
+            std::string::npos)
+      << run.err;
+  EXPECT_NE(run.err.find("writable --checkpoint-dir"), std::string::npos) << run.err;
+  EXPECT_TRUE(records(run.out, "start").empty()) << "nothing trained";
+}
+
+// The bug: `--lr nan` was accepted (see also trainer_config_test).
+TEST(TrainerBadInputTest, LrNanIsRefused) {
+  TempDir dir;
+  auto run = runTrainer(dir, 0, {"--lr", "nan"});
+  EXPECT_EQ(run.exitCode, 2);
+  EXPECT_NE(run.err.find("lr (--lr) is nan"), std::string::npos) << run.err;
 }
 
 TEST(TrainerBadInputTest, GlobalBatchNotDivisibleByWorldSize) {

@@ -21,11 +21,14 @@ Result<BackendKind> parseBackendKind(const std::string& name) {
   return Status::invalidArgument("unknown backend '" + name + "': use auto, mpi or nccl");
 }
 
+BackendKind resolveBackendKind(BackendKind kind) {
+  if (kind != BackendKind::kAuto) return kind;
+  return visibleGpuCount() > 0 ? BackendKind::kNccl : BackendKind::kMpi;
+}
+
 Result<std::unique_ptr<Backend>> makeBackend(BackendKind kind, Communicator& comm,
                                              BackendOptions options) {
-  if (kind == BackendKind::kAuto) {
-    kind = visibleGpuCount() > 0 ? BackendKind::kNccl : BackendKind::kMpi;
-  }
+  kind = resolveBackendKind(kind);
   if (kind == BackendKind::kNccl) return makeNcclBackend(comm, std::move(options));
   return makeCpuBackend(comm, std::move(options));
 }

@@ -44,6 +44,8 @@ class Writer {
     buffer_.insert(buffer_.end(), bytes, bytes + values.size() * sizeof(float));
   }
   std::vector<char>& buffer() { return buffer_; }
+  // Makes room for `bytes` in one allocation (the plan in memory_plan.h counts one copy).
+  void reserve(size_t bytes) { buffer_.reserve(bytes); }
 
  private:
   std::vector<char> buffer_;
@@ -63,7 +65,9 @@ class Reader {
     uint64_t count = 0;
     if (!get(&count) || count > (end_ - pos_) / sizeof(float)) return false;
     values->resize(count);
-    std::memcpy(values->data(), data_.data() + pos_, count * sizeof(float));
+    // An empty vector's data() may be null, and memcpy from or to null is undefined even for 0
+    // bytes (found by checkpoint_header_fuzzer).
+    if (count > 0) std::memcpy(values->data(), data_.data() + pos_, count * sizeof(float));
     pos_ += count * sizeof(float);
     return true;
   }
@@ -90,6 +94,11 @@ uint32_t crc32Of(const char* data, size_t size) {
 
 Status writeCheckpoint(const std::string& path, const TrainingCheckpoint& checkpoint) {
   Writer out;
+  size_t floats = checkpoint.params.size();
+  for (const auto& buffer : checkpoint.optimizerState.buffers) floats += buffer.size();
+  out.reserve(256 + checkpoint.layerSizes.size() * sizeof(int32_t) +
+              (1 + checkpoint.optimizerState.buffers.size()) * sizeof(uint64_t) +
+              floats * sizeof(float));
   for (char c : kMagic) out.put(c);
   out.put<uint32_t>(kCheckpointVersion);
   out.put<uint32_t>(static_cast<uint32_t>(checkpoint.layerSizes.size()));
@@ -118,9 +127,16 @@ Status writeCheckpoint(const std::string& path, const TrainingCheckpoint& checkp
 Result<TrainingCheckpoint> readCheckpoint(const std::string& path) {
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) return Status::notFound("no checkpoint file at " + path);
-  std::ifstream file(path, std::ios::binary);
+  std::ifstream file(path, std::ios::binary | std::ios::ate);
   if (!file) return Status::ioError("cannot open checkpoint " + path);
-  std::vector<char> data((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  // One allocation of the file's size (the plan in memory_plan.h counts one copy).
+  const std::streamoff size = file.tellg();
+  if (size < 0) return Status::ioError("cannot read checkpoint " + path);
+  std::vector<char> data(static_cast<size_t>(size));
+  file.seekg(0);
+  if (!file.read(data.data(), size)) {
+    return Status::ioError("cannot read checkpoint " + path + ": " + std::strerror(errno));
+  }
   const std::string advice = ": the file is damaged; resume from an older checkpoint";
 
   if (data.size() < sizeof kMagic + sizeof(uint32_t) * 2 ||
@@ -164,6 +180,42 @@ Result<TrainingCheckpoint> readCheckpoint(const std::string& path) {
   for (auto& buffer : checkpoint.optimizerState.buffers) ok = ok && in.getFloats(&buffer);
   if (!ok || !in.atEnd()) return Status::corruption(path + ": inconsistent sizes" + advice);
   return checkpoint;
+}
+
+Status checkCheckpointDirWritable(const std::string& dir) {
+  std::error_code ec;
+  const fs::path absolute = fs::absolute(dir, ec);
+  const std::string shown = ec ? dir : absolute.string();
+  const std::string advice =
+      ": pass a writable --checkpoint-dir (checkpoints are written there "
+      "at the end, on SIGTERM and every --checkpoint-every steps)";
+  fs::create_directories(shown, ec);
+  if (ec) {
+    return Status::ioError("cannot create the checkpoint directory " + shown + ": " + ec.message() +
+                           advice);
+  }
+  if (!fs::is_directory(shown, ec)) {
+    return Status::ioError("the checkpoint directory " + shown + " exists and is not a directory" +
+                           advice);
+  }
+  const std::string probe =
+      (fs::path(shown) / (".ringside-probe-" + std::to_string(::getpid()))).string();
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    return Status::ioError("cannot create a file in the checkpoint directory " + shown + ": " +
+                           std::strerror(errno) + advice);
+  }
+  // One byte written and synced: a full or read-only file system fails here, not at the end.
+  const char byte = 0;
+  const bool written = ::write(fd, &byte, 1) == 1 && ::fsync(fd) == 0;
+  const int writeErrno = errno;
+  ::close(fd);
+  ::unlink(probe.c_str());
+  if (!written) {
+    return Status::ioError("cannot write to the checkpoint directory " + shown + ": " +
+                           std::strerror(writeErrno) + advice);
+  }
+  return Status::ok();
 }
 
 std::string checkpointFileName(const std::string& dir, int64_t step) {

@@ -5,6 +5,7 @@
 #include <mpi.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <unordered_map>
@@ -31,11 +32,13 @@ class MpiCommunicator final : public Communicator {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &worldSize_);
     localRank_ = envInt("OMPI_COMM_WORLD_LOCAL_RANK", envInt("MPI_LOCALRANKID", 0));
+    localSize_ = std::max(1, envInt("OMPI_COMM_WORLD_LOCAL_SIZE", envInt("MPI_LOCALNRANKS", 1)));
   }
 
   int rank() const override { return rank_; }
   int worldSize() const override { return worldSize_; }
   int localRank() const override { return localRank_; }
+  int localSize() const override { return localSize_; }
 
   Status allreduceSum(double* data, size_t count) override {
     return check(MPI_Allreduce(MPI_IN_PLACE, data, static_cast<int>(count), MPI_DOUBLE, MPI_SUM,
@@ -119,6 +122,7 @@ class MpiCommunicator final : public Communicator {
   int rank_ = 0;
   int worldSize_ = 1;
   int localRank_ = 0;
+  int localSize_ = 1;
   CommRequest lastRequest_ = 0;
   std::unordered_map<CommRequest, MPI_Request> requests_;
 };
@@ -129,6 +133,7 @@ class SelfCommunicator final : public Communicator {
   int rank() const override { return 0; }
   int worldSize() const override { return 1; }
   int localRank() const override { return 0; }
+  int localSize() const override { return 1; }
   Status allreduceSum(double*, size_t) override { return Status::ok(); }
   Status allreduceMax(int64_t*, size_t) override { return Status::ok(); }
   Status allreduceSum(float*, size_t) override { return Status::ok(); }

@@ -47,14 +47,32 @@ class CpuBackend final : public Backend {
   Status trainStep(const float* x, const int32_t* labels, int localBatch, double lr,
                    double* localLoss, StepTimings* timings) override {
     const Clock::time_point start = Clock::now();
-    *localLoss = workspace_.forward(params_.data(), x, labels, localBatch, nullptr);
-
     const bool distributed = comm_.worldSize() > 1;
+    Status commStatus;
+    // Between the pieces of a long pass every rank learns whether any rank has a stop request,
+    // so all abandon the same step (pieces are planned from the shapes, the same on every rank).
+    const StopCheck stopCheck = [&]() -> bool {
+      if (options_.stopRequested == nullptr) return false;
+      if (!commStatus.isOk()) return true;  // an all-reduce failed: end the pass, report it
+      int64_t stop = options_.stopRequested->load(std::memory_order_relaxed) ? 1 : 0;
+      if (distributed) {
+        commStatus = comm_.allreduceMax(&stop, 1).withContext("agreeing on a stop request");
+        if (!commStatus.isOk()) return true;  // end the pass; the error is returned below
+      }
+      return stop != 0;
+    };
+    *timings = StepTimings{};
+    *localLoss = workspace_.forward(params_.data(), x, labels, localBatch, nullptr, stopCheck);
+    RINGSIDE_RETURN_IF_ERROR(commStatus);
+    if (workspace_.stopped()) {
+      timings->stopped = true;
+      return Status::ok();
+    }
+
     pending_.assign(buckets_.size(), 0);
     size_t nextBucket = 0;
     Clock::time_point firstStart{};
     Clock::time_point lastDone{};
-    Status commStatus;
     // DDP's autograd hook: once the lowest layer of the next bucket has its gradient, the whole
     // bucket is ready and its all-reduce starts; every hook also drives MPI progress, since Open
     // MPI's non-blocking collectives advance only inside MPI calls.
@@ -81,8 +99,18 @@ class CpuBackend final : public Backend {
         }
       }
     };
-    workspace_.backward(params_.data(), x, grads_.data(), onLayerReady);
+    workspace_.backward(params_.data(), x, grads_.data(), onLayerReady, stopCheck);
     RINGSIDE_RETURN_IF_ERROR(commStatus.withContext("gradient all-reduce"));
+    if (workspace_.stopped()) {
+      // Every rank started the same buckets before it stopped: finish them, update nothing.
+      for (CommRequest& request : pending_) {
+        if (request == 0) continue;
+        RINGSIDE_RETURN_IF_ERROR(comm_.waitRequest(request).withContext("gradient all-reduce"));
+        request = 0;
+      }
+      timings->stopped = true;
+      return Status::ok();
+    }
 
     const Clock::time_point backwardDone = Clock::now();
     if (distributed) {
@@ -117,10 +145,19 @@ class CpuBackend final : public Backend {
 
   Status evaluate(const float* x, const int32_t* labels, int count, EvalSums* sums) override {
     const int dim = options_.layout.inputDim();
+    // Evaluation is local: each rank looks at its own flag; the trainer reduces sums->stopped.
+    const StopCheck stopCheck = [this] {
+      return options_.stopRequested != nullptr &&
+             options_.stopRequested->load(std::memory_order_relaxed);
+    };
     for (int begin = 0; begin < count; begin += workspace_.maxBatch()) {
       const int batch = std::min(workspace_.maxBatch(), count - begin);
       const float meanLoss = workspace_.forward(params_.data(), x + size_t(begin) * dim,
-                                                labels + begin, batch, &sums->correct);
+                                                labels + begin, batch, &sums->correct, stopCheck);
+      if (workspace_.stopped()) {
+        sums->stopped = true;
+        return Status::ok();
+      }
       sums->lossSum += static_cast<double>(meanLoss) * batch;
       sums->count += batch;
     }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 
 #include "ringside/common/run_spec.h"
 #include "ringside/trainer/idx_reader.h"
@@ -54,8 +55,16 @@ Result<ImageDataset> loadSplit(const std::string& dir, const std::string& prefix
                               " images but " + *labelsPath + " has " +
                               std::to_string(labels->dims[0]) + " labels");
   }
+  // In 64 bits: a damaged header's rows * cols can wrap around in 32.
+  const uint64_t pixels = uint64_t{images->dims[1]} * images->dims[2];
+  if (pixels == 0 || pixels > static_cast<uint64_t>(std::numeric_limits<int>::max())) {
+    return Status::corruption(*imagesPath + ": images of " + std::to_string(images->dims[1]) +
+                              " x " + std::to_string(images->dims[2]) +
+                              " pixels: the header is damaged (use images of at least one and at "
+                              "most 2^31 - 1 pixels)");
+  }
   ImageDataset split;
-  split.featureDim = static_cast<int>(images->dims[1] * images->dims[2]);
+  split.featureDim = static_cast<int>(pixels);
   split.count = images->dims[0];
   if (limit > 0) split.count = std::min<int64_t>(split.count, limit);
   if (split.count == 0) return Status::corruption(*imagesPath + ": the split holds no samples");

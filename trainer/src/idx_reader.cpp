@@ -2,7 +2,9 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -12,9 +14,41 @@ namespace ringside::trainer {
 namespace {
 
 constexpr uint8_t kTypeUnsignedByte = 0x08;
-// A sanity bound on one dimension, far above any MNIST-style dataset; catches garbage headers
-// before they turn into a huge allocation.
+// A sanity bound on the element count, far above any MNIST-style dataset (Fashion-MNIST's largest
+// file has 47 million); catches garbage headers.
 constexpr uint64_t kMaxElements = uint64_t{1} << 34;
+// The data is read (and its buffer grown) in chunks that start at 1 MiB and double up to 64 MiB,
+// so a damaged header that promises more than the file holds costs memory only for about the
+// bytes that are really there.
+constexpr uint64_t kFirstReadChunkBytes = uint64_t{1} << 20;
+constexpr uint64_t kMaxReadChunkBytes = uint64_t{64} << 20;
+
+// The IDX type codes of LeCun's page ("FILE FORMATS FOR THE MNIST DATABASE"), for messages.
+const char* idxTypeName(uint8_t type) {
+  switch (type) {
+    case 0x08:
+      return "unsigned byte";
+    case 0x09:
+      return "signed byte";
+    case 0x0B:
+      return "short";
+    case 0x0C:
+      return "int";
+    case 0x0D:
+      return "float";
+    case 0x0E:
+      return "double";
+    default:
+      return "not an IDX type";
+  }
+}
+
+// "0x0d".
+std::string hexByte(uint8_t value) {
+  char text[8];
+  std::snprintf(text, sizeof text, "0x%02x", static_cast<unsigned>(value));
+  return text;
+}
 
 struct GzCloser {
   void operator()(gzFile file) const { gzclose(file); }
@@ -55,8 +89,9 @@ Result<IdxArray> readIdxFile(const std::string& path) {
     return Status::corruption(path + ": not an IDX file (the first two bytes must be zero)");
   }
   if (magic[2] != kTypeUnsignedByte) {
-    return Status::corruption(path + ": IDX type 0x" + std::to_string(magic[2]) +
-                              " is not supported (only 0x08, unsigned byte)");
+    return Status::corruption(path + ": IDX type " + hexByte(magic[2]) + " (" +
+                              idxTypeName(magic[2]) +
+                              ") is not supported (only 0x08, unsigned byte)");
   }
   const int rank = magic[3];
   if (rank == 0) return Status::corruption(path + ": IDX header has zero dimensions");
@@ -73,13 +108,22 @@ Result<IdxArray> readIdxFile(const std::string& path) {
     array.dims[d] = bigEndian32(raw);
     elements *= array.dims[d];
     if (elements > kMaxElements) {
-      return Status::corruption(path + ": IDX dimensions are implausibly large");
+      return Status::corruption(path + ": IDX dimensions are implausibly large (dimension " +
+                                std::to_string(d) + " is " + std::to_string(array.dims[d]) +
+                                ", over 2^34 elements in all): the header is damaged");
     }
   }
-  array.data.resize(elements);
-  const int64_t dataRead = readFully(file.get(), array.data.data(), elements);
-  if (dataRead < 0) return Status::corruption(path + ": unreadable data (bad gzip stream?)");
-  if (static_cast<uint64_t>(dataRead) != elements) {
+  uint64_t dataRead = 0;
+  while (dataRead < elements) {
+    const uint64_t chunk = std::clamp(dataRead, kFirstReadChunkBytes, kMaxReadChunkBytes);
+    const uint64_t want = std::min(elements - dataRead, chunk);
+    array.data.resize(dataRead + want);
+    const int64_t got = readFully(file.get(), array.data.data() + dataRead, want);
+    if (got < 0) return Status::corruption(path + ": unreadable data (bad gzip stream?)");
+    dataRead += static_cast<uint64_t>(got);
+    if (static_cast<uint64_t>(got) < want) break;
+  }
+  if (dataRead != elements) {
     return Status::corruption(path + ": truncated: header promises " + std::to_string(elements) +
                               " bytes of data, file has " + std::to_string(dataRead));
   }

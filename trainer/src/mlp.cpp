@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 
 namespace ringside::trainer {
@@ -17,6 +18,13 @@ void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k, float alp
 void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k, double alpha,
           const double* a, int lda, const double* b, int ldb, double beta, double* c, int ldc) {
   cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+// Rows of a GEMM output per piece, so that one piece is at most kStopCheckFlops (at least one
+// row; all `rows` when a row costs nothing).
+int rowsPerPiece(uint64_t rowFlops, int rows) {
+  if (rows <= 1 || rowFlops == 0) return std::max(rows, 1);
+  return static_cast<int>(std::clamp<uint64_t>(kStopCheckFlops / rowFlops, 1, uint64_t(rows)));
 }
 
 }  // namespace
@@ -137,16 +145,35 @@ MlpWorkspace<T>::MlpWorkspace(const MlpLayout& layout, int maxBatch)
 }
 
 template <typename T>
+bool MlpWorkspace<T>::pause(uint64_t flops, const StopCheck& stopCheck) {
+  flopsSinceCheck_ += flops;
+  if (!stopCheck || flopsSinceCheck_ < kStopCheckFlops) return false;
+  flopsSinceCheck_ = 0;
+  stopped_ = stopCheck();
+  return stopped_;
+}
+
+template <typename T>
 T MlpWorkspace<T>::forward(const T* params, const T* x, const int32_t* labels, int batch,
-                           int64_t* correct) {
+                           int64_t* correct, const StopCheck& stopCheck) {
   batch_ = batch;
+  stopped_ = false;
+  flopsSinceCheck_ = 0;
   const auto& layers = layout_.layers();
   const T* input = x;
   for (size_t l = 0; l < layers.size(); ++l) {
     const LinearLayerShape& layer = layers[l];
     T* y = activations_[l].data();
-    linearForward(input, params + layer.weightOffset, params + layer.biasOffset, batch, layer.in,
-                  layer.out, y);
+    // Rows of the batch per piece: at most kStopCheckFlops of GEMM (2 * in * out per row).
+    const uint64_t rowFlops = 2 * uint64_t(layer.in) * uint64_t(layer.out);
+    const int rows = rowsPerPiece(rowFlops, batch);
+    for (int first = 0; first < batch; first += rows) {
+      const int count = std::min(rows, batch - first);
+      linearForward(input + size_t(first) * layer.in, params + layer.weightOffset,
+                    params + layer.biasOffset, count, layer.in, layer.out,
+                    y + size_t(first) * layer.out);
+      if (pause(rowFlops * count, stopCheck)) return std::numeric_limits<T>::quiet_NaN();
+    }
     if (l + 1 < layers.size()) reluForward(y, size_t(batch) * layer.out);
     input = y;
   }
@@ -158,20 +185,49 @@ T MlpWorkspace<T>::forward(const T* params, const T* x, const int32_t* labels, i
 
 template <typename T>
 void MlpWorkspace<T>::backward(const T* params, const T* x, T* grads,
-                               const std::function<void(int layer)>& onLayerReady) {
+                               const std::function<void(int layer)>& onLayerReady,
+                               const StopCheck& stopCheck) {
+  stopped_ = false;
+  flopsSinceCheck_ = 0;
   const auto& layers = layout_.layers();
   T* dy = gradA_.data();  // d loss / d logits from forward()
   T* dx = gradB_.data();
+  const int batch = batch_;
   for (int l = static_cast<int>(layers.size()) - 1; l >= 0; --l) {
     const LinearLayerShape& layer = layers[l];
+    const int in = layer.in;
+    const int out = layer.out;
     const T* input = l == 0 ? x : activations_[l - 1].data();
-    linearBackward(input, params + layer.weightOffset, dy, batch_, layer.in, layer.out,
-                   grads + layer.weightOffset, grads + layer.biasOffset, l == 0 ? nullptr : dx);
-    if (onLayerReady) onLayerReady(l);
-    if (l > 0) {
-      reluBackward(activations_[l - 1].data(), dx, size_t(batch_) * layer.in);
-      std::swap(dy, dx);
+    const T* w = params + layer.weightOffset;
+    T* dw = grads + layer.weightOffset;
+    T* db = grads + layer.biasOffset;
+    // linearBackward, in pieces: dw[out, in] = dy^T x by rows of dw (2 * in * batch per row),
+    // then db, then dx[batch, in] = dy w by rows of dx (2 * in * out per row).
+    const uint64_t weightRowFlops = 2 * uint64_t(in) * uint64_t(batch);
+    const int weightRows = rowsPerPiece(weightRowFlops, out);
+    for (int first = 0; first < out; first += weightRows) {
+      const int count = std::min(weightRows, out - first);
+      gemm(CblasTrans, CblasNoTrans, count, in, batch, T(1), dy + first, out, input, in, T(0),
+           dw + size_t(first) * in, in);
+      if (pause(weightRowFlops * count, stopCheck)) return;
     }
+    std::fill(db, db + out, T(0));
+    for (int i = 0; i < batch; ++i) {
+      const T* row = dy + size_t(i) * out;
+      for (int j = 0; j < out; ++j) db[j] += row[j];
+    }
+    if (onLayerReady) onLayerReady(l);
+    if (l == 0) break;  // the first layer needs no input gradient
+    const uint64_t inputRowFlops = 2 * uint64_t(in) * uint64_t(out);
+    const int inputRows = rowsPerPiece(inputRowFlops, batch);
+    for (int first = 0; first < batch; first += inputRows) {
+      const int count = std::min(inputRows, batch - first);
+      gemm(CblasNoTrans, CblasNoTrans, count, in, out, T(1), dy + size_t(first) * out, out, w, in,
+           T(0), dx + size_t(first) * in, in);
+      if (pause(inputRowFlops * count, stopCheck)) return;
+    }
+    reluBackward(activations_[l - 1].data(), dx, size_t(batch) * in);
+    std::swap(dy, dx);
   }
 }
 

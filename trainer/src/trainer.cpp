@@ -86,7 +86,10 @@ Result<Trainer::Resumed> Trainer::initializeOrResume(int64_t stepsPerEpoch) {
         const OptimizerConfig opt = optimizerConfigOf(spec_);
         auto list = [](const std::vector<int>& v) {
           std::string s;
-          for (int x : v) s += (s.empty() ? "" : ",") + std::to_string(x);
+          for (int x : v) {
+            if (!s.empty()) s += ',';
+            s += std::to_string(x);
+          }
           return s;
         };
         if (ckpt.layerSizes != sizes) {
@@ -139,27 +142,40 @@ Result<Trainer::Resumed> Trainer::initializeOrResume(int64_t stepsPerEpoch) {
   return Resumed{header[1]};
 }
 
-Status Trainer::evaluate(int64_t step, int64_t epoch, TrainingOutcome* outcome) {
+int evaluationBatch(int evalBatch, int64_t testCount, int worldSize) {
+  const int64_t world = std::max(worldSize, 1);
+  const int64_t largestShard = (testCount + world - 1) / world;
+  return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(evalBatch, largestShard)));
+}
+
+Status Trainer::evaluate(int64_t step, int64_t epoch, TrainingOutcome* outcome, bool* stopped) {
   // The test set is sharded into contiguous slices, one per rank, and the sums reduced.
   const ImageDataset& test = data_.test;
   const int world = comm_.worldSize();
   const int64_t begin = test.count * comm_.rank() / world;
   const int64_t end = test.count * (comm_.rank() + 1) / world;
-  const int batch = spec_.eval_batch();
+  const int batch = evaluationBatch(spec_.eval_batch(), test.count, world);
   std::vector<int64_t> indices;
   std::vector<float> x(size_t(batch) * test.featureDim);
   std::vector<int32_t> labels(batch);
   EvalSums sums;
-  for (int64_t first = begin; first < end; first += batch) {
+  for (int64_t first = begin; first < end && !sums.stopped; first += batch) {
+    // Evaluation is local until the reduction below, so each rank may stop at its own point.
+    if (stopRequested_.load(std::memory_order_relaxed)) {
+      sums.stopped = true;
+      break;
+    }
     const int count = static_cast<int>(std::min<int64_t>(batch, end - first));
     indices.resize(count);
     for (int i = 0; i < count; ++i) indices[i] = first + i;
     gatherBatch(test, data_.normalization, indices, x.data(), labels.data());
     RINGSIDE_RETURN_IF_ERROR(backend_.evaluate(x.data(), labels.data(), count, &sums));
   }
-  double totals[3] = {sums.lossSum, static_cast<double>(sums.correct),
-                      static_cast<double>(sums.count)};
-  RINGSIDE_RETURN_IF_ERROR(comm_.allreduceSum(totals, 3).withContext("reducing test metrics"));
+  double totals[4] = {sums.lossSum, static_cast<double>(sums.correct),
+                      static_cast<double>(sums.count), sums.stopped ? 1.0 : 0.0};
+  RINGSIDE_RETURN_IF_ERROR(comm_.allreduceSum(totals, 4).withContext("reducing test metrics"));
+  *stopped = totals[3] > 0.0;
+  if (*stopped) return Status::ok();
   outcome->testLoss = totals[0] / totals[2];
   outcome->testAccuracy = totals[1] / totals[2];
   writeGlobal(MetricRecord{
@@ -281,6 +297,10 @@ Result<TrainingOutcome> Trainer::run() {
     RINGSIDE_RETURN_IF_ERROR(
         backend_.trainStep(x.data(), labels.data(), localBatch, lr, &loss, &timings)
             .withContext("step " + std::to_string(step + 1)));
+    if (timings.stopped) {  // every rank abandoned this step: the run ends before it
+      stopped = true;
+      break;
+    }
     ++step;
     interval[kLoss] += loss;
     interval[kStepMs] += timings.stepMs;
@@ -350,7 +370,8 @@ Result<TrainingOutcome> Trainer::run() {
       intervalSteps = 0;
     }
     if (epochEnd) {
-      RINGSIDE_RETURN_IF_ERROR(evaluate(step, epoch, &outcome));
+      RINGSIDE_RETURN_IF_ERROR(evaluate(step, epoch, &outcome, &stopped));
+      if (stopped) break;
       evaluated = true;
     }
     // Evaluation and checkpoints are not training throughput: the next interval starts here.
@@ -372,7 +393,7 @@ Result<TrainingOutcome> Trainer::run() {
   if (!stopped && (step % stepsPerEpoch != 0 || !evaluated)) {
     // A run cut short by --max-steps (or resumed at its end) still reports where it ended.
     RINGSIDE_RETURN_IF_ERROR(
-        evaluate(step, std::max<int64_t>(step - 1, 0) / stepsPerEpoch, &outcome));
+        evaluate(step, std::max<int64_t>(step - 1, 0) / stepsPerEpoch, &outcome, &stopped));
   }
   auto path = checkpoint(step, stepsPerEpoch);
   if (!path.isOk()) return path.status();

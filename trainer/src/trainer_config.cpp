@@ -1,6 +1,10 @@
 #include "ringside/trainer/trainer_config.h"
 
+#include <google/protobuf/descriptor.h>
+
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -55,6 +59,32 @@ Result<std::string> readRunSpecFile(const std::string& path) {
                                    " bytes (1 MiB), the limit of a run spec");
   }
   return text;
+}
+
+// Every floating-point key `spec` sets (from the file or a flag) must be a finite number. Checked
+// before the defaults are filled in, because those read a negative weight_decay, -inf included,
+// as "the optimizer's default". Errors: InvalidArgument naming the key, its flag and the value.
+Status checkFiniteNumbers(const Config& spec) {
+  using google::protobuf::FieldDescriptor;
+  const google::protobuf::Descriptor* descriptor = spec.GetDescriptor();
+  const google::protobuf::Reflection* reflection = spec.GetReflection();
+  for (int i = 0; i < descriptor->field_count(); ++i) {
+    const FieldDescriptor* field = descriptor->field(i);
+    const bool isDouble = field->cpp_type() == FieldDescriptor::CPPTYPE_DOUBLE;
+    if (field->is_repeated() ||
+        (!isDouble && field->cpp_type() != FieldDescriptor::CPPTYPE_FLOAT) ||
+        !reflection->HasField(spec, field)) {
+      continue;
+    }
+    const double value = isDouble ? reflection->GetDouble(spec, field)
+                                  : static_cast<double>(reflection->GetFloat(spec, field));
+    if (std::isfinite(value)) continue;
+    std::string flag = "--" + field->name();
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    return Status::invalidArgument(field->name() + " (" + flag + ") is " + defaultText(value) +
+                                   ": use a finite number");
+  }
+  return Status::ok();
 }
 
 }  // namespace
@@ -227,6 +257,8 @@ void addTrainerOptions(CLI::App& app, v1::TrainerConfig& config) {
       spec = std::move(parsed).value();
     }
     overlayTrainerConfig(*flags, &spec);
+    const Status finite = checkFiniteNumbers(spec);
+    if (!finite.isOk()) throw CLI::ValidationError(finite.message());
     config = withTrainerDefaults(spec);
     const Status valid = validateTrainerConfig(config);
     if (!valid.isOk()) throw CLI::ValidationError(valid.message());

@@ -3,8 +3,11 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 
 #include "ringside/common/protocol.h"
+#include "ringside/trainer/checkpoint.h"
+#include "ringside/trainer/memory_plan.h"
 #include "ringside/trainer/trainer.h"
 #include "ringside/trainer/zmq_metrics_sink.h"
 
@@ -62,6 +65,15 @@ Result<std::unique_ptr<MetricSink>> makeAgentSink(int rank) {
   auto sink = ZmqMetricSink::create(endpoint, runId, rank, options);
   if (!sink.isOk()) return sink.status();
   return std::unique_ptr<MetricSink>(std::move(sink).value());
+}
+
+// Bytes of the loaded pixels and labels of both splits.
+uint64_t datasetBytes(const DatasetSplits& data) {
+  uint64_t bytes = 0;
+  for (const ImageDataset* split : {&data.train, &data.test}) {
+    bytes += split->pixels.size() + split->labels.size() * sizeof(int32_t);
+  }
+  return bytes;
 }
 
 int exitCodeFor(const Status& status) {
@@ -130,11 +142,15 @@ int runTrainerProgram(int argc, char** argv) {
     comm = makeSelfCommunicator();
   }
   installStopHandlers();  // again, in case the MPI library installed its own
+  // Measured before this rank loads anything: the memory plan below counts the data too.
+  const std::optional<AvailableMemory> available = availableMemory();
 
-  // Set-up: data, model, backend. Each rank loads the dataset itself.
+  // Set-up: checkpoint directory, data, model, memory, backend. Each rank loads the dataset.
   Status setup;
+  // Rank 0 writes every checkpoint: an unwritable directory is found now, not after training.
+  if (comm->rank() == 0) setup = checkCheckpointDirWritable(config.checkpoint_dir());
   auto data = loadMnistFormat(config.data(), config.train_samples(), config.test_samples());
-  if (!data.isOk()) setup = data.status();
+  if (setup.isOk() && !data.isOk()) setup = data.status();
   std::unique_ptr<Backend> backend;
   if (setup.isOk()) {
     std::vector<int> sizes = {data->train.featureDim};
@@ -149,17 +165,31 @@ int runTrainerProgram(int argc, char** argv) {
                                       std::to_string(comm->worldSize()) +
                                       " (local batch = global batch / world size)");
     }
+    const BackendKind kind = resolveBackendKind(*parseBackendKind(config.backend()));
+    const int localBatch = config.global_batch() / comm->worldSize();
+    const int evalBatch = evaluationBatch(config.eval_batch(), data->test.count, comm->worldSize());
+    if (setup.isOk() && available) {
+      // Before the backend allocates anything: a run that cannot fit ends here, saying so.
+      MemoryPlanInput input;
+      input.modelOnHost = kind != BackendKind::kNccl;
+      input.localBatch = localBatch;
+      input.evalBatch = evalBatch;
+      input.writesCheckpoints = comm->rank() == 0;
+      input.resumes = !config.resume().empty();
+      input.datasetBytes = datasetBytes(*data);
+      setup = checkMemoryFits(planHostMemory(*layout, optimizerConfigOf(config), input),
+                              comm->localSize(), *available, comm->hostname());
+    }
     if (setup.isOk()) {
       BackendOptions options;
       options.layout = std::move(layout).value();
       options.optimizer = optimizerConfigOf(config);
       options.seed = config.seed();
-      options.maxBatch = static_cast<int>(
-          std::max<int64_t>(config.global_batch() / comm->worldSize(), config.eval_batch()));
+      options.maxBatch = std::max(localBatch, evalBatch);
       options.bucketBytes = static_cast<size_t>(config.bucket_mb() * 1024 * 1024);
       options.threads = config.threads();
-      auto kind = parseBackendKind(config.backend());
-      auto made = makeBackend(*kind, *comm, std::move(options));
+      options.stopRequested = &gStopRequested;
+      auto made = makeBackend(kind, *comm, std::move(options));
       if (made.isOk()) {
         backend = std::move(made).value();
       } else {

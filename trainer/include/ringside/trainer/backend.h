@@ -6,6 +6,7 @@
 // it in the same order.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -31,6 +32,10 @@ struct StepTimings {
   double allreduceMs = 0.0;    // from the first bucket's all-reduce start to the last one's end
   double exposedCommMs = 0.0;  // time the step waited for all-reduce after backward finished
   uint64_t commBytes = 0;      // gradient bytes all-reduced (per rank, per step)
+  // The step was abandoned on a stop request (BackendOptions::stopRequested) before its update:
+  // parameters and optimizer state are those before the step, the other fields mean nothing.
+  // Every rank of the run abandons the same step.
+  bool stopped = false;
 };
 
 // Sums over the samples a rank evaluated; reduced across ranks by the caller.
@@ -38,6 +43,7 @@ struct EvalSums {
   double lossSum = 0.0;  // sum of per-sample cross-entropy, nats
   int64_t correct = 0;   // samples whose arg-max equals the label
   int64_t count = 0;     // samples evaluated
+  bool stopped = false;  // a stop request (BackendOptions::stopRequested) cut the evaluation short
 };
 
 struct BackendOptions {
@@ -47,6 +53,9 @@ struct BackendOptions {
   int maxBatch = 0;                // largest batch passed to trainStep or evaluate
   size_t bucketBytes = 25u << 20;  // gradient bucket cap (DDP's bucket_cap_mb = 25)
   int threads = 1;                 // mpi backend: BLAS threads per rank
+  // Polled inside long steps and evaluations (see trainStep, evaluate); null: never. Must
+  // outlive the backend.
+  const std::atomic<bool>* stopRequested = nullptr;
 };
 
 class Backend {
@@ -64,10 +73,17 @@ class Backend {
   // forward, backward with bucketed gradient all-reduce overlapping backward, gradient averaging
   // over the world size, optimizer update at learning rate lr. *localLoss receives the mean loss
   // over the local batch (before the update).
+  // Stop requests: the mpi backend asks all ranks (an all-reduce of options.stopRequested)
+  // between the pieces of a long forward or backward pass (mlp.h, kStopCheckFlops; a small step
+  // is never interrupted), and when any rank has one, every rank abandons the step before its
+  // update and sets timings->stopped. The nccl backend always completes the step (GPU steps are
+  // short); the trainer stops after it.
   virtual Status trainStep(const float* x, const int32_t* labels, int localBatch, double lr,
                            double* localLoss, StepTimings* timings) = 0;
 
-  // Local (not collective): adds loss and accuracy sums over x[count, inputDim] to *sums.
+  // Local (not collective): adds loss and accuracy sums over x[count, inputDim] to *sums. The mpi
+  // backend ends early when options.stopRequested is set during a long pass (sums->stopped is
+  // then true and the sums are partial).
   virtual Status evaluate(const float* x, const int32_t* labels, int count, EvalSums* sums) = 0;
 
   // Copies the parameters ([numParams]) and optimizer state to host memory.
@@ -88,6 +104,9 @@ int visibleGpuCount();
 // InvalidArgument when the build has no nccl backend or no GPU is visible; Internal for CUDA/NCCL
 // failures.
 Result<std::unique_ptr<Backend>> makeNcclBackend(Communicator& comm, BackendOptions options);
+
+// The backend kAuto stands for: nccl where a GPU is visible, else mpi; other kinds unchanged.
+BackendKind resolveBackendKind(BackendKind kind);
 
 // kAuto picks nccl where a GPU is visible, else mpi. Errors as makeNcclBackend.
 Result<std::unique_ptr<Backend>> makeBackend(BackendKind kind, Communicator& comm,

@@ -43,6 +43,14 @@ Result<TrainingCheckpoint> readCheckpoint(const std::string& path);
 // Errors: NotFound when there is none.
 Result<std::string> resolveCheckpointPath(const std::string& path);
 
+// Makes sure checkpoints can be written to `dir` before a run spends time training: creates it
+// (and its parents) when missing, then creates, writes, syncs and removes a probe file in it
+// (".ringside-probe-<pid>"). Errors: IOError naming the directory (absolute), the step and the OS
+// error (e.g. "Permission denied", "Not a directory", "Read-only file system"), and saying to
+// pass a writable --checkpoint-dir. Thread-safe (no shared state; the probe's name is this
+// process's).
+Status checkCheckpointDirWritable(const std::string& dir);
+
 // "<dir>/ckpt-<step, 8 digits>.rsck".
 std::string checkpointFileName(const std::string& dir, int64_t step);
 

@@ -27,6 +27,9 @@ class Communicator {
   virtual int worldSize() const = 0;
   // Rank among the processes on this node (OMPI_COMM_WORLD_LOCAL_RANK); picks the GPU.
   virtual int localRank() const = 0;
+  // Ranks of this run on this node, this one included (OMPI_COMM_WORLD_LOCAL_SIZE; 1 when the
+  // launcher does not say): they share its memory.
+  virtual int localSize() const = 0;
   const std::string& hostname() const { return hostname_; }
 
   // In-place sums / maxima over all ranks (blocking).

@@ -19,9 +19,12 @@ struct IdxArray {
 };
 
 // Reads an IDX file of type 0x08 (unsigned byte). The file may be gzip-compressed or raw (zlib
-// detects which). Errors: NotFound when the file does not exist, Corruption when the header is
-// malformed, the type is not 0x08, or the data is shorter or longer than the header says, IOError
-// when reading fails. Thread-safe (no shared state).
+// detects which). The data buffer grows with the bytes actually read (in chunks of 1 MiB
+// doubling up to 64 MiB), never from the header alone, so a damaged header cannot cause a large
+// allocation; a header describing more than 2^34 elements is refused. Errors: NotFound when the
+// file does not exist, Corruption when the header is malformed, the type is not 0x08 (the message
+// names the type in hex, e.g. "0x0d (float)"), or the data is shorter or longer than the header
+// says, IOError when the file cannot be opened. Thread-safe (no shared state).
 Result<IdxArray> readIdxFile(const std::string& path);
 
 // Writes `array` as an IDX file (raw, or gzip when `gzip` is true). Used by tests and tools.

@@ -78,6 +78,18 @@ template <typename T>
 T softmaxCrossEntropy(const T* logits, const int32_t* labels, int batch, int classes, T* dlogits,
                       int64_t* correct);
 
+// Asked between the pieces of a long forward or backward pass; returning true ends the pass
+// early (a stop request). A collective one (the cpu backend's, over all ranks) is safe: pieces
+// are planned from the shapes alone, so every rank with the same batch asks at the same points.
+using StopCheck = std::function<bool()>;
+
+// A pass is cut into pieces of at most this many floating-point operations (2^30, about 10 ms of
+// one core's SGEMM at 100 GFLOP/s): GEMMs are split by rows, and the StopCheck is asked whenever
+// at least this much work was done since it was last asked. So a stop request is seen within
+// about 2^31 operations however large the model, and a small pass is never split or checked (the
+// default 784-256-128-10 model at batch 128 does 60 MFLOP forward).
+inline constexpr uint64_t kStopCheckFlops = uint64_t{1} << 30;
+
 // Activations and gradients of one forward/backward pass, sized for up to maxBatch samples.
 // Not thread-safe: one workspace per thread.
 template <typename T>
@@ -87,21 +99,35 @@ class MlpWorkspace {
 
   // Forward pass over x[batch, inputDim]; returns the mean loss against labels[batch] and adds the
   // number of correct predictions to *correct when not null. Keeps the activations for backward().
-  // batch must be <= maxBatch.
-  T forward(const T* params, const T* x, const int32_t* labels, int batch, int64_t* correct);
+  // batch must be <= maxBatch. When stopCheck returns true (see kStopCheckFlops) the pass ends at
+  // once: stopped() is then true, the result is NaN and *correct is unchanged.
+  T forward(const T* params, const T* x, const int32_t* labels, int batch, int64_t* correct,
+            const StopCheck& stopCheck = {});
 
   // Backward pass of the last forward(): writes d(mean loss)/d(params) into grads
   // ([numParams]), layer by layer from the last to the first, and calls onLayerReady(l) as soon
-  // as layer l's weight and bias gradients are complete (DDP's autograd hook point).
+  // as layer l's weight and bias gradients are complete (DDP's autograd hook point). When
+  // stopCheck returns true the pass ends at once: stopped() is then true, and grads holds only
+  // the layers whose onLayerReady was called.
   void backward(const T* params, const T* x, T* grads,
-                const std::function<void(int layer)>& onLayerReady = {});
+                const std::function<void(int layer)>& onLayerReady = {},
+                const StopCheck& stopCheck = {});
+
+  // True when the last forward() or backward() ended early on its stopCheck.
+  bool stopped() const { return stopped_; }
 
   int maxBatch() const { return maxBatch_; }
 
  private:
+  // Adds `flops` of work done; asks stopCheck once kStopCheckFlops have accumulated. True when
+  // the pass must end (stopped_ is then set).
+  bool pause(uint64_t flops, const StopCheck& stopCheck);
+
   const MlpLayout& layout_;
   int maxBatch_;
   int batch_ = 0;
+  bool stopped_ = false;
+  uint64_t flopsSinceCheck_ = 0;
   std::vector<std::vector<T>> activations_;  // [layer][batch, out]: post-ReLU (logits for the last)
   std::vector<T> gradA_;  // [maxBatch, maxWidth]: gradient flowing into the current layer's output
   std::vector<T> gradB_;  // [maxBatch, maxWidth]: gradient with respect to its input

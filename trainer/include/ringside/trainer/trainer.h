@@ -33,8 +33,9 @@ class Trainer {
   // agent's ZmqMetricSink) receives on every rank that rank's own per-rank record at each log
   // step (world size > 1), on rank 0 also the global records, and is flushed at the end of run().
   // `stopRequested` is polled once per step; every rank agrees on it through an all-reduce, so all
-  // ranks stop at the same step. `spec` must have every field set (addTrainerOptions' result, or
-  // withTrainerDefaults()).
+  // ranks stop at the same step. (The backend polls it too, inside long steps and evaluations, when
+  // it was given it in BackendOptions::stopRequested: a step it abandons is not counted.) `spec`
+  // must have every field set (addTrainerOptions' result, or withTrainerDefaults()).
   Trainer(const v1::TrainerConfig& spec, Communicator& comm, Backend& backend,
           const DatasetSplits& data, MetricSink* sink, MetricSink* agentSink,
           const std::atomic<bool>& stopRequested);
@@ -53,7 +54,9 @@ class Trainer {
     int64_t step = 0;
   };
   Result<Resumed> initializeOrResume(int64_t stepsPerEpoch);
-  Status evaluate(int64_t step, int64_t epoch, TrainingOutcome* outcome);
+  // Collective. Evaluates the test set and writes the test metrics. *stopped is set (on every
+  // rank, and nothing is written) when a stop request cut the evaluation short on any rank.
+  Status evaluate(int64_t step, int64_t epoch, TrainingOutcome* outcome, bool* stopped);
   Result<std::string> checkpoint(int64_t step, int64_t stepsPerEpoch);
   // Rank 0: writes a global record to `sink_` and `agentSink_`.
   void writeGlobal(const MetricRecord& record);
@@ -70,8 +73,15 @@ class Trainer {
   size_t numParams_ = 0;
 };
 
+// The samples one rank evaluates per forward pass: `evalBatch` (--eval-batch), but no more than
+// the largest shard of the test set a rank gets (ceil(testCount / worldSize)), since a larger
+// buffer would never be filled; at least 1.
+int evaluationBatch(int evalBatch, int64_t testCount, int worldSize);
+
 // The whole `ringside-trainer` program: options, MPI, data, backend, training, exit code.
-// Exit codes: 0 done or stopped on request, 1 a runtime failure, 2 bad options or run spec.
+// Exit codes: 0 done or stopped on request, 1 a runtime failure (also: a run that does not fit
+// in memory, memory_plan.h, or a --checkpoint-dir that cannot be written, both found at start),
+// 2 bad options or run spec.
 int runTrainerProgram(int argc, char** argv);
 
 }  // namespace ringside::trainer

@@ -24,7 +24,9 @@ namespace ringside::trainer {
 // whose message names the problem: a flag's value of the wrong type (CLI11's message names the
 // flag), a file that cannot be read or is over kMaxTrainerConfigJsonBytes (names the file), a file
 // that is not a valid run spec (unknown key, wrong type, malformed JSON: protobuf's message names
-// the key), or a value out of range (names the key and its flag). `config` must outlive the parse.
+// the key), a value out of range (names the key and its flag), or a floating-point value that is
+// not finite (nan, inf, -inf: refused for every such key, also where a negative value means "the
+// default"). `config` must outlive the parse.
 void addTrainerOptions(CLI::App& app, v1::TrainerConfig& config);
 
 // The optimizer and learning-rate schedule of a run spec (absent fields: their defaults).
