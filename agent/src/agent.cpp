@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -25,6 +26,7 @@
 #include "ringside/agent/telemetry.h"
 #include "ringside/common/agent_ready.h"
 #include "ringside/common/curve.h"
+#include "ringside/common/private_dir.h"
 #include "ringside/common/protocol.h"
 #include "ringside/common/zap_handler.h"
 
@@ -60,14 +62,6 @@ int levelOf(const char* level) {
 void logLine(const char* level, const std::string& text) {
   if (levelOf(level) > gLogThreshold.load(std::memory_order_relaxed)) return;
   std::fprintf(stderr, "ringside-agent %s: %s\n", level, text.c_str());
-}
-
-Status makePrivateDir(const std::string& dir) {
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) return Status::ioError("cannot create " + dir + ": " + ec.message());
-  if (::chmod(dir.c_str(), 0700) != 0) return Status::ioError("cannot chmod 0700 " + dir);
-  return Status::ok();
 }
 
 std::string readFile(const std::string& path) {
@@ -402,6 +396,12 @@ struct Agent::Impl {
         }
         out->set_free_slots(free);
         for (uint32_t gpu : runs->freeGpus()) out->add_free_gpus(gpu);
+        const double reserve = request.preflight().reserve_seconds();
+        if (out->problems().empty() && std::isfinite(reserve) && reserve > 0) {
+          const Reservation held = runs->reserve(request.preflight().ranks(), reserve);
+          out->set_reservation_id(held.id);
+          for (uint32_t gpu : held.gpus) out->add_reserved_gpus(gpu);
+        }
         return reply;
       }
       case v1::Envelope::kStopRun: {
@@ -429,7 +429,7 @@ struct Agent::Impl {
                lastLines(stored->info.run_dir() + "/" + stream + ".log", maxLines)) {
             auto* line = out->add_lines();
             line->set_stream(stream);
-            line->set_text(text);
+            line->set_text(logLineText(text));
           }
         }
         return reply;
@@ -459,10 +459,14 @@ struct Agent::Impl {
       auto received =
           zmq::recv_multipart(control, std::back_inserter(frames), zmq::recv_flags::dontwait);
       if (!received || frames.size() < 2) return;
-      // [identity][envelope], or [identity][empty delimiter][envelope] from REQ clients.
-      const zmq::message_t& payload = frames.back();
+      // [routing id][envelope]: exactly one frame after the id (docs/protocol.md#framing); any
+      // other framing, such as a REQ-style empty delimiter, is answered MALFORMED.
+      std::vector<std::string_view> request;
+      for (size_t i = 1; i < frames.size(); ++i) {
+        request.emplace_back(frames[i].data<char>(), frames[i].size());
+      }
       v1::Envelope reply;
-      auto decoded = protocol::decodeEnvelope(payload.data(), payload.size());
+      auto decoded = protocol::decodeRequest(request);
       if (!decoded.isOk()) {
         reply = protocol::makeErrorReply(decoded.error());
       } else if (!protocol::isControlRequest(*decoded)) {
@@ -474,9 +478,7 @@ struct Agent::Impl {
         reply = handle(*decoded);
       }
       const std::string bytes = protocol::encodeEnvelope(reply);
-      for (size_t i = 0; i + 1 < frames.size(); ++i) {
-        control.send(frames[i], zmq::send_flags::sndmore | zmq::send_flags::dontwait);
-      }
+      control.send(frames[0], zmq::send_flags::sndmore | zmq::send_flags::dontwait);
       control.send(zmq::buffer(bytes), zmq::send_flags::dontwait);
     }
   }
@@ -508,8 +510,9 @@ Status Agent::start() {
     return Status::invalidArgument("--insecure is refused on " + c.listenAddress +
                                    ": plaintext is allowed on loopback only (127.0.0.1, ::1)");
   }
-  RINGSIDE_RETURN_IF_ERROR(makePrivateDir(c.stateDir));
-  RINGSIDE_RETURN_IF_ERROR(makePrivateDir(c.runtimeDir));
+  // Created 0700 when missing; an existing one is checked, never chmod-ed (private_dir.h).
+  RINGSIDE_RETURN_IF_ERROR(preparePrivateDirectory(c.stateDir, "--state-dir"));
+  RINGSIDE_RETURN_IF_ERROR(preparePrivateDirectory(c.runtimeDir, "--runtime-dir"));
   auto keys = curve::loadOrCreateKeyPair(c.stateDir, "agent");
   if (!keys.isOk()) return keys.status();
   d.keys = *keys;

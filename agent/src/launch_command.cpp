@@ -1,4 +1,5 @@
 #include "ringside/agent/launch_command.h"
+#include "ringside/common/protocol.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -38,6 +39,47 @@ std::string joinGpus(const std::vector<uint32_t>& gpus) {
 }
 
 }  // namespace
+
+Status validateRunEnvName(const std::string& name) {
+  const bool posix = !name.empty() && !(name[0] >= '0' && name[0] <= '9') &&
+                     std::all_of(name.begin(), name.end(), [](char c) {
+                       return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                              (c >= '0' && c <= '9') || c == '_';
+                     });
+  if (!posix) {
+    return Status::invalidArgument("env variable name '" + name +
+                                   "' is not a name: use letters, digits and '_', not starting "
+                                   "with a digit");
+  }
+  // The agent finds a run's processes, routes its metrics and hands it GPUs by these.
+  if (name.starts_with("RINGSIDE_") || name == "CUDA_VISIBLE_DEVICES") {
+    return Status::invalidArgument(
+        "env variable " + name + " is set by the agent for every run (" +
+        (name == "CUDA_VISIBLE_DEVICES" ? std::string("the GPUs it hands the run")
+                                        : std::string("RINGSIDE_* names the run and its agent")) +
+        "): remove it from the run's env" +
+        (name == "CUDA_VISIBLE_DEVICES" ? std::string("; GPUs are chosen per host (HostSlots.gpus)")
+                                        : std::string()));
+  }
+  return Status::ok();
+}
+
+Result<uint32_t> worldSizeOf(const v1::RunSpec& spec) {
+  uint64_t ranks = spec.ranks_per_node();
+  if (!spec.hosts().empty()) {
+    ranks = 0;
+    for (const auto& host : spec.hosts()) ranks += host.ranks();  // at most 2^32 x 2^31: no wrap
+  }
+  if (ranks == 0) {
+    return Status::invalidArgument("run spec asks for 0 ranks: set ranks_per_node (or hosts)");
+  }
+  if (ranks > kMaxWorldSize) {
+    return Status::invalidArgument("run spec asks for " + std::to_string(ranks) +
+                                   " ranks in all, more than the " + std::to_string(kMaxWorldSize) +
+                                   " a run may have: lower ranks_per_node or the hosts' ranks");
+  }
+  return static_cast<uint32_t>(ranks);
+}
 
 Status validateHostName(std::string_view host) {
   const auto refuse = [&](const std::string& why) {
@@ -156,6 +198,12 @@ Result<std::vector<std::string>> buildMpirunCommand(const MpirunSettings& settin
                                      " ranks but is given " + std::to_string(part.gpus.size()) +
                                      " GPUs: give one GPU per rank");
     }
+    if (!part.reservationId.empty() &&
+        (part.reservationId.size() != 32 ||
+         part.reservationId.find_first_not_of("0123456789abcdef") != std::string::npos)) {
+      return Status::invalidArgument("the pre-flight reservation id of node " + part.host +
+                                     " is not 32 hex digits: pre-flight the node again");
+    }
     if (!first) command.push_back(":");
     first = false;
     command.insert(command.end(), {"-np", std::to_string(part.ranks), "--host",
@@ -163,6 +211,9 @@ Result<std::vector<std::string>> buildMpirunCommand(const MpirunSettings& settin
     command.insert(command.end(), exports.begin(), exports.end());
     std::vector<std::string> perHost;
     if (!part.gpus.empty()) perHost.push_back("CUDA_VISIBLE_DEVICES=" + joinGpus(part.gpus));
+    if (!part.reservationId.empty()) {
+      perHost.push_back(std::string(protocol::kReservationIdEnv) + "=" + part.reservationId);
+    }
     // NCCL takes interface names only; with a subnet it chooses the interface itself.
     if (!part.networkInterface.empty() && part.networkInterface.find('/') == std::string::npos) {
       perHost.push_back("NCCL_SOCKET_IFNAME=" + part.networkInterface);

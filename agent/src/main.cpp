@@ -5,15 +5,19 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "ringside/agent/agent.h"
+#include "ringside/agent/run_manager.h"
 #include "ringside/common/allowlist.h"
 #include "ringside/common/curve.h"
+#include "ringside/common/private_dir.h"
 
 namespace {
 
@@ -112,13 +116,30 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   app.add_option("--trainer", config.trainerPath, "ringside-trainer for trainer runs");
   app.add_option("--mpirun", config.mpirunPath, "mpirun to launch runs with");
+  app.add_option("--nvml-library", config.nvmlLibrary,
+                 "NVML library to load for GPU inventory and telemetry (default "
+                 "libnvidia-ml.so.1; the tests pass a fake one)");
   app.add_option("--label", config.labels, "Node label (repeatable)");
   app.add_option("--ready-file", config.readyFile,
                  "Once serving, write the endpoints and public key here as JSON (AgentReady, "
                  "docs/protocol.md); removed again on a clean stop");
   app.add_option("--retention-days", config.retentionDays,
                  "Delete runs that ended more than N days ago (0 = keep)");
-  app.add_option("--stop-grace", config.stopGraceS, "Seconds from SIGTERM to SIGKILL on stop");
+  app.add_option("--stop-grace", config.stopGraceS,
+                 "Seconds from SIGTERM to SIGKILL on stop (above 0, at most " +
+                     std::to_string(static_cast<int>(ringside::agent::kMaxStopGraceSeconds)) + ")")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            // The bound of StopRunRequest.grace_seconds (0 there means this default).
+            const double seconds = std::strtod(text.c_str(), nullptr);
+            if (std::isfinite(seconds) && seconds > 0 &&
+                seconds <= ringside::agent::kMaxStopGraceSeconds) {
+              return "";
+            }
+            return "--stop-grace " + text + " is not a number of seconds above 0 and at most " +
+                   std::to_string(static_cast<int>(ringside::agent::kMaxStopGraceSeconds));
+          },
+          "SECONDS"));
   std::string logLevel = "info";
   app.add_option("--log-level", logLevel, "error, warning, info or debug")
       ->check(CLI::IsMember({"error", "warning", "info", "debug"}));
@@ -155,14 +176,16 @@ int main(int argc, char** argv) {
   if (config.stateDir.empty()) config.stateDir = ringside::agent::defaultStateDir();
   if (printKey->parsed() || authorize->parsed() || revoke->parsed()) {
     if (auto s = actAsStateDirOwner(config.stateDir); !s.isOk()) return fail(s);
+    // Created 0700 when missing; a directory others can write is refused, unchanged.
+    if (auto s = ringside::preparePrivateDirectory(config.stateDir, "--state-dir"); !s.isOk()) {
+      return fail(s);
+    }
     if (printKey->parsed()) {
       auto keys = ringside::curve::loadOrCreateKeyPair(config.stateDir, "agent");
       if (!keys.isOk()) return fail(keys.status());
       std::printf("%s\n", keys->publicKey.c_str());
       return 0;
     }
-    std::error_code ec;
-    std::filesystem::create_directories(config.stateDir, ec);
     ringside::curve::Allowlist allowlist;
     const std::string path = config.stateDir + "/allowlist";
     if (auto s = allowlist.load(path); !s.isOk()) return fail(s);

@@ -31,6 +31,7 @@ std::vector<uint32_t> parseVisibleDevices(std::string_view value) {
 std::vector<RankProcess> scanRankProcesses(const std::string& procDir) {
   const std::string idPrefix = std::string(protocol::kRunIdEnv) + "=";
   const std::string keyPrefix = std::string(protocol::kRunPublicKeyEnv) + "=";
+  const std::string reservationPrefix = std::string(protocol::kReservationIdEnv) + "=";
   std::error_code ec;
   // "pid:[inode]"; empty where there is no such link (a test's directory).
   const fs::path ownNamespace = fs::read_symlink("/proc/self/ns/pid", ec);
@@ -59,6 +60,8 @@ std::vector<RankProcess> scanRankProcesses(const std::string& procDir) {
         rank.rank = std::atoi(std::string(var.substr(var.find('=') + 1)).c_str());
       } else if (var.starts_with(keyPrefix)) {
         rank.multiNode = true;
+      } else if (var.starts_with(reservationPrefix)) {
+        rank.reservationId = std::string(var.substr(reservationPrefix.size()));
       } else if (var.starts_with("CUDA_VISIBLE_DEVICES=")) {
         rank.gpus = parseVisibleDevices(var.substr(var.find('=') + 1));
       }

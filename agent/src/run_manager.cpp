@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -103,14 +104,26 @@ bool procStat(pid_t pid, int64_t* startTicks, char* state) {
   return true;
 }
 
-uint32_t worldSize(const v1::RunSpec& spec) {
-  if (spec.hosts().empty()) return spec.ranks_per_node();
-  uint32_t ranks = 0;
-  for (const auto& host : spec.hosts()) ranks += host.ranks();
-  return ranks;
+// "30 s", "0.5 s": a grace period in words (never an int cast of an unchecked double).
+std::string secondsText(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g s", seconds);
+  return text;
 }
 
 }  // namespace
+
+Status validateGraceSeconds(double graceSeconds) {
+  if (std::isfinite(graceSeconds) && graceSeconds >= 0 && graceSeconds <= kMaxStopGraceSeconds) {
+    return Status::ok();
+  }
+  char value[32];
+  std::snprintf(value, sizeof value, "%g", graceSeconds);
+  return Status::invalidArgument("grace_seconds " + std::string(value) +
+                                 " is not a grace period: use 0 (the agent's default) or a number "
+                                 "of seconds up to " +
+                                 secondsText(kMaxStopGraceSeconds));
+}
 
 bool isEnded(v1::RunState state) {
   return state == v1::COMPLETED || state == v1::FAILED || state == v1::STOPPED;
@@ -167,14 +180,15 @@ bool RunManager::isLocalHost(const std::string& host) const {
 
 uint32_t RunManager::localRanks(const v1::RunSpec& spec) const {
   if (spec.hosts().empty()) return spec.ranks_per_node();
-  uint32_t ranks = 0;
+  uint64_t ranks = 0;  // 64-bit: host counts of an unchecked spec (a pre-flight) cannot wrap
   for (const auto& host : spec.hosts()) {
     if (isLocalHost(host.host())) ranks += host.ranks();
   }
-  return ranks;
+  return static_cast<uint32_t>(std::min<uint64_t>(ranks, UINT32_MAX));
 }
 
 Status RunManager::checkJob(v1::RunSpec* spec, std::vector<std::string>* argv) const {
+  for (const auto& [name, value] : spec->env()) RINGSIDE_RETURN_IF_ERROR(validateRunEnvName(name));
   if (spec->has_trainer()) {
     const std::string trainer = spec->trainer().trainer_path().empty()
                                     ? options_.trainerPath
@@ -244,6 +258,15 @@ std::vector<std::string> RunManager::preflight(const v1::RunSpec& request, uint3
   return problems;
 }
 
+Reservation RunManager::reserve(uint32_t ranks, double seconds) {
+  std::vector<uint32_t> gpus;
+  if (!options_.gpuIndices.empty()) {
+    const std::vector<uint32_t> free = freeGpus();
+    gpus.assign(free.begin(), free.begin() + std::min<size_t>(free.size(), ranks));
+  }
+  return reservations_.hold(ranks, std::move(gpus), seconds, steadySeconds());
+}
+
 void RunManager::loadRunKey(Tracked& run) {
   // None for a one-node run (or a run directory that lost it: its remote ranks' metrics are then
   // refused, and counted as dropped by them).
@@ -261,10 +284,9 @@ Result<v1::RunInfo> RunManager::launch(const v1::RunSpec& request, uint32_t free
   v1::RunSpec spec = request;
   std::vector<std::string> argv;
   RINGSIDE_RETURN_IF_ERROR(checkJob(&spec, &argv));
-  const uint32_t world = worldSize(spec);
-  if (world == 0) {
-    return Status::invalidArgument("run spec asks for 0 ranks: set ranks_per_node (or hosts)");
-  }
+  auto worldSize = worldSizeOf(spec);
+  if (!worldSize.isOk()) return worldSize.status();
+  const uint32_t world = *worldSize;
   const bool multiNode = !spec.hosts().empty();
   std::vector<std::string> remoteHosts;
   for (const auto& host : spec.hosts()) {
@@ -282,6 +304,15 @@ Result<v1::RunInfo> RunManager::launch(const v1::RunSpec& request, uint32_t free
         "runs need CURVE; restart the agent without --insecure");
   }
   const uint32_t local = localRanks(spec);
+  // This node's pre-flight hold is the run's own: its slots and GPUs are free for it.
+  std::vector<uint32_t> heldGpus;
+  for (const auto& host : spec.hosts()) {
+    if (!isLocalHost(host.host()) || host.reservation_id().empty()) continue;
+    if (auto held = reservations_.take(host.reservation_id(), steadySeconds())) {
+      freeSlots += held->slots;
+      heldGpus = held->gpus;
+    }
+  }
   if (local > freeSlots) {
     return Status::resourceExhausted("run asks for " + std::to_string(local) +
                                      " ranks on this node but only " + std::to_string(freeSlots) +
@@ -296,6 +327,7 @@ Result<v1::RunInfo> RunManager::launch(const v1::RunSpec& request, uint32_t free
                                        " are free: lower the ranks or stop a run");
     }
     ownGpus.assign(free.begin(), free.begin() + local);
+    if (heldGpus.size() >= local) ownGpus.assign(heldGpus.begin(), heldGpus.begin() + local);
   }
   std::vector<HostPart> parts;
   for (const auto& host : spec.hosts()) {
@@ -306,12 +338,29 @@ Result<v1::RunInfo> RunManager::launch(const v1::RunSpec& request, uint32_t free
     if (part.gpus.empty() && isLocalHost(host.host())) part.gpus = ownGpus;
     part.networkInterface =
         host.network_interface().empty() ? options_.networkInterface : host.network_interface();
+    if (!isLocalHost(host.host())) part.reservationId = host.reservation_id();
     parts.push_back(std::move(part));
   }
 
   Tracked run;
   run.info.set_run_id(newRunId());
   run.gpus = ownGpus;
+  // Where the ranks run, for clients (RunInfo.placement): the hosts as given, with the GPUs
+  // they were handed; a one-node run is this node.
+  for (const HostPart& part : parts) {
+    v1::HostSlots* placed = run.info.add_placement();
+    placed->set_host(part.host);
+    placed->set_ranks(part.ranks);
+    for (uint32_t gpu : part.gpus) placed->add_gpus(gpu);
+  }
+  if (parts.empty()) {
+    char name[256] = {};
+    gethostname(name, sizeof name - 1);
+    v1::HostSlots* placed = run.info.add_placement();
+    placed->set_host(name);
+    placed->set_ranks(local);
+    for (uint32_t gpu : ownGpus) placed->add_gpus(gpu);
+  }
   std::vector<std::string> env = {std::string(protocol::kRunIdEnv) + "=" + run.info.run_id()};
   curve::KeyPair runKeys;
   if (multiNode) {
@@ -399,6 +448,7 @@ Result<v1::RunInfo> RunManager::launch(const v1::RunSpec& request, uint32_t free
 }
 
 Result<v1::RunInfo> RunManager::stop(const std::string& runId, double graceSeconds) {
+  RINGSIDE_RETURN_IF_ERROR(validateGraceSeconds(graceSeconds));
   const double grace = graceSeconds > 0 ? graceSeconds : options_.defaultGraceSeconds;
   auto it = runs_.find(runId);
   if (it == runs_.end()) {
@@ -413,7 +463,7 @@ Result<v1::RunInfo> RunManager::stop(const std::string& runId, double graceSecon
     info.set_state(v1::RUNNING);
     info.set_reason("stop requested: SIGTERM sent to " + std::to_string(pids.size()) +
                     " rank(s) on this node of a run another node owns, SIGKILL after " +
-                    std::to_string(static_cast<int>(grace)) + " s");
+                    secondsText(grace));
     return info;
   }
   Tracked& run = it->second;
@@ -428,7 +478,7 @@ Result<v1::RunInfo> RunManager::stop(const std::string& runId, double graceSecon
   run.killDeadline = steadySeconds() + grace;
   for (pid_t pid : rankPids(runId)) kill(pid, SIGTERM);
   run.info.set_reason("stop requested: SIGTERM sent to the ranks, SIGKILL after " +
-                      std::to_string(static_cast<int>(grace)) + " s");
+                      secondsText(grace));
   if (onStateChange_) onStateChange_(run.info, run.ids);
   return run.info;
 }
@@ -438,6 +488,7 @@ const std::vector<RankProcess>& RunManager::rankProcesses(bool fresh) const {
   if (fresh || rankScanTime_ < 0 || now - rankScanTime_ >= 1.0) {
     rankScan_ = scanRankProcesses(options_.procDir);
     rankScanTime_ = now;
+    reservations_.releaseSeen(rankScan_);
   }
   return rankScan_;
 }
@@ -480,10 +531,12 @@ void RunManager::finish(Tracked& run, int exitCode, bool statusKnown) {
     if (reason.empty()) {
       reason = statusKnown ? "mpirun exited with status " + std::to_string(exitCode)
                            : "the run's processes disappeared without an exit status";
-      // The last non-empty stderr line usually says why.
+      // The last non-empty stderr line usually says why; libevent's "[warn] ..." lines, which
+      // Open MPI's event loop prints while it tears down under load, never do.
       std::istringstream lines(stderrText);
       std::string line, last;
       while (std::getline(lines, line)) {
+        if (line.starts_with("[warn]")) continue;
         if (line.find_first_not_of(" -\t") != std::string::npos) last = line;
       }
       if (!last.empty()) reason += ": " + last;
@@ -575,7 +628,7 @@ uint32_t RunManager::usedSlots(bool fresh) const {
       foreign.emplace(rank.runId, rank.rank);
     }
   }
-  return used + static_cast<uint32_t>(foreign.size());
+  return used + static_cast<uint32_t>(foreign.size()) + reservations_.heldSlots(steadySeconds());
 }
 
 std::vector<uint32_t> RunManager::gpusInUse() const {
@@ -588,6 +641,7 @@ std::vector<uint32_t> RunManager::gpusInUse() const {
     const bool active = own != runs_.end() && !isEnded(own->second.info.state());
     if (rank.multiNode || active) used.insert(rank.gpus.begin(), rank.gpus.end());
   }
+  for (uint32_t gpu : reservations_.heldGpus(steadySeconds())) used.insert(gpu);
   return {used.begin(), used.end()};
 }
 

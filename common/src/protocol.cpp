@@ -57,6 +57,19 @@ DecodeResult decodeEnvelope(const void* data, size_t size) {
   return DecodeResult(std::move(envelope));
 }
 
+DecodeResult decodeRequest(const std::vector<std::string_view>& frames) {
+  if (frames.size() == 1) return decodeEnvelope(frames[0].data(), frames[0].size());
+  if (frames.size() == 2 && frames[0].empty()) {
+    return DecodeError{v1::ErrorReply::MALFORMED, 0,
+                       "an empty delimiter frame came before the envelope (a REQ socket's "
+                       "framing): send exactly one frame holding the serialized Envelope from a "
+                       "DEALER, without the empty frame"};
+  }
+  return DecodeError{v1::ErrorReply::MALFORMED, 0,
+                     "a request of " + std::to_string(frames.size()) +
+                         " frames: send exactly one frame holding the serialized Envelope"};
+}
+
 std::string encodeEnvelope(const v1::Envelope& envelope) { return envelope.SerializeAsString(); }
 
 v1::Envelope newEnvelope(uint64_t requestId) {

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <initializer_list>
 
+#include "ringside/common/json_limits.h"
+
 namespace ringside {
 
 namespace {
@@ -180,6 +182,9 @@ Result<v1::TrainerConfig> trainerConfigFromJson(std::string_view json, std::stri
         std::string(source) + " is " + std::to_string(json.size()) + " bytes, over the " +
         std::to_string(kMaxTrainerConfigJsonBytes) + "-byte (1 MiB) limit of a run spec");
   }
+  // Protobuf reads nested lists into a repeated field without a bound (a 100,000-level
+  // "hidden" parsed as no layers at all); refuse such text before it builds anything.
+  RINGSIDE_RETURN_IF_ERROR(checkJsonDepth(json, kMaxJsonDepth, source));
   v1::TrainerConfig config;
   google::protobuf::util::JsonParseOptions options;
   options.ignore_unknown_fields = false;  // a misspelt key is an error, never ignored

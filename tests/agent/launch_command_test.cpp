@@ -22,6 +22,49 @@ std::string join(const std::vector<std::string>& words) {
   return text;
 }
 
+// Regression (issue 12): a run whose env set RINGSIDE_RUN_ID stayed STARTING for good and Stop
+// signalled nothing (the agent finds a run's processes by that variable).
+TEST(RunEnvTest, AgentReservedVariableIsRefusedNamingIt) {
+  for (const char* reserved :
+       {"RINGSIDE_RUN_ID", "RINGSIDE_AGENT_ENDPOINT", "RINGSIDE_RUN_SECRET_KEY",
+        "RINGSIDE_ANYTHING", "CUDA_VISIBLE_DEVICES"}) {
+    const Status status = validateRunEnvName(reserved);
+    EXPECT_EQ(status.code(), Status::Code::kInvalidArgument) << reserved;
+    EXPECT_NE(status.message().find(std::string("env variable ") + reserved), std::string::npos)
+        << status.message();
+    EXPECT_NE(status.message().find("set by the agent"), std::string::npos) << status.message();
+  }
+  for (const char* good : {"OMP_NUM_THREADS", "NCCL_DEBUG", "OMPI_MCA_btl", "_X", "ringside_x"}) {
+    EXPECT_TRUE(validateRunEnvName(good).isOk()) << good;
+  }
+  for (const char* bad : {"", "1ABC", "A=B", "A B", "PATH;rm"}) {
+    EXPECT_FALSE(validateRunEnvName(bad).isOk()) << bad;
+  }
+}
+
+// Regression (issue 12): host rank counts summed in 32 bits, so 2^32-1 + 2 ranks was world size 1.
+TEST(WorldSizeTest, HostRankCountsThatOverflowAreRefused) {
+  v1::RunSpec spec;
+  spec.add_hosts()->set_ranks(UINT32_MAX);
+  spec.add_hosts()->set_ranks(2);
+  auto world = worldSizeOf(spec);
+  ASSERT_FALSE(world.isOk());
+  EXPECT_EQ(world.status().code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(world.status().message().find("4294967297 ranks"), std::string::npos)
+      << world.status().message();
+  v1::RunSpec many;
+  many.set_ranks_per_node(static_cast<uint32_t>(kMaxWorldSize) + 1);
+  EXPECT_FALSE(worldSizeOf(many).isOk());
+  many.set_ranks_per_node(static_cast<uint32_t>(kMaxWorldSize));
+  EXPECT_EQ(*worldSizeOf(many), kMaxWorldSize);
+  EXPECT_FALSE(worldSizeOf(v1::RunSpec()).isOk()) << "0 ranks";
+  v1::RunSpec twoNodes;
+  twoNodes.set_ranks_per_node(99);  // ignored when hosts are given
+  twoNodes.add_hosts()->set_ranks(3);
+  twoNodes.add_hosts()->set_ranks(2);
+  EXPECT_EQ(*worldSizeOf(twoNodes), 5u);
+}
+
 TEST(HostNameTest, AcceptsNamesAndAddressesOnly) {
   for (const char* good : {"node-2", "gpu01.cluster.example", "10.0.0.7", "::1", "fe80::1", "a"}) {
     EXPECT_TRUE(validateHostName(good).isOk()) << good;
@@ -84,6 +127,22 @@ TEST(MpirunCommandTest, MultiNodeRunHasOneAppContextPerNode) {
             "NCCL_SOCKET_IFNAME=eth1 prog x : -np 1 --host node-2:1 -x A -x B prog x");
 }
 
+TEST(MpirunCommandTest, EachNodesRanksCarryItsPreflightHold) {
+  v1::RunSpec spec;
+  std::vector<HostPart> hosts = {{"node-1", 1, {}, ""}, {"node-2", 1, {1}, ""}};
+  hosts[1].reservationId = "0123456789abcdef0123456789abcdef";
+  auto command = buildMpirunCommand({}, spec, hosts, 2, {}, {}, {"prog"});
+  ASSERT_TRUE(command.isOk()) << command.status().toString();
+  EXPECT_EQ(join(*command),
+            "mpirun --bind-to none -np 1 --host node-1:1 prog : -np 1 --host node-2:1 env "
+            "CUDA_VISIBLE_DEVICES=1 RINGSIDE_RESERVATION_ID=0123456789abcdef0123456789abcdef prog");
+  // An id is the agent's 32 hex digits, nothing a command line could make more of.
+  hosts[1].reservationId = "x; rm -rf /";
+  auto refused = buildMpirunCommand({}, spec, hosts, 2, {}, {}, {"prog"});
+  ASSERT_FALSE(refused.isOk());
+  EXPECT_NE(refused.status().message().find("node-2"), std::string::npos);
+}
+
 TEST(MpirunCommandTest, RefusesBadHostsOptionsAndTooFewGpus) {
   v1::RunSpec spec;
   MpirunSettings settings;
@@ -129,7 +188,7 @@ TEST(RankProcessesTest, FindsRanksOfEveryRunWithTheirGpus) {
   process("101", "RINGSIDE_RUN_ID=r1\0"s);                          // mpirun: no rank
   process("102", "OMPI_COMM_WORLD_RANK=0\0"s);                      // not a Ringside run
   process("103", "PMIX_RANK=4\0RINGSIDE_RUN_ID=r2\0CUDA_VISIBLE_DEVICES=GPU-abc\0"
-                 "RINGSIDE_RUN_PUBLIC_KEY=k\0"s);
+                 "RINGSIDE_RUN_PUBLIC_KEY=k\0RINGSIDE_RESERVATION_ID=hold-2\0"s);
   std::filesystem::create_directories(dir.path() + "/self");
   auto ranks = scanRankProcesses(dir.path());
   std::sort(ranks.begin(), ranks.end(),
@@ -144,6 +203,8 @@ TEST(RankProcessesTest, FindsRanksOfEveryRunWithTheirGpus) {
   EXPECT_EQ(ranks[1].runId, "r2");
   EXPECT_EQ(ranks[1].rank, 4);
   EXPECT_TRUE(ranks[1].gpus.empty());
+  EXPECT_TRUE(ranks[0].reservationId.empty());
+  EXPECT_EQ(ranks[1].reservationId, "hold-2");
 }
 
 TEST(RankProcessesTest, VisibleDevicesParseIndicesOnly) {

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -88,8 +89,16 @@ TEST_F(RunManagerTest, CustomCommandCompletesWithItsOutputLogged) {
   auto run = manager.launch(command({"sh", "-c", "echo hello from $RINGSIDE_RUN_ID"}, 2), 4);
   ASSERT_TRUE(run.isOk()) << run.status().toString();
   EXPECT_EQ(manager.usedSlots(), 2u);
+  // Placed on this node: its host name with the 2 ranks (no GPUs on a CPU node).
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  ASSERT_EQ(run->placement_size(), 1);
+  EXPECT_EQ(run->placement(0).host(), host);
+  EXPECT_EQ(run->placement(0).ranks(), 2u);
+  EXPECT_EQ(run->placement(0).gpus_size(), 0);
   const v1::RunInfo ended = waitEnded(manager, run->run_id());
   EXPECT_EQ(ended.state(), v1::COMPLETED) << ended.reason();
+  EXPECT_EQ(ended.placement_size(), 1);
   EXPECT_EQ(ended.exit_code(), 0);
   EXPECT_EQ(manager.usedSlots(), 0u);
   const std::string out = readFile(ended.run_dir() + "/stdout.log");
@@ -259,6 +268,33 @@ TEST_F(RunManagerTest, ASecondManagerAdoptsARunningRun) {
   const v1::RunInfo ended = waitEnded(second, info.run_id());
   EXPECT_EQ(ended.state(), v1::COMPLETED) << ended.reason();
   EXPECT_NE(readFile(ended.run_dir() + "/stdout.log").find("done"), std::string::npos);
+}
+
+// Regression (issue 12): grace_seconds=inf never escalated to SIGKILL, and the reason said
+// "SIGKILL after -2147483648 s". Now refused before anything is signalled.
+TEST_F(RunManagerTest, InfiniteOrNegativeGraceIsRefusedAndAShortOneEscalates) {
+  for (const double bad : std::initializer_list<double>{INFINITY, -INFINITY, NAN, -1.0,
+                                                        kMaxStopGraceSeconds + 1, 1e300}) {
+    const Status status = validateGraceSeconds(bad);
+    EXPECT_EQ(status.code(), Status::Code::kInvalidArgument) << bad;
+    EXPECT_NE(status.message().find("up to 3600 s"), std::string::npos) << status.message();
+  }
+  EXPECT_TRUE(validateGraceSeconds(0).isOk());
+  EXPECT_TRUE(validateGraceSeconds(kMaxStopGraceSeconds).isOk());
+  RunManager manager = makeManager();
+  // A job that ignores SIGTERM: only SIGKILL after the grace period ends it.
+  auto run = manager.launch(command({"sh", "-c", "trap '' TERM; sleep 60"}), 4);
+  ASSERT_TRUE(run.isOk()) << run.status().toString();
+  EXPECT_EQ(manager.stop(run->run_id(), INFINITY).status().code(), Status::Code::kInvalidArgument);
+  EXPECT_EQ(manager.stop("r-missing", NAN).status().code(), Status::Code::kInvalidArgument);
+  auto stopping = manager.stop(run->run_id(), 0.5);
+  ASSERT_TRUE(stopping.isOk()) << stopping.status().toString();
+  EXPECT_NE(stopping->reason().find("SIGKILL after 0.5 s"), std::string::npos)
+      << stopping->reason();
+  const v1::RunInfo ended = waitEnded(manager, run->run_id());
+  EXPECT_EQ(ended.state(), v1::STOPPED);
+  EXPECT_NE(ended.reason().find("killed after the grace period"), std::string::npos)
+      << ended.reason();
 }
 
 TEST(MpirunStderrTest, ParsesTheSignalledRank) {

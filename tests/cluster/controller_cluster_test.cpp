@@ -18,6 +18,7 @@
 #include <QUuid>
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -120,20 +121,9 @@ std::vector<float> checkpointParams(const QString& path) {
 
 }  // namespace
 
-// Steps of the runs compared for equal parameters. Training amplifies the rounding differences of
-// summing gradients in another order (4 ranks' partial sums vs one sum): measured with the
-// trainer alone (mpirun -np 1 vs -np 4, --global-batch 64 --seed 11 --train-samples 10000), the
-// relative parameter difference is 2e-7..3e-7 up to ~180 steps at the default schedule, and then
-// grows chaotically (1.3e-2 at 400 steps; the loss curves part at step ~190 with
-// --lr-schedule constant). A run of 100 steps tests the equivalence, not the chaos.
-constexpr int kEquivalenceSteps = 100;
-
-class ControllerClusterTest : public QObject {
-  Q_OBJECT
-
- private:
-  std::optional<LocalCluster> cluster_;
-
+// What both test classes use: a controller given the cluster, node lookup, launching and the
+// stored state of a run.
+struct ClusterHelpers {
   // A controller given the local cluster, started, with both nodes online and their hello in.
   static ControllerOptions clusterOptions(const LocalCluster& cluster) {
     ControllerOptions options = testing::ControllerInTempDir::withoutLocalAgent();
@@ -203,16 +193,42 @@ class ControllerClusterTest : public QObject {
     return run.isOk() ? run->reason : QString();
   }
 
+  // Brings a fresh 2-node cluster up (`extra`: more options for `up`).
+  static std::optional<LocalCluster> clusterUp(const std::vector<std::string>& extra = {}) {
+    (void)runProcess({kLocalCluster, "down"}, "/", 120);
+    std::vector<std::string> argv{kLocalCluster, "up", "2", "--bin-dir", RINGSIDE_BINARY_DIR};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    const ProcessResult up = runProcess(argv, "/", 180);
+    if (up.exitCode != 0) {
+      qWarning("local-cluster up failed: %s", up.err.c_str());
+      return std::nullopt;
+    }
+    auto cluster = parseLocalCluster(QByteArray::fromStdString(up.out), QStringLiteral("stdout"));
+    if (!cluster.isOk() || cluster->nodes.size() != 2) {
+      qWarning("local-cluster up printed no 2-node cluster: %s", up.out.c_str());
+      return std::nullopt;
+    }
+    return *cluster;
+  }
+};
+
+// Steps of the runs compared for equal parameters. Training amplifies the rounding differences of
+// summing gradients in another order (4 ranks' partial sums vs one sum): measured with the
+// trainer alone (mpirun -np 1 vs -np 4, --global-batch 64 --seed 11 --train-samples 10000), the
+// relative parameter difference is 2e-7..3e-7 up to ~180 steps at the default schedule, and then
+// grows chaotically (1.3e-2 at 400 steps; the loss curves part at step ~190 with
+// --lr-schedule constant). A run of 100 steps tests the equivalence, not the chaos.
+constexpr int kEquivalenceSteps = 100;
+
+class ControllerClusterTest : public QObject, ClusterHelpers {
+  Q_OBJECT
+
+  std::optional<LocalCluster> cluster_;
+
  private slots:
   void initTestCase() {
-    (void)runProcess({kLocalCluster, "down"}, "/", 120);
-    const ProcessResult up =
-        runProcess({kLocalCluster, "up", "2", "--bin-dir", RINGSIDE_BINARY_DIR}, "/", 180);
-    QVERIFY2(up.exitCode == 0, up.err.c_str());
-    auto cluster = parseLocalCluster(QByteArray::fromStdString(up.out), QStringLiteral("stdout"));
-    QVERIFY2(cluster.isOk(), cluster.status().toString().c_str());
-    QCOMPARE(cluster->nodes.size(), 2);
-    cluster_ = *cluster;
+    cluster_ = clusterUp();
+    QVERIFY(cluster_);
   }
 
   void cleanupTestCase() {
@@ -307,11 +323,141 @@ class ControllerClusterTest : public QObject {
   }
 };
 
+#ifdef RINGSIDE_FAKE_NVML
+// GPU nodes without a GPU: every agent of the cluster loads the tests' fake NVML library
+// (tests/agent/fake_nvml.c: two GPUs), so each node has 2 GPU slots. Runs of a custom command
+// that prints the CUDA_VISIBLE_DEVICES it was given show which GPU each rank got.
+class ControllerGpuClusterTest : public QObject, ClusterHelpers {
+  Q_OBJECT
+
+  std::optional<LocalCluster> cluster_;
+  QString rankScript_;
+
+  // The GPU index the rank reported (its CUDA_VISIBLE_DEVICES), -1 for none, -2 before it did.
+  static int reportedGpu(Controller& controller, const QString& runId, int rank) {
+    auto points =
+        controller.store().series(runId, QStringLiteral("custom/cuda_visible_devices"), rank).result();
+    return points.isOk() && !points->empty() ? static_cast<int>(points->front().y) : -2;
+  }
+
+  static std::vector<uint32_t> gpusInUse(const Controller& controller, const QString& nodeId) {
+    const auto node = controller.node(nodeId);
+    if (!node || !node->telemetry) return {};
+    std::vector<uint32_t> gpus(node->telemetry->gpus_in_use().begin(),
+                               node->telemetry->gpus_in_use().end());
+    std::sort(gpus.begin(), gpus.end());
+    return gpus;
+  }
+
+  static std::vector<v1::HostSlots> storedPlacement(Controller& controller, const QString& runId) {
+    auto run = controller.store().run(runId).result();
+    return run.isOk() ? run->placement : std::vector<v1::HostSlots>{};
+  }
+
+ private slots:
+  void initTestCase() {
+    // In the build tree: the nodes see it (they have /tmp of their own).
+    rankScript_ = QStringLiteral(RINGSIDE_BINARY_DIR "/tests/cluster/print_cuda_visible_devices.sh");
+    QFile script(rankScript_);
+    QVERIFY(script.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    script.write(
+        "#!/bin/sh\n"
+        "printf '{\"type\":\"metrics\",\"step\":1,\"rank\":%s,\"metrics\":"
+        "{\"custom/cuda_visible_devices\":%s}}\\n' \"$OMPI_COMM_WORLD_RANK\" "
+        "\"${CUDA_VISIBLE_DEVICES:--1}\"\n"
+        "exec sleep 600\n");
+    script.close();
+    QVERIFY(script.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner |
+                                  QFileDevice::ExeOwner | QFileDevice::ReadOther |
+                                  QFileDevice::ExeOther));
+    cluster_ = clusterUp({"--nvml-library", RINGSIDE_FAKE_NVML});
+    QVERIFY(cluster_);
+  }
+
+  void cleanupTestCase() {
+    const ProcessResult down = runProcess({kLocalCluster, "down"}, "/", 120);
+    QVERIFY2(down.exitCode == 0, down.err.c_str());
+    QFile::remove(rankScript_);
+  }
+
+  void twoRunsLaunchedBackToBackOnTwoGpuNodesNeverShareAGpuAndTheGuiKnowsWhich() {
+    QVERIFY(cluster_);
+    testing::ControllerInTempDir fixture(clusterOptions(*cluster_));
+    Controller& controller = fixture.controller;
+    QVERIFY(controller.start().isOk());
+    QTRY_VERIFY_WITH_TIMEOUT(bothOnline(controller), 30000);
+    const QString node1 = nodeIdNamed(controller, QStringLiteral("node-1"));
+    const QString node2 = nodeIdNamed(controller, QStringLiteral("node-2"));
+    QCOMPARE(controller.node(node2)->info->slot_kind(), std::string("gpu"));
+    QCOMPARE(controller.node(node2)->info->gpus_size(), 2);
+
+    RunForm form;
+    form.job = RunForm::Job::kCommand;
+    form.command = rankScript_;
+    form.nodeIds = {node1, node2};
+    form.ranksPerNode = 1;
+    // Back to back: the second run's pre-flight comes before the first run's ranks exist on
+    // node-2, so only the first pre-flight's hold keeps its GPU from being handed out twice.
+    QStringList runs;
+    for (int run = 0; run < 2; ++run) {
+      form.name = QStringLiteral("gpu run %1").arg(run);
+      runs << launch(controller, form);
+      QVERIFY(!runs.last().isEmpty());
+    }
+    for (const QString& runId : runs) {
+      QTRY_VERIFY_WITH_TIMEOUT(reportedGpu(controller, runId, 0) > -2 &&
+                                   reportedGpu(controller, runId, 1) > -2,
+                               60000);
+    }
+    // Every rank got a GPU of its own node, and the two runs got different ones on each node.
+    for (int rank = 0; rank < 2; ++rank) {
+      const int first = reportedGpu(controller, runs[0], rank);
+      const int second = reportedGpu(controller, runs[1], rank);
+      QVERIFY2(first >= 0 && second >= 0 && first != second,
+               qPrintable(QStringLiteral("rank %1: GPU %2 and %3").arg(rank).arg(first).arg(second)));
+    }
+    // Both nodes report both GPUs in use, and the store knows where each run's ranks and GPUs are.
+    const std::vector<uint32_t> both{0, 1};
+    QTRY_COMPARE_WITH_TIMEOUT(gpusInUse(controller, node1), both, 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(gpusInUse(controller, node2), both, 10000);
+    for (const QString& runId : runs) {
+      const std::vector<v1::HostSlots> placement = storedPlacement(controller, runId);
+      QCOMPARE(placement.size(), size_t{2});
+      for (int rank = 0; rank < 2; ++rank) {
+        QCOMPARE(placement[rank].host(), "node-" + std::to_string(rank + 1));
+        QCOMPARE(placement[rank].gpus_size(), 1);
+        QCOMPARE(static_cast<int>(placement[rank].gpus(0)), reportedGpu(controller, runId, rank));
+      }
+    }
+    // A third run finds no free GPU: refused before anything starts, naming the nodes.
+    QSignalSpy failed(&controller, &Controller::launchFailed);
+    controller.launch(form);
+    QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 30000);
+    const QString message = failed.first().first().toString();
+    QVERIFY2(message.contains(QStringLiteral("node-2")) && message.contains(QStringLiteral("GPU")),
+             qPrintable(message));
+
+    for (const QString& runId : runs) controller.stopRun(runId, 1);
+    for (const QString& runId : runs) {
+      QTRY_VERIFY_WITH_TIMEOUT(storedState(controller, runId) == v1::STOPPED ||
+                                   storedState(controller, runId) == v1::FAILED,
+                               60000);
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(gpusInUse(controller, node2), std::vector<uint32_t>{}, 15000);
+  }
+};
+#endif  // RINGSIDE_FAKE_NVML
+
 int main(int argc, char** argv) {
   QCoreApplication app(argc, argv);
   if (ringside::cluster_testing::clusterTestsSkipped()) return 77;
   ControllerClusterTest test;
-  return QTest::qExec(&test, argc, argv);
+  int failures = QTest::qExec(&test, argc, argv);
+#ifdef RINGSIDE_FAKE_NVML
+  ControllerGpuClusterTest gpuTest;
+  failures += QTest::qExec(&gpuTest, argc, argv);
+#endif
+  return failures;
 }
 
 #include "controller_cluster_test.moc"

@@ -170,6 +170,36 @@ TEST(ProtocolTest, EmptyFrameIsMalformed) {
   EXPECT_EQ(decoded.status().code(), Status::Code::kCorruption);
 }
 
+// Regression (issue 12): a DEALER frame ["", envelope] was answered as if the delimiter were not
+// there, while docs/protocol.md#framing says a request is exactly one frame and the empty frame
+// gets MALFORMED. The code now follows the doc (REQ/REP framing is not part of the protocol).
+TEST(ProtocolTest, DealerFrameWithAnEmptyDelimiterIsMalformedAsTheProtocolDocSays) {
+  v1::Envelope hello = newEnvelope(42);
+  hello.mutable_hello();
+  const std::string frame = encodeEnvelope(hello);
+
+  DecodeResult single = decodeRequest({frame});
+  ASSERT_TRUE(single.isOk()) << single.status().toString();
+  EXPECT_EQ(single->request_id(), 42u);
+
+  DecodeResult delimited = decodeRequest({"", frame});
+  ASSERT_FALSE(delimited.isOk());
+  EXPECT_EQ(delimited.error().code, v1::ErrorReply::MALFORMED);
+  EXPECT_EQ(delimited.error().requestId, 0u) << "MALFORMED echoes no request id";
+  EXPECT_NE(delimited.error().message.find("empty delimiter frame"), std::string::npos)
+      << delimited.error().message;
+
+  for (const std::vector<std::string_view>& frames :
+       {std::vector<std::string_view>{frame, frame}, std::vector<std::string_view>{"", "", frame},
+        std::vector<std::string_view>{}}) {
+    DecodeResult refused = decodeRequest(frames);
+    ASSERT_FALSE(refused.isOk()) << frames.size() << " frames";
+    EXPECT_EQ(refused.error().code, v1::ErrorReply::MALFORMED);
+    EXPECT_NE(refused.error().message.find("exactly one frame"), std::string::npos)
+        << refused.error().message;
+  }
+}
+
 TEST(ProtocolTest, OversizedFrameIsTooLarge) {
   const std::string frame(kMaxMessageBytes + 1, '\0');
   DecodeError error = expectRefused(frame, v1::ErrorReply::TOO_LARGE);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "ringside/common/json_limits.h"
 #include "ringside/common/run_spec.h"
 
 namespace ringside {
@@ -119,9 +120,7 @@ TEST(RunSpecTest, SizeAndDepthAreBounded) {
   ASSERT_FALSE(tooBig.isOk());
   EXPECT_NE(tooBig.status().message().find("1 MiB"), std::string::npos);
   EXPECT_NE(tooBig.status().message().find("big.json"), std::string::npos);
-  // Deep nesting within the size bound neither recurses without bound nor crashes: objects are
-  // refused at the first level (no TrainerConfig field is a message, unknown keys are errors;
-  // protobuf's parser also stops at 100 levels), and protobuf reads nested lists iteratively.
+  // Deep nesting within the size bound is refused before protobuf reads it (kMaxJsonDepth).
   std::string deepObject = R"({"data": )";
   std::string deepList = R"({"hidden": )";
   for (int i = 0; i < 100'000; ++i) {
@@ -137,10 +136,39 @@ TEST(RunSpecTest, SizeAndDepthAreBounded) {
   deepList += "}";
   ASSERT_LE(deepObject.size(), kMaxTrainerConfigJsonBytes);
   EXPECT_FALSE(trainerConfigFromJson(deepObject).isOk());
-  auto list = trainerConfigFromJson(deepList);
-  if (list.isOk()) {
-    EXPECT_EQ(list->hidden_size(), 0);  // no widths: the default layers
+  EXPECT_FALSE(trainerConfigFromJson(deepList).isOk());
+}
+
+// Regression (issue 12): a config_json nested 100,000 levels deep crashed the agent, and protobuf
+// alone reads 100,000 nested lists in "hidden" as no layers at all (the run would silently take
+// the default widths). Now both are InvalidArgument naming config_json and the bound.
+TEST(RunSpecLimits, DeeplyNestedConfigJsonIsRefusedNotACrash) {
+  std::string deepList = R"({"hidden": )";
+  std::string deepObject = R"({"data": )";
+  for (int i = 0; i < 100'000; ++i) {
+    deepList += "[";
+    deepObject += R"({"a": )";
   }
+  deepList += std::string(100'000, ']') + "}";
+  deepObject += "1" + std::string(100'000, '}') + "}";
+  for (const std::string& json : {deepList, deepObject}) {
+    v1::TrainerJob job;
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    job.set_config_json(json);
+#pragma GCC diagnostic pop
+    auto config = trainerConfigOf(job);
+    ASSERT_FALSE(config.isOk());
+    EXPECT_EQ(config.status().code(), Status::Code::kInvalidArgument);
+    EXPECT_NE(config.status().message().find("config_json nests objects and arrays more than " +
+                                             std::to_string(kMaxJsonDepth) + " levels"),
+              std::string::npos)
+        << config.status().message();
+  }
+  // A spec nested as deep as a run spec can be is read as before.
+  auto shallow = trainerConfigFromJson(R"({"hidden": [64, 32], "epochs": 2})");
+  ASSERT_TRUE(shallow.isOk()) << shallow.status().toString();
+  EXPECT_EQ(shallow->hidden_size(), 2);
 }
 
 // Specs journaled or stored before TrainerJob.config existed carry config_json: still read.

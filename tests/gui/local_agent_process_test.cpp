@@ -84,6 +84,11 @@ class LocalAgentProcessTest : public QObject {
     QVERIFY(agent->controlEndpoint().startsWith("tcp://127.0.0.1:"));
     QCOMPARE(agent->agentPublicKey().size(), 40);
     QVERIFY(agent->processId() > 0);
+    // Its state directory (journal, keys, run logs) is private: created 0700, by the agent.
+    const QFileDevice::Permissions others =
+        QFileDevice::ReadGroup | QFileDevice::WriteGroup | QFileDevice::ExeGroup |
+        QFileDevice::ReadOther | QFileDevice::WriteOther | QFileDevice::ExeOther;
+    QCOMPARE(QFileInfo(stateDir).permissions() & others, QFileDevice::Permissions());
 
     AgentConnection connection(*keys);
     QSignalSpy states(&connection, &AgentConnection::stateChanged);

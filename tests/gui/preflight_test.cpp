@@ -53,6 +53,24 @@ class PreflightTest : public QObject {
     QCOMPARE(spec.hosts(2).gpus_size(), 0);
   }
 
+  void heldGpusAndEachNodesHoldGoIntoTheSpec() {
+    v1::RunSpec spec = threeNodeSpec(2);
+    QList<PreflightAnswer> answers = {answer("owner", "gpu", {0, 1, 2}),
+                                      answer("second", "gpu", {1, 3, 5}),
+                                      answer("third", "cpu", {})};
+    // The second node held GPUs 3 and 5 for the run: those, not its first free ones.
+    answers[1].reply.add_reserved_gpus(3);
+    answers[1].reply.add_reserved_gpus(5);
+    const char* ids[] = {"00000000000000000000000000000000", "11111111111111111111111111111111",
+                         "22222222222222222222222222222222"};
+    for (int i = 0; i < 3; ++i) answers[i].reply.set_reservation_id(ids[i]);
+    QCOMPARE(applyPreflight(answers, &spec), QString());
+    QCOMPARE(spec.hosts(1).gpus_size(), 2);
+    QCOMPARE(spec.hosts(1).gpus(0), 3u);
+    QCOMPARE(spec.hosts(1).gpus(1), 5u);
+    for (int i = 0; i < 3; ++i) QCOMPARE(spec.hosts(i).reservation_id(), std::string(ids[i]));
+  }
+
   void everyProblemIsListedWithItsNode() {
     v1::RunSpec spec = threeNodeSpec(2);
     const v1::RunSpec before = spec;

@@ -96,6 +96,7 @@ void Controller::startPreflight(const QStringList& nodeIds, v1::RunSpec spec) {
     v1::Envelope request;
     *request.mutable_preflight()->mutable_spec() = preflight.spec;
     request.mutable_preflight()->set_ranks(preflight.spec.hosts(i).ranks());
+    request.mutable_preflight()->set_reserve_seconds(kPreflightReserveSeconds);
     preflightRequests_.insert({nodeIds[i], linkOf(nodeIds[i])->connection->request(request)},
                               attempt);
     names << displayName(nodeIds[i]);

@@ -93,7 +93,9 @@ void LocalAgent::start() {
     fail(tr("local agent: a state directory and the GUI's public key (40 characters) are needed"));
     return;
   }
-  if (!QDir().mkpath(options_.stateDir)) {
+  // The agent creates its state directory itself, mode 0700 (its journal, keys and run logs are
+  // private); it refuses to use one that others can write. Only the parent is made here.
+  if (!QDir().mkpath(QFileInfo(options_.stateDir).absolutePath())) {
     fail(tr("cannot create the local agent's state directory %1").arg(options_.stateDir));
     return;
   }

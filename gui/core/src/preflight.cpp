@@ -48,12 +48,20 @@ QString applyPreflight(const QList<PreflightAnswer>& answers, v1::RunSpec* spec)
       }
       continue;
     }
-    gpus[i].assign(answer.reply.free_gpus().begin(), answer.reply.free_gpus().begin() + ranks);
+    if (static_cast<uint32_t>(answer.reply.reserved_gpus_size()) >= ranks) {
+      gpus[i].assign(answer.reply.reserved_gpus().begin(),
+                     answer.reply.reserved_gpus().begin() + ranks);
+    } else {
+      gpus[i].assign(answer.reply.free_gpus().begin(), answer.reply.free_gpus().begin() + ranks);
+    }
   }
   if (!lines.isEmpty()) {
     return tr("The pre-flight check of the nodes found problems, so nothing was launched. Fix "
               "them and launch again:") +
            QStringLiteral("\n\n• ") + lines.join(QStringLiteral("\n• "));
+  }
+  for (qsizetype i = 0; i < answers.size(); ++i) {
+    spec->mutable_hosts(static_cast<int>(i))->set_reservation_id(answers[i].reply.reservation_id());
   }
   for (qsizetype i = 1; i < answers.size(); ++i) {
     if (answers[i].reply.slot_kind() != "gpu") continue;

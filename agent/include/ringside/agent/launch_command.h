@@ -15,6 +15,21 @@
 
 namespace ringside::agent {
 
+// Most ranks one run may have, summed over its hosts (64-bit, so that per-host counts cannot wrap
+// around): 65,536. Far above the clusters Ringside is for (a few dozen nodes of up to a few
+// hundred slots), low enough that every rank count and index fits an int.
+inline constexpr uint64_t kMaxWorldSize = 65536;
+
+// OK when a run spec's `env` may set `name`: a POSIX name (letters, digits, '_', not starting
+// with a digit) that is not one the agent sets for the ranks itself: RINGSIDE_* (the run id, the
+// rank endpoint and its keys, protocol.h) and CUDA_VISIBLE_DEVICES (the GPUs the agent hands a
+// run). Errors: InvalidArgument naming the variable and saying why.
+Status validateRunEnvName(const std::string& name);
+
+// The world size a spec asks for (ranks_per_node, or the sum of its hosts' ranks), summed in 64
+// bits. Errors: InvalidArgument for 0 ranks or more than kMaxWorldSize.
+Result<uint32_t> worldSizeOf(const v1::RunSpec& spec);
+
 // OK for an RFC 1123 host name (dot-separated labels of letters, digits and '-', no label
 // starting or ending with '-', at most 63 characters a label and 253 in all) or an IPv4/IPv6
 // address. Everything else (e.g. "-oProxyCommand=...", which ssh would read as an option) is
@@ -43,6 +58,7 @@ struct HostPart {
   uint32_t ranks = 0;
   std::vector<uint32_t> gpus;    // CUDA_VISIBLE_DEVICES of its ranks; empty: not set
   std::string networkInterface;  // resolved (the entry's, else MpirunSettings::networkInterface)
+  std::string reservationId;     // the node's pre-flight hold, set for its ranks; empty: none
 };
 
 // The argv of mpirun for a run of `worldSize` ranks that runs `job` (program and arguments):
@@ -51,11 +67,11 @@ struct HostPart {
 // `exported` names the environment variables mpirun forwards to every rank (-x NAME, which Open
 // MPI 4.1 takes per app context). Placement: one node (`hosts` empty): `-x NAME... -np worldSize
 // [env CUDA_VISIBLE_DEVICES=...] job`; several: one Open MPI app context per node, `-np r --host
-// h:r -x NAME... [env CUDA_VISIBLE_DEVICES=.. NCCL_SOCKET_IFNAME=..] job`, joined by ":" (ranks
-// are numbered in host order). I is the comma-separated set of the
+// h:r -x NAME... [env CUDA_VISIBLE_DEVICES=.. NCCL_SOCKET_IFNAME=.. RINGSIDE_RESERVATION_ID=..]
+// job`, joined by ":" (ranks are numbered in host order). I is the comma-separated set of the
 // nodes' interfaces/subnets (Open MPI uses whichever each node has). Errors: InvalidArgument for a
-// host name, interface or extra option that validation refuses (naming it), or an entry with
-// fewer GPUs than ranks.
+// host name, interface or extra option that validation refuses (naming it), an entry with fewer
+// GPUs than ranks, or a reservation id that is not 32 hex digits.
 Result<std::vector<std::string>> buildMpirunCommand(const MpirunSettings& settings,
                                                     const v1::RunSpec& spec,
                                                     const std::vector<HostPart>& hosts,

@@ -2,17 +2,36 @@
 // run_manager.h) and turns new complete lines into log lines; for custom commands it also parses
 // the JSON Lines metrics and start records on stdout (docs/metrics.md) into samples.
 //
+// A run's output is whatever its programs print; what leaves here is bounded and valid:
+// - every line's text is valid UTF-8 (proto3 strings must be): invalid bytes become U+FFFD;
+// - a line longer than kMaxLogLineBytes is cut, marked, and the rest of it skipped however long
+//   (logLineText); the lines after it are read as usual;
+// - a malformed metrics record is skipped whole and counted; the first one of a run is followed
+//   by a note in the run's log saying what was wrong (once per run, also across agent restarts).
+//
 // Read offsets are kept in <run dir>/tail_offsets once the caller has journaled a chunk
 // (commit()), so a restarted agent continues where the journal ends. Not thread-safe.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ringside/proto/ringside.pb.h"
 
 namespace ringside::agent {
+
+// Longest log line journaled whole: 64 KiB of a line's bytes. The longest lines programs print
+// on purpose (tracebacks, JSON records, progress bars) are a few KiB; 64 KiB keeps one line a
+// small part of a 16 MiB frame (protocol.h kMaxMessageBytes) and of the journal.
+inline constexpr size_t kMaxLogLineBytes = 64 * 1024;
+
+// Bounds of one metrics record: the metric values in it (a trainer record has about ten) and
+// the bytes of one metric name. A record over either is malformed and skipped.
+inline constexpr size_t kMaxMetricsPerRecord = 1024;
+inline constexpr size_t kMaxMetricNameBytes = 256;
 
 class LogTailer {
  public:
@@ -23,22 +42,55 @@ class LogTailer {
 
   LogTailer(std::string runDir, bool parseMetrics);
 
-  // New complete lines since the last commit() (at most ~1 MiB per stream per call).
+  // New complete lines since the last commit(): per stream per call at most two 1 MiB blocks of
+  // lines, and up to 64 MiB scanned (and dropped) for the end of an over-long line. A call that
+  // only skipped (no lines) commits that progress itself: there is nothing to journal.
   Chunk poll();
   // Marks what the last poll() returned as journaled.
   void commit();
+  // Malformed metrics records skipped in this run so far (committed ones, kept across restarts).
+  uint64_t malformedRecords() const { return malformedCommitted_; }
 
  private:
+  struct StreamState {
+    uint64_t offset = 0;     // next byte to read
+    bool skipping = false;   // inside an over-long line whose newline has not come yet
+    uint64_t lineStart = 0;  // where that line began (skipping only)
+  };
+  void readStream(int stream, double now, Chunk* chunk);
+  void addLine(int stream, std::string text, double now, Chunk* chunk);
+  // Adds the cut form of the over-long line [lineStart, newline) of `fd`.
+  void addTruncatedLine(int stream, int fd, uint64_t lineStart, uint64_t newline, double now,
+                        Chunk* chunk);
+  void noteMalformed(const std::string& problem, double now, Chunk* chunk);
+
   std::string runDir_;
   bool parseMetrics_;
-  uint64_t committed_[2] = {0, 0};  // stdout, stderr byte offsets
-  uint64_t pending_[2] = {0, 0};
+  StreamState committed_[2];  // stdout, stderr
+  StreamState pending_[2];
+  uint64_t malformedCommitted_ = 0;
+  uint64_t malformedPending_ = 0;
 };
+
+// The text one line of a run's output travels with (LogLine.text): `line` (without its newline)
+// as valid UTF-8, with invalid bytes replaced by U+FFFD (toValidUtf8), cut at a character
+// boundary to at most kMaxLogLineBytes when longer and then marked, e.g.
+// "<the first 65536 bytes> [line truncated: 2100000 bytes, kept the first 65536]".
+// `totalBytes`: the whole line's length when `line` holds only its beginning (0: line.size()).
+std::string logLineText(std::string_view line, uint64_t totalBytes = 0);
 
 // Parses one JSON Lines record of docs/metrics.md into samples: a "metrics" record's values, or a
 // "start" record's total_steps and steps_per_epoch as the global samples metric::kRunTotalSteps
 // and kRunStepsPerEpoch at its first_step (0 when absent), as the trainer sends them to the agent.
-// Returns nothing for other lines. Non-numeric values are skipped.
-std::vector<v1::MetricSample> parseMetricsLine(const std::string& line);
+// A line is a record when it starts with '{'; other lines give nothing. A record gives nothing
+// and sets `*problem` (when not null) to what is wrong, never throwing, when it is not a JSON
+// object, is longer than kMaxLogLineBytes or nests deeper than kMaxJsonDepth, has no string
+// "type", or, for "metrics" and "start", has a field of the wrong type or range: step, epoch
+// and first_step integers 0..2^53, rank an integer -1..kMaxWorldSize-1, time a number, metrics
+// an object of at most kMaxMetricsPerRecord names (1..kMaxMetricNameBytes bytes) to numbers or
+// null (a value that was not finite; skipped), total_steps and steps_per_epoch numbers >= 0.
+// Records of other types give nothing and no problem.
+std::vector<v1::MetricSample> parseMetricsLine(const std::string& line,
+                                               std::string* problem = nullptr);
 
 }  // namespace ringside::agent

@@ -26,12 +26,23 @@
 
 #include "ringside/agent/launch_command.h"
 #include "ringside/agent/rank_processes.h"
+#include "ringside/agent/slot_reservations.h"
 #include "ringside/common/allowlist.h"
 #include "ringside/common/curve.h"
 #include "ringside/common/status.h"
 #include "ringside/proto/ringside.pb.h"
 
 namespace ringside::agent {
+
+// Longest grace period of a stop, from SIGTERM to SIGKILL: 1 hour. The ranks checkpoint and exit
+// on SIGTERM, which takes seconds to minutes; a stop that may wait longer than an hour is a
+// mistake (or "inf", which would never escalate). StopRunRequest.grace_seconds and --stop-grace.
+inline constexpr double kMaxStopGraceSeconds = 3600.0;
+
+// OK for StopRunRequest.grace_seconds: 0 (the agent's default) or a finite number of seconds
+// above 0 and at most kMaxStopGraceSeconds. Errors: InvalidArgument naming the value (inf, nan,
+// negative, too long) and the allowed range.
+Status validateGraceSeconds(double graceSeconds);
 
 struct RunManagerOptions {
   std::string runsDir;  // parent of the per-run directories (created if missing)
@@ -83,19 +94,20 @@ class RunManager {
   // converted to it (trainerConfigOf); the returned RunInfo's spec carries it as `config` only.
   // Errors: InvalidArgument naming the field (no job, no argv, trainer binary missing or not
   // executable, a run spec that is not valid JSON or out of range (validateTrainerConfig), dataset
-  // directory missing, ranks 0, a host name, interface or mpirun option refused by
-  // launch_command.h), ResourceExhausted when more ranks than `freeSlots` (or free GPUs) are asked
-  // for, FailedPrecondition when a node cannot be reached, Internal when the run directory or the
-  // processes cannot be created.
+  // directory missing, ranks 0 or more than kMaxWorldSize, an env variable, host name, interface
+  // or mpirun option refused by launch_command.h), ResourceExhausted when more ranks than
+  // `freeSlots` (or free GPUs) are asked for, FailedPrecondition when a node cannot be reached,
+  // Internal when the run directory or the processes cannot be created.
   // `freeSlots` comes from usedSlots(/*fresh=*/true) just before; the GPU check uses that scan.
   Result<v1::RunInfo> launch(const v1::RunSpec& spec, uint32_t freeSlots);
 
   // Starts stopping a run: SIGTERM to its ranks now, SIGKILL to its process group after
-  // graceSeconds (<= 0: the default). A run this node does not own but has ranks of (a
+  // graceSeconds (0: the default). A run this node does not own but has ranks of (a
   // multi-node run owned by another node): SIGTERM to those ranks now, SIGKILL to the ones left
   // after the grace period; the reply is a RunInfo with the run id, RUNNING and a reason saying
-  // so. Errors: NotFound for a run id with neither, FailedPrecondition (Status::aborted) for a
-  // run that already ended.
+  // so. Errors: InvalidArgument for a grace period validateGraceSeconds refuses (inf, nan,
+  // negative, over kMaxStopGraceSeconds; nothing is signalled), NotFound for a run id with
+  // neither, FailedPrecondition (Status::aborted) for a run that already ended.
   Result<v1::RunInfo> stop(const std::string& runId, double graceSeconds);
 
   // What would stop `ranks` ranks of `spec` on this node (PreflightRequest): the job's program
@@ -103,6 +115,11 @@ class RunManager {
   // do. Empty: ready. (Draining is the agent's to check.)
   // `freeSlots` as for launch().
   std::vector<std::string> preflight(const v1::RunSpec& spec, uint32_t ranks, uint32_t freeSlots);
+  // After a pre-flight without problems (PreflightRequest.reserve_seconds > 0): holds `ranks`
+  // slots and, on a GPU node, the first `ranks` free GPUs for at most `seconds`
+  // (slot_reservations.h), counted as used until the run's ranks appear here or the owner's
+  // launch names the hold in its HostSlots.reservation_id.
+  Reservation reserve(uint32_t ranks, double seconds);
 
   // Advances every active run: notices rank processes (STARTING -> RUNNING), escalates stops
   // past their grace period, and ends runs whose exit_status appeared or whose processes are
@@ -117,11 +134,13 @@ class RunManager {
   const v1::RunInfo* find(const std::string& runId) const;
   std::vector<v1::RunInfo> runs(bool includeEnded) const;
   // Slots of this node taken: the ranks here of the runs it owns (from their specs, so a run
-  // holds its slots from launch on) plus the ranks here of multi-node runs other nodes own.
+  // holds its slots from launch on), the ranks here of multi-node runs other nodes own, and the
+  // pre-flight holds not yet ended.
   // `fresh`: look at the processes now (for a launch or a pre-flight) rather than use the list
   // of at most a second ago (telemetry).
   uint32_t usedSlots(bool fresh = false) const;
-  // GPUs (NVML indices, ascending) handed to runs on this node, whichever node owns them.
+  // GPUs (NVML indices, ascending) handed to runs on this node, whichever node owns them, or
+  // held for a run by a pre-flight.
   std::vector<uint32_t> gpusInUse() const;
   std::vector<uint32_t> freeGpus() const;
   // The public key of a run's rank keypair ("" for a one-node run or an unknown id): the only
@@ -157,6 +176,8 @@ class RunManager {
   void loadRunKey(Tracked& run);
 
   mutable std::vector<RankProcess> rankScan_;
+  // Pre-flight holds; the scans end those whose ranks appeared (mutable: counting slots scans).
+  mutable SlotReservations reservations_;
   mutable double rankScanTime_ = -1.0;  // steady seconds
   std::map<std::string, ForeignStop> foreignStops_;
 

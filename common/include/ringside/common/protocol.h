@@ -8,6 +8,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "ringside/common/status.h"
 #include "ringside/proto/ringside.pb.h"
@@ -43,6 +45,9 @@ inline constexpr const char* kRunIdEnv = "RINGSIDE_RUN_ID";
 inline constexpr const char* kAgentPublicKeyEnv = "RINGSIDE_AGENT_PUBLIC_KEY";
 inline constexpr const char* kRunPublicKeyEnv = "RINGSIDE_RUN_PUBLIC_KEY";
 inline constexpr const char* kRunSecretKeyEnv = "RINGSIDE_RUN_SECRET_KEY";
+// Set for the ranks of a multi-node run on a node whose pre-flight held slots for it
+// (HostSlots.reservation_id): that node's agent ends the hold when it sees them.
+inline constexpr const char* kReservationIdEnv = "RINGSIDE_RESERVATION_ID";
 
 // Why a frame could not be decoded: the ErrorReply to answer it with.
 struct DecodeError {
@@ -74,6 +79,13 @@ class DecodeResult : public Result<v1::Envelope> {
 // field this build does not know, which protobuf keeps as an unknown field) -> UNKNOWN_MESSAGE.
 // Unknown fields are tolerated everywhere else. Never throws.
 DecodeResult decodeEnvelope(const void* data, size_t size);
+
+// Decodes a request as the control socket receives it, after the ROUTER's routing id: exactly
+// one frame (docs/protocol.md#framing), decoded with decodeEnvelope. Any other count is
+// MALFORMED, request_id 0, without looking at the frames' contents: in particular a DEALER that
+// sends ["", envelope] (the empty delimiter of REQ sockets) is told to drop the empty frame.
+// Never throws.
+DecodeResult decodeRequest(const std::vector<std::string_view>& frames);
 
 // Serializes `envelope` into one frame. The caller sets protocol_version (newEnvelope does).
 // Never fails for a message built through the generated API.

@@ -20,8 +20,8 @@
 
 namespace ringside {
 
-// Largest run-spec JSON text read: 1 MiB. Longer text is refused before it is parsed. (Protobuf's
-// JSON parser itself refuses nesting deeper than 100 levels.)
+// Largest run-spec JSON text read: 1 MiB. Longer text is refused before it is parsed, and so is
+// text nesting objects and arrays deeper than kMaxJsonDepth (json_limits.h; a run spec needs 2).
 inline constexpr size_t kMaxTrainerConfigJsonBytes = size_t{1} << 20;
 // Bounds of TrainerConfig.hidden: layers and units per layer.
 inline constexpr int kMaxHiddenLayers = 64;
@@ -53,8 +53,9 @@ Status validateTrainerConfig(const v1::TrainerConfig& config);
 
 // Parses run-spec JSON (a JSON object of TrainerConfig keys) with protobuf's JSON mapping.
 // `source` names the text in messages (a file name, "config_json"). Errors: InvalidArgument
-// naming `source` when the text is over kMaxTrainerConfigJsonBytes, is not JSON, is not an
-// object, has an unknown key or a value of the wrong type (protobuf's message names the key).
+// naming `source` when the text is over kMaxTrainerConfigJsonBytes, nests deeper than
+// kMaxJsonDepth, is not JSON, is not an object, has an unknown key or a value of the wrong type
+// (protobuf's message names the key). Both bounds are checked before protobuf builds anything.
 // Values are not range-checked here: see validateTrainerConfig.
 Result<v1::TrainerConfig> trainerConfigFromJson(std::string_view json,
                                                 std::string_view source = "run spec");

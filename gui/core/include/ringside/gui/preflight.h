@@ -13,6 +13,10 @@ namespace ringside::gui {
 
 // How long the controller waits for every node's pre-flight answer before it gives up (ms).
 inline constexpr int kPreflightTimeoutMs = 10000;
+// How long each node holds the run's slots and GPUs after answering (PreflightRequest.
+// reserve_seconds): the answer time-out plus the launch, with room. A launch that does not
+// follow (another node refused) leaves them held at most this long.
+inline constexpr double kPreflightReserveSeconds = 30.0;
 
 // One node's answer.
 struct PreflightAnswer {
@@ -22,8 +26,10 @@ struct PreflightAnswer {
 
 // Checks the answers of every node of a multi-node run, `answers[i]` from the node of
 // `spec->hosts(i)` (so answers[0] is the owner's), and completes the spec for the launch.
-// Returns "" when the run can start, after setting HostSlots.gpus of every node but the owner
-// whose slot_kind is "gpu" to the first `ranks` of its free_gpus (the owner picks its own).
+// Returns "" when the run can start, after setting every host's reservation_id to its node's
+// hold and HostSlots.gpus of every node but the owner whose slot_kind is "gpu" to the GPUs held
+// for the run there (reserved_gpus), else the first `ranks` of its free_gpus (an agent that
+// holds nothing); the owner picks its own (from its hold).
 // Otherwise returns one translated message that lists, each prefixed with the node's name, every
 // problem a node reported, every node whose agent_version differs from the owner's (both
 // versions named) and every GPU node with fewer free GPUs than ranks; `spec` is left unchanged.
