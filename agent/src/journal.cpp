@@ -1,9 +1,12 @@
 #include "ringside/agent/journal.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <limits>
+#include <set>
 #include <unordered_map>
 #include <utility>
 
@@ -39,17 +42,63 @@ Status prepareAll(sqlite3* db, std::initializer_list<std::pair<Statement*, const
   return Status::ok();
 }
 
-Result<StoredRun> readRunRow(const Statement& row, int firstColumn) {
-  // Columns from firstColumn: info, last_seq, pid, pgid.
+const char* typeName(int sqliteType) {
+  switch (sqliteType) {
+    case SQLITE_INTEGER:
+      return "an integer";
+    case SQLITE_FLOAT:
+      return "a real";
+    case SQLITE_TEXT:
+      return "text";
+    case SQLITE_NULL:
+      return "NULL";
+    default:
+      return "a blob";
+  }
+}
+
+// The run of a `runs` row, or kCorruption saying why the row cannot be read (a damaged blob, a
+// NULL or a value of the wrong type where the schema puts a value): bytes of the file changed
+// after they were written. Columns from firstColumn: info, last_seq, pid, pgid, run_id.
+Result<StoredRun> readRunRow(const Statement& row, int firstColumn, const std::string& path) {
+  const std::string runId(row.columnText(firstColumn + 4));
+  auto unreadable = [&](const std::string& why) {
+    return Status::corruption("run " +
+                              (runId.empty() ? std::string("with an empty run id") : runId) +
+                              " in journal " + path + " cannot be read: " + why);
+  };
   StoredRun run;
+  if (row.columnType(firstColumn) != SQLITE_BLOB) {
+    return unreadable(std::string("its info column holds ") +
+                      typeName(row.columnType(firstColumn)) + ", not a RunInfo");
+  }
   const std::string_view blob = row.columnBlob(firstColumn);
   if (!run.info.ParseFromArray(blob.data(), static_cast<int>(blob.size()))) {
-    return Status::corruption("journal holds a run record whose RunInfo does not parse");
+    return unreadable("its RunInfo (" + std::to_string(blob.size()) + " bytes) does not parse");
+  }
+  if (run.info.run_id() != runId) {
+    return unreadable("its RunInfo names run '" + run.info.run_id() + "'");
+  }
+  if (row.columnType(firstColumn + 1) != SQLITE_INTEGER) {
+    return unreadable(std::string("its last_seq is ") + typeName(row.columnType(firstColumn + 1)) +
+                      ", not an integer");
   }
   run.info.set_last_seq(static_cast<uint64_t>(row.columnInt(firstColumn + 1)));
   if (!row.columnIsNull(firstColumn + 2)) run.process.pid = row.columnInt(firstColumn + 2);
   if (!row.columnIsNull(firstColumn + 3)) run.process.pgid = row.columnInt(firstColumn + 3);
   return run;
+}
+
+// The default JournalOptions::log: the agent's log format on stderr.
+void logToStderr(const char* level, const std::string& text) {
+  std::fprintf(stderr, "ringside-agent %s: %s\n", level, text.c_str());
+}
+
+// The Status of an append's result, whichever type it is.
+const Status& statusOf(const Status& status) { return status; }
+template <typename T>
+const Status& statusOf(const Result<T>& result) {
+  return result.status();
 }
 
 // Ends a read transaction. A read has nothing to commit; should COMMIT fail, ROLLBACK so the
@@ -62,6 +111,17 @@ void endRead(Connection& reader) {
 
 struct Journal::Impl {
   JournalOptions options;
+  std::string path;
+  // options.log, or logToStderr. Called with readMutex or writeMutex held: it must not call
+  // back into the journal.
+  std::function<void(const char*, const std::string&)> log;
+  std::string quarantinedTo;  // set by open(), read-only afterwards
+
+  // Damage found while running (an SQLite call returned SQLITE_CORRUPT): set once, never
+  // cleared; every write is refused from then on. `damage` is the first report.
+  std::atomic<bool> damaged{false};
+  Mutex damageMutex;  // a leaf: taken with readMutex or writeMutex held, never the reverse
+  std::string damage GUARDED_BY(damageMutex);
 
   // Write path: one connection, serialized by writeMutex (recursive so that the appends made in
   // inTransaction's body re-enter it on the same thread).
@@ -85,6 +145,19 @@ struct Journal::Impl {
       readActiveRuns GUARDED_BY(readMutex), readSamples GUARDED_BY(readMutex),
       readLogs GUARDED_BY(readMutex), readStates GUARDED_BY(readMutex),
       readDeliveries GUARDED_BY(readMutex);
+  // Rows found unreadable, each reported once: runs by run_key, state events by (run_key, seq).
+  std::set<int64_t> unreadableRuns GUARDED_BY(readMutex);
+  std::set<std::pair<int64_t, uint64_t>> unreadableStates GUARDED_BY(readMutex);
+
+  // `status` when it is not kCorruption. Otherwise SQLite found the file damaged while `doing`:
+  // marks the journal damaged, reports it once through `log`, and returns kCorruption with a
+  // message that names the file and says what to do. Apply to the results of SQLite calls only
+  // (a row that does not parse is not damage of the whole file).
+  Status damageOf(const Status& status, const std::string& doing);
+  // The kCorruption a write gets once the journal is damaged.
+  Status refusedWrite();
+  // Reports (once per run) and counts a run record that cannot be read.
+  void reportUnreadableRun(int64_t runKey, const Status& why) REQUIRES(readMutex);
 
   Status prepareStatements() REQUIRES(writeMutex, readMutex);
   Result<RunKey> lookupRun(const std::string& runId) REQUIRES(writeMutex);
@@ -155,11 +228,13 @@ Status Journal::Impl::prepareStatements() {
   return prepareAll(
       reader.get(),
       {
-          {&readRun, "SELECT run_key, info, last_seq, pid, pgid FROM runs WHERE run_id = ?1"},
-          {&readRuns, "SELECT run_key, info, last_seq, pid, pgid FROM runs ORDER BY run_key"},
+          {&readRun,
+           "SELECT run_key, info, last_seq, pid, pgid, run_id FROM runs WHERE run_id = ?1"},
+          {&readRuns,
+           "SELECT run_key, info, last_seq, pid, pgid, run_id FROM runs ORDER BY run_key"},
           {&readActiveRuns,
-           "SELECT run_key, info, last_seq, pid, pgid FROM runs WHERE state NOT IN (4, 5, 6) "
-           "ORDER BY run_key"},
+           "SELECT run_key, info, last_seq, pid, pgid, run_id FROM runs "
+           "WHERE state NOT IN (4, 5, 6) ORDER BY run_key"},
           {&readSamples,
            "SELECT s.seq, s.step, s.epoch, s.wall_time, s.rank, k.name, s.value "
            "FROM metric_samples s JOIN metric_keys k ON k.key_id = s.key_id "
@@ -191,21 +266,63 @@ auto callWithWriteLock(Op& op, Impl& impl) NO_THREAD_SAFETY_ANALYSIS {
 template <typename Op>
 auto Journal::Impl::write(Op&& op) -> decltype(op(*this)) {
   RecursiveMutexLock lock(writeMutex);
+  // Nothing new goes into a damaged file.
+  if (damaged.load()) return refusedWrite();
   const bool nested = groupDepth > 0;
   // On its own: an IMMEDIATE transaction (the write lock is taken up front, waiting up to
   // busy_timeout, so the read-then-write inside never fails to upgrade). Inside a group: a
   // savepoint, so a failing append undoes only itself.
-  RINGSIDE_RETURN_IF_ERROR(writer.exec(nested ? "SAVEPOINT journal_write" : "BEGIN IMMEDIATE"));
+  RINGSIDE_RETURN_IF_ERROR(damageOf(
+      writer.exec(nested ? "SAVEPOINT journal_write" : "BEGIN IMMEDIATE"), "starting a write"));
   auto result = callWithWriteLock(op, *this);
   if (result.isOk()) {
     Status done = writer.exec(nested ? "RELEASE journal_write" : "COMMIT");
     if (done.isOk()) return result;
     // A failed COMMIT leaves the transaction open: undo it so the next write starts clean.
     undo(nested);
-    return done;
+    return damageOf(done, "committing a write");
   }
   undo(nested);
+  // Every kCorruption of a write comes from SQLite: the write path parses no stored blob.
+  if (statusOf(result).code() == Status::Code::kCorruption) {
+    return damageOf(statusOf(result), "writing");
+  }
   return result;
+}
+
+Status Journal::Impl::damageOf(const Status& status, const std::string& doing) {
+  if (status.code() != Status::Code::kCorruption) return status;
+  std::string report = "journal " + path + " is damaged: " + doing + " failed: " + status.message();
+  bool first = false;
+  {
+    MutexLock lock(damageMutex);
+    if (damage.empty()) {
+      damage = report;
+      first = true;
+    }
+  }
+  damaged.store(true);
+  report +=
+      ". The agent writes nothing more to it. Restart the agent: it checks the journal at start, "
+      "moves a damaged one aside and starts an empty one (docs/journal.md, \"Damaged journals\")";
+  if (first) log("error", report);
+  return Status::corruption(report);
+}
+
+Status Journal::Impl::refusedWrite() {
+  MutexLock lock(damageMutex);
+  return Status::corruption(damage +
+                            ". Nothing more is written to it: restart the agent, which moves a "
+                            "damaged journal aside and starts an empty one (docs/journal.md, "
+                            "\"Damaged journals\")");
+}
+
+void Journal::Impl::reportUnreadableRun(int64_t runKey, const Status& why) {
+  if (!unreadableRuns.insert(runKey).second) return;
+  log("warning", why.message() +
+                     ". It is left out of run lists and cannot be fetched; the other runs are "
+                     "unaffected. Bytes of the file changed after they were written (see "
+                     "docs/journal.md, \"Damaged journals\")");
 }
 
 Result<RunKey> Journal::Impl::lookupRun(const std::string& runId) {
@@ -292,6 +409,37 @@ Result<std::unique_ptr<Journal>> Journal::open(const std::string& path,
   RecursiveMutexLock writeLock(impl->writeMutex);
   MutexLock readLock(impl->readMutex);
   impl->options = options;
+  impl->path = path;
+  impl->log = options.log ? options.log : logToStderr;
+
+  // A damaged file is never written to: it is checked before anything else opens it, and moved
+  // aside as found (docs/journal.md, "Damaged journals" says why aside rather than refused).
+  auto problems = checkJournalIntegrity(path, options.busyTimeoutMs);
+  if (!problems.isOk()) return problems.status();
+  if (!problems->empty()) {
+    const size_t count = problems->size();
+    const std::string finding =
+        "PRAGMA integrity_check found " +
+        (count >= static_cast<size_t>(kMaxIntegrityProblems) ? "at least " : std::string()) +
+        std::to_string(count) + (count == 1 ? " problem" : " problems") + ", the first: \"" +
+        problems->front() + "\"";
+    auto moved = quarantineJournal(path);
+    if (!moved.isOk()) {
+      return Status::corruption(
+          "journal " + path + " is damaged (" + finding +
+          ") and could not be moved aside: " + moved.status().message() +
+          ". Move it away yourself, with its -wal and -shm files (the agent then starts an empty "
+          "journal), or recover it as docs/journal.md, \"Damaged journals\", describes");
+    }
+    impl->quarantinedTo = *moved;
+    std::string report = "journal " + path + " is damaged (" + finding + "): moved it, with its ";
+    report += "-wal and -shm files, to " + *moved + " and started an empty journal. Runs ";
+    report += "recorded only there are no longer listed, fetched or re-adopted; their run ";
+    report += "directories are kept. To save what is readable: sqlite3 " + *moved;
+    report += " .recover (docs/journal.md, \"Damaged journals\")";
+    impl->log("error", report);
+  }
+
   auto writer = Connection::open(path, /*create=*/true);
   if (!writer.isOk()) return writer.status();
   impl->writer = std::move(writer).value();
@@ -448,15 +596,23 @@ Result<v1::RunStateEvent> Journal::appendStateEvent(const v1::RunInfo& info) {
 }
 
 Result<std::vector<StoredRun>> Journal::loadRuns(bool activeOnly) {
-  MutexLock lock(impl_->readMutex);
-  Statement& query = activeOnly ? impl_->readActiveRuns : impl_->readRuns;
+  Impl& impl = *impl_;
+  MutexLock lock(impl.readMutex);
+  Statement& query = activeOnly ? impl.readActiveRuns : impl.readRuns;
   std::vector<StoredRun> runs;
+  // One record that cannot be read must not hide the others: skip it, report it after the scan.
+  std::vector<std::pair<int64_t, Status>> unreadable;
   const Status status = query.forEachRow([&](const Statement& row) {
-    auto run = readRunRow(row, 1);
-    if (!run.isOk()) return run.status();
-    runs.push_back(std::move(run).value());
+    auto run = readRunRow(row, 1, path_);
+    if (run.isOk()) {
+      runs.push_back(std::move(run).value());
+    } else {
+      unreadable.emplace_back(row.columnInt(0), run.status());
+    }
     return Status::ok();
   });
+  for (const auto& [runKey, why] : unreadable) impl.reportUnreadableRun(runKey, why);
+  if (status.code() == Status::Code::kCorruption) return impl.damageOf(status, "listing the runs");
   if (!status.isOk()) return status.withContext("loading runs from journal " + path_);
   return runs;
 }
@@ -466,10 +622,11 @@ Result<StoredRun> Journal::Impl::readRunById(const std::string& runId, int64_t* 
   auto row = readRun.step();
   Result<StoredRun> run = Status::notFound("run " + runId + " is not in the journal");
   if (!row.isOk()) {
-    run = row.status();
+    run = damageOf(row.status(), "reading run " + runId);
   } else if (row.value()) {
     *runKey = readRun.columnInt(0);
-    run = readRunRow(readRun, 1);
+    run = readRunRow(readRun, 1, path);
+    if (!run.isOk()) reportUnreadableRun(*runKey, run.status());
   }
   readRun.reset();
   return run;
@@ -488,7 +645,7 @@ Result<v1::FetchRunDataReply> Journal::fetchSince(const std::string& runId, uint
                                      impl.options.maxPageSize);
   MutexLock lock(impl.readMutex);
   // One read transaction: the run's last_seq and the entries come from the same snapshot.
-  RINGSIDE_RETURN_IF_ERROR(impl.reader.exec("BEGIN"));
+  RINGSIDE_RETURN_IF_ERROR(impl.damageOf(impl.reader.exec("BEGIN"), "starting a read"));
   auto body = [&]() REQUIRES(impl.readMutex) -> Result<v1::FetchRunDataReply> {
     v1::FetchRunDataReply reply;
     reply.set_run_id(runId);
@@ -506,7 +663,7 @@ Result<v1::FetchRunDataReply> Journal::fetchSince(const std::string& runId, uint
       query.bindInt(1, runKey);
       query.bindInt(2, static_cast<int64_t>(afterSeq));
       query.bindInt(3, static_cast<int64_t>(upper));
-      return query.forEachRow(takeRow);
+      return impl.damageOf(query.forEachRow(takeRow), "reading the entries of run " + runId);
     };
     RINGSIDE_RETURN_IF_ERROR(scan(impl.readSamples, [&](const Statement& q) {
       v1::MetricSample* sample = reply.add_samples();
@@ -528,16 +685,28 @@ Result<v1::FetchRunDataReply> Journal::fetchSince(const std::string& runId, uint
       line->set_text(std::string(q.columnText(3)));
       return Status::ok();
     }));
+    // A state event that does not parse is left out (one bad row must not make the run
+    // unreadable); reported after the scan.
+    std::vector<uint64_t> unreadable;
     RINGSIDE_RETURN_IF_ERROR(scan(impl.readStates, [&](const Statement& q) {
-      v1::RunStateEvent* event = reply.add_states();
-      event->set_seq(q.columnInt(0));
+      v1::RunStateEvent event;
+      event.set_seq(q.columnInt(0));
       const std::string_view blob = q.columnBlob(1);
-      if (!event->mutable_run()->ParseFromArray(blob.data(), static_cast<int>(blob.size()))) {
-        return Status::corruption("state event " + std::to_string(event->seq()) + " of run " +
-                                  runId + " does not parse");
+      if (q.columnType(1) != SQLITE_BLOB ||
+          !event.mutable_run()->ParseFromArray(blob.data(), static_cast<int>(blob.size()))) {
+        unreadable.push_back(event.seq());
+      } else {
+        *reply.add_states() = std::move(event);
       }
       return Status::ok();
     }));
+    for (uint64_t seq : unreadable) {
+      if (!impl.unreadableStates.emplace(runKey, seq).second) continue;
+      impl.log("warning", "state event " + std::to_string(seq) + " of run " + runId +
+                              " in journal " + path_ +
+                              " cannot be read: its RunInfo does not parse. Fetches of the run "
+                              "leave it out; its other entries are served");
+    }
     return reply;
   };
   auto reply = body();
@@ -549,14 +718,14 @@ Result<v1::FetchRunDataReply> Journal::fetchSince(const std::string& runId, uint
 Result<std::vector<RankDelivery>> Journal::rankDeliveries(const std::string& runId) {
   Impl& impl = *impl_;
   MutexLock lock(impl.readMutex);
-  RINGSIDE_RETURN_IF_ERROR(impl.reader.exec("BEGIN"));
+  RINGSIDE_RETURN_IF_ERROR(impl.damageOf(impl.reader.exec("BEGIN"), "starting a read"));
   auto body = [&]() REQUIRES(impl.readMutex) -> Result<std::vector<RankDelivery>> {
     int64_t runKey = 0;
     if (auto run = impl.readRunById(runId, &runKey); !run.isOk()) return run.status();
     std::vector<RankDelivery> deliveries;
     Statement& query = impl.readDeliveries;
     query.bindInt(1, runKey);
-    RINGSIDE_RETURN_IF_ERROR(query.forEachRow([&](const Statement& row) {
+    const Status scanned = query.forEachRow([&](const Statement& row) {
       RankDelivery& delivery = deliveries.emplace_back();
       delivery.rank = static_cast<int32_t>(row.columnInt(0));
       delivery.lastBatchSeq = row.columnInt(1);
@@ -566,7 +735,8 @@ Result<std::vector<RankDelivery>> Journal::rankDeliveries(const std::string& run
       delivery.missingBatches = row.columnInt(5);
       delivery.droppedTotal = row.columnInt(6);
       return Status::ok();
-    }));
+    });
+    RINGSIDE_RETURN_IF_ERROR(impl.damageOf(scanned, "reading the rank deliveries of run " + runId));
     return deliveries;
   };
   auto deliveries = body();
@@ -614,7 +784,8 @@ Status Journal::inTransaction(const std::function<void()>& body) {
     body();
     return Status::ok();
   }
-  RINGSIDE_RETURN_IF_ERROR(db.exec("BEGIN IMMEDIATE"));
+  if (impl_->damaged.load()) return impl_->refusedWrite();
+  RINGSIDE_RETURN_IF_ERROR(impl_->damageOf(db.exec("BEGIN IMMEDIATE"), "starting a write"));
   ++impl_->groupDepth;
   try {
     body();
@@ -632,7 +803,22 @@ Status Journal::inTransaction(const std::function<void()>& body) {
     (void)db.exec("ROLLBACK");  // the COMMIT's error is the one returned
     impl_->keyIds.clear();
   }
-  return committed;
+  return impl_->damageOf(committed, "committing a write");
+}
+
+JournalHealth Journal::health() const {
+  Impl& impl = *impl_;
+  JournalHealth health;
+  health.quarantinedTo = impl.quarantinedTo;
+  {
+    MutexLock lock(impl.readMutex);
+    health.unreadableRuns = impl.unreadableRuns.size();
+    health.unreadableStateEvents = impl.unreadableStates.size();
+  }
+  MutexLock lock(impl.damageMutex);
+  health.damaged = impl.damaged.load();
+  health.damage = impl.damage;
+  return health;
 }
 
 }  // namespace ringside::agent

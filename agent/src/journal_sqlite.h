@@ -17,6 +17,10 @@ namespace ringside::agent::sqlite {
 // kInternal.
 Status error(sqlite3* db, int rc, std::string_view what);
 
+// True for a result code (primary or extended) that says the file's content is damaged:
+// SQLITE_CORRUPT and its extended codes (SQLITE_CORRUPT_VTAB, _SEQUENCE, _INDEX).
+inline bool isCorruptCode(int rc) { return (rc & 0xff) == SQLITE_CORRUPT; }
+
 // An owned connection. Move-only; not thread-safe (one thread at a time).
 class Connection {
  public:
@@ -31,6 +35,12 @@ class Connection {
   static Result<Connection> open(const std::string& path, bool create);
 
   sqlite3* get() const { return db_; }
+  // The extended result code of the connection's most recent API call (sqlite3_extended_errcode):
+  // read it right after a failure, before another call on the connection replaces it.
+  int errorCode() const { return sqlite3_extended_errcode(db_); }
+  // Closing this connection will not checkpoint the WAL into the database file nor delete the
+  // WAL (SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE): a file under inspection stays byte for byte as found.
+  void keepWalOnClose() { sqlite3_db_config(db_, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr); }
   // Runs one or more statements without results; errors name `sql`.
   Status exec(const char* sql);
   // Returns the single integer the statement `sql` yields (e.g. a PRAGMA).
@@ -85,6 +95,8 @@ class Statement {
   int64_t columnInt(int column) const { return sqlite3_column_int64(stmt_, column); }
   double columnDouble(int column) const { return sqlite3_column_double(stmt_, column); }
   bool columnIsNull(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
+  // SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT, SQLITE_BLOB or SQLITE_NULL.
+  int columnType(int column) const { return sqlite3_column_type(stmt_, column); }
   std::string_view columnText(int column) const;
   std::string_view columnBlob(int column) const;
 

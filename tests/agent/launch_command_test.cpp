@@ -116,7 +116,7 @@ TEST(MpirunCommandTest, MultiNodeRunHasOneAppContextPerNode) {
   MpirunSettings settings;
   settings.launcher = "/opt/launch";
   settings.networkInterface = "10.1.0.0/24";
-  std::vector<HostPart> hosts = {{"node-1", 2, {0, 1}, "eth1"}, {"node-2", 1, {}, ""}};
+  std::vector<HostPart> hosts = {{"node-1", 2, {0, 1}, "eth1", ""}, {"node-2", 1, {}, "", ""}};
   hosts[1].networkInterface = settings.networkInterface;  // as RunManager resolves it
   auto command = buildMpirunCommand(settings, spec, hosts, 3, {}, {"A", "B"}, {"prog", "x"});
   ASSERT_TRUE(command.isOk()) << command.status().toString();
@@ -129,7 +129,7 @@ TEST(MpirunCommandTest, MultiNodeRunHasOneAppContextPerNode) {
 
 TEST(MpirunCommandTest, EachNodesRanksCarryItsPreflightHold) {
   v1::RunSpec spec;
-  std::vector<HostPart> hosts = {{"node-1", 1, {}, ""}, {"node-2", 1, {1}, ""}};
+  std::vector<HostPart> hosts = {{"node-1", 1, {}, "", ""}, {"node-2", 1, {1}, "", ""}};
   hosts[1].reservationId = "0123456789abcdef0123456789abcdef";
   auto command = buildMpirunCommand({}, spec, hosts, 2, {}, {}, {"prog"});
   ASSERT_TRUE(command.isOk()) << command.status().toString();
@@ -146,10 +146,10 @@ TEST(MpirunCommandTest, EachNodesRanksCarryItsPreflightHold) {
 TEST(MpirunCommandTest, RefusesBadHostsOptionsAndTooFewGpus) {
   v1::RunSpec spec;
   MpirunSettings settings;
-  auto badHost = buildMpirunCommand(settings, spec, {{"-oProxyCommand=x", 1, {}, ""}}, 1, {}, {},
+  auto badHost = buildMpirunCommand(settings, spec, {{"-oProxyCommand=x", 1, {}, "", ""}}, 1, {}, {},
                                     {"prog"});
   EXPECT_FALSE(badHost.isOk());
-  auto fewGpus = buildMpirunCommand(settings, spec, {{"node-1", 2, {0}, ""}}, 2, {}, {}, {"prog"});
+  auto fewGpus = buildMpirunCommand(settings, spec, {{"node-1", 2, {0}, "", ""}}, 2, {}, {}, {"prog"});
   ASSERT_FALSE(fewGpus.isOk());
   EXPECT_NE(fewGpus.status().message().find("one GPU per rank"), std::string::npos);
   spec.add_mpirun_args("/bin/other-program");

@@ -218,9 +218,16 @@ Status MetricsStore::Database::open() {
         "the Qt SQLite driver (QSQLITE) is not available; install the Qt 6 "
         "SQL SQLite plugin (libqt6sql6-sqlite)");
   }
+  // SQLite opens a file it may not write read-only, without an error, and every write fails
+  // later: refuse it here with the reason instead of showing empty dashboards.
+  if (const QString readOnly = store::readOnlyProblem(path_); !readOnly.isEmpty()) {
+    return Status::ioError(readOnly.toStdString());
+  }
   db_.setDatabaseName(path_);
   if (!db_.open()) return sqlError(db_.lastError(), "opening " + path_);
-  Status status = store::prepareSchema(db_, path_);
+  // Damage first: a damaged file is refused before anything reads or writes it.
+  Status status = store::checkDatabase(db_, path_);
+  if (status.isOk()) status = store::prepareSchema(db_, path_);
   if (!status.isOk()) {
     db_.close();
     return status;
@@ -245,7 +252,15 @@ QSqlQuery& MetricsStore::Database::prepared(const char* sql) {
 }
 
 Status MetricsStore::Database::fail(const QSqlQuery& query, const QString& what) {
-  return sqlError(query.lastError(), what + " in " + path_);
+  const Status status = sqlError(query.lastError(), what + " in " + path_);
+  if (status.code() != Status::Code::kCorruption) return status;
+  return Status::corruption(status.message() + ": the database is damaged. " +
+                            store::damagedAdvice(path_).toStdString());
+}
+
+Status MetricsStore::Database::rowsDone(const QSqlQuery& query, const QString& what) {
+  if (query.lastError().isValid()) return fail(query, what);
+  return Status::ok();
 }
 
 // ---- Nodes
@@ -294,6 +309,7 @@ Result<std::vector<NodeRecord>> MetricsStore::Database::nodes() {
     node.clientKeyFile = query.value(7).toString();
     nodes.push_back(std::move(node));
   }
+  RINGSIDE_RETURN_IF_ERROR(rowsDone(query, "listing nodes"));
   query.finish();
   return nodes;
 }
@@ -310,6 +326,7 @@ Result<std::optional<int64_t>> MetricsStore::Database::findRunKey(const QString&
     key = query.value(0).toLongLong();
     runKeys_.insert(runId, *key);
   }
+  RINGSIDE_RETURN_IF_ERROR(rowsDone(query, "looking up run " + runId));
   query.finish();
   return key;
 }
@@ -396,11 +413,13 @@ Status MetricsStore::Database::upsertRun(const QString& nodeId, const v1::RunInf
 
 // ---- Ingest
 
-std::optional<int64_t> MetricsStore::Database::findKeyId(const QString& name) {
+Result<std::optional<int64_t>> MetricsStore::Database::findKeyId(const QString& name) {
   QSqlQuery& query = prepared("SELECT key_id FROM metric_keys WHERE name = ?");
   query.bindValue(0, name);
+  if (!query.exec()) return fail(query, "looking up metric name " + name);
   std::optional<int64_t> key;
-  if (query.exec() && query.next()) key = query.value(0).toLongLong();
+  if (query.next()) key = query.value(0).toLongLong();
+  RINGSIDE_RETURN_IF_ERROR(rowsDone(query, "looking up metric name " + name));
   query.finish();
   return key;
 }
@@ -412,9 +431,10 @@ Result<int64_t> MetricsStore::Database::keyId(const std::string& name) {
   insert.bindValue(0, qname);
   if (!insert.exec()) return fail(insert, "adding metric name " + qname);
   const auto key = findKeyId(qname);
-  if (!key) return Status::internal("metric name " + name + " vanished from metric_keys");
-  keyIds_.emplace(name, *key);
-  return *key;
+  if (!key.isOk()) return key.status();
+  if (!key.value()) return Status::internal("metric name " + name + " vanished from metric_keys");
+  keyIds_.emplace(name, **key);
+  return **key;
 }
 
 Status MetricsStore::Database::insertSamples(int64_t runKey,
@@ -620,6 +640,7 @@ Result<std::vector<RunRecord>> MetricsStore::Database::runs(const RunFilter& fil
   if (!query.exec()) return fail(query, "listing runs");
   std::vector<RunRecord> runs;
   while (query.next()) runs.push_back(runFromRow(query));
+  RINGSIDE_RETURN_IF_ERROR(rowsDone(query, "listing runs"));
   return runs;
 }
 
@@ -629,8 +650,10 @@ Result<RunRecord> MetricsStore::Database::run(const QString& runId) {
   query.prepare(QString("SELECT %1 FROM runs WHERE run_id = ?").arg(kRunColumns));
   query.bindValue(0, runId);
   if (!query.exec()) return fail(query, "reading run " + runId);
-  if (!query.next())
+  if (!query.next()) {
+    RINGSIDE_RETURN_IF_ERROR(rowsDone(query, "reading run " + runId));
     return Status::notFound("no run " + runId.toStdString() + " in " + path_.toStdString());
+  }
   return runFromRow(query);
 }
 
@@ -672,9 +695,14 @@ Result<std::vector<SeriesPoint>> MetricsStore::Database::series(const QString& r
   std::vector<SeriesPoint> points;
   auto runKey = findRunKey(runId);
   if (!runKey.isOk()) return runKey.status();
-  const auto keyIt = keyIds_.find(metricName.toStdString());
-  const std::optional<int64_t> key =
-      keyIt != keyIds_.end() ? std::optional<int64_t>(keyIt->second) : findKeyId(metricName);
+  std::optional<int64_t> key;
+  if (const auto keyIt = keyIds_.find(metricName.toStdString()); keyIt != keyIds_.end()) {
+    key = keyIt->second;
+  } else {
+    auto found = findKeyId(metricName);
+    if (!found.isOk()) return found.status();
+    key = found.value();
+  }
   if (!runKey.value() || !key) return points;
 
   const char* sql = nullptr;
@@ -699,11 +727,15 @@ Result<std::vector<SeriesPoint>> MetricsStore::Database::series(const QString& r
   query.bindValue(0, qlonglong(**runKey));
   query.bindValue(1, qlonglong(*key));
   query.bindValue(2, rank);
-  if (!query.exec()) return fail(query, "reading series " + metricName + " of run " + runId);
+  const QString what = "reading series " + metricName + " of run " + runId;
+  if (!query.exec()) return fail(query, what);
   while (query.next()) {
     const QVariant value = query.value(1);
     points.push_back({query.value(0).toDouble(), value.isNull() ? kNaN : value.toDouble()});
   }
+  // A step that fails part-way (a damaged page) ends next() as the last row does: report it,
+  // never a series cut short as if complete.
+  RINGSIDE_RETURN_IF_ERROR(rowsDone(query, what));
   query.finish();
   return points;
 }
@@ -719,6 +751,7 @@ Result<QStringList> MetricsStore::Database::metricNames(const QString& runId) {
   query.bindValue(0, qlonglong(**runKey));
   if (!query.exec()) return fail(query, "listing the metrics of run " + runId);
   while (query.next()) names << query.value(0).toString();
+  RINGSIDE_RETURN_IF_ERROR(rowsDone(query, "listing the metrics of run " + runId));
   query.finish();
   return names;
 }
@@ -728,7 +761,9 @@ Result<std::vector<int>> MetricsStore::Database::metricRanks(const QString& runI
   std::vector<int> ranks;
   auto runKey = findRunKey(runId);
   if (!runKey.isOk()) return runKey.status();
-  const auto key = findKeyId(metricName);
+  const auto found = findKeyId(metricName);
+  if (!found.isOk()) return found.status();
+  const std::optional<int64_t> key = found.value();
   if (!runKey.value() || !key) return ranks;
   // One index seek per distinct rank instead of a scan of every sample.
   QSqlQuery& query =
@@ -739,10 +774,11 @@ Result<std::vector<int>> MetricsStore::Database::metricRanks(const QString& runI
     query.bindValue(1, qlonglong(*key));
     query.bindValue(2, after);
     if (!query.exec()) return fail(query, "listing the ranks of " + metricName);
-    const bool found = query.next() && !query.value(0).isNull();
-    if (found) after = query.value(0).toLongLong();
+    const bool more = query.next() && !query.value(0).isNull();
+    if (more) after = query.value(0).toLongLong();
+    RINGSIDE_RETURN_IF_ERROR(rowsDone(query, "listing the ranks of " + metricName));
     query.finish();
-    if (!found) break;
+    if (!more) break;
     ranks.push_back(static_cast<int>(after));
   }
   return ranks;
@@ -778,6 +814,7 @@ Result<std::vector<v1::LogLine>> MetricsStore::Database::logTail(const QString& 
     line.set_text(query.value(3).toString().toStdString());
     lines.push_back(std::move(line));
   }
+  RINGSIDE_RETURN_IF_ERROR(rowsDone(query, "reading the log of run " + runId));
   query.finish();
   std::reverse(lines.begin(), lines.end());
   return lines;

@@ -25,6 +25,8 @@ class MetricsStore::Database {
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;
 
+  // MetricsStore::open(): refuses a read-only or damaged file (store::readOnlyProblem,
+  // store::checkDatabase), then prepares the schema.
   Status open();
   bool isOpen() const { return open_; }
 
@@ -57,14 +59,20 @@ class MetricsStore::Database {
   // The run's key, inserting a placeholder row (with `nodeId`) when it is new.
   Result<int64_t> ensureRun(const QString& runId, const QString& nodeId);
   Result<int64_t> keyId(const std::string& name);
-  std::optional<int64_t> findKeyId(const QString& name);
+  // The metric's key, or nullopt when the name is not stored.
+  Result<std::optional<int64_t>> findKeyId(const QString& name);
   // Applies `run` to the row `runKey`; a state with `stateSeq` older than the stored one is
   // ignored (0: always apply, e.g. from a list reply).
   Status applyRunInfo(int64_t runKey, const v1::RunInfo& run, uint64_t stateSeq);
   Status insertSamples(int64_t runKey, const std::vector<v1::MetricSample>& samples,
                        Summary& summary, int64_t& inserted);
   Status insertLogLines(int64_t runKey, const std::vector<v1::LogLine>& lines, int64_t& inserted);
+  // The query's error as a Status naming `what` and the file; kCorruption (a damaged file) says
+  // what to do.
   Status fail(const QSqlQuery& query, const QString& what);
+  // After a loop of query.next(): OK at the end of the rows, fail(query, what) when next()
+  // stopped on an error (QSqlQuery::next() returns false for both).
+  Status rowsDone(const QSqlQuery& query, const QString& what);
   void dropCaches() {
     runKeys_.clear();
     keyIds_.clear();

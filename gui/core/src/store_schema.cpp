@@ -1,8 +1,15 @@
 #include "store_schema.h"
 
+#include <QFile>
+#include <QFileInfo>
 #include <QSqlQuery>
+#include <QStringList>
 #include <QVariant>
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <functional>
 #include <vector>
 
@@ -115,6 +122,137 @@ Status sqlError(const QSqlError& error, const QString& what) {
     return Status::ioError(message.toStdString());
   }
   return Status::internal(message.toStdString());
+}
+
+QString readOnlyProblem(const QString& path) {
+  const QString advice = QStringLiteral(
+      "Ringside writes every run it sees to this file: make the file and its folder writable "
+      "(check their owner and mode, chattr -i, a read-only mount), or pass --data-dir with "
+      "another folder.");
+  // access(2) rather than the mode bits: it also refuses root on an immutable file or a
+  // read-only mount.
+  auto notWritable = [](const QString& file) -> QString {
+    if (::access(QFile::encodeName(file).constData(), W_OK) == 0) return {};
+    return QString::fromLocal8Bit(std::strerror(errno));
+  };
+  const QFileInfo info(path);
+  bool creates = !info.exists();
+  if (!creates) {
+    if (const QString why = notWritable(path); !why.isEmpty()) {
+      return QString("%1 is read-only: %2. %3").arg(path, why, advice);
+    }
+  }
+  for (const char* suffix : {"-wal", "-shm"}) {
+    const QString companion = path + QLatin1String(suffix);
+    if (!QFileInfo::exists(companion)) {
+      creates = true;
+    } else if (const QString why = notWritable(companion); !why.isEmpty()) {
+      return QString("%1 is read-only: %2 is not writable (%3). %4")
+          .arg(path, companion, why, advice);
+    }
+  }
+  if (creates) {
+    if (const QString why = notWritable(info.absolutePath()); !why.isEmpty()) {
+      return QString(
+                 "%1 is read-only: its folder %2 is not writable (%3), and SQLite creates the "
+                 "database's -wal and -shm files there. %4")
+          .arg(path, info.absolutePath(), why, advice);
+    }
+  }
+  return {};
+}
+
+QString damagedAdvice(const QString& path) {
+  return QString(
+             "Ringside does not use a damaged run database. Quit Ringside and move %1 away "
+             "together with %1-wal and %1-shm: the next start creates an empty database, and "
+             "each agent sends again the runs it still journals (tags, notes and the node list "
+             "are only in the damaged file). To save what is readable: sqlite3 <the moved file> "
+             ".recover (docs/gui-database.md, \"Damaged databases\").")
+      .arg(path);
+}
+
+Status checkDatabase(QSqlDatabase& db, const QString& path) {
+  const QString advice = damagedAdvice(path);
+  // quick_check reads the pages in b-tree order, not file order: on a cold page cache that is
+  // one random read per page. Read once in order first and the same pages come from the cache
+  // (130 MB, cache dropped: 2.4 s for the check alone, 0.1-0.4 s + 1.0-1.2 s with this).
+  // Advisory: a failed read only costs time.
+  if (QFile file(path); file.open(QIODevice::ReadOnly)) {
+    std::vector<char> buffer(size_t{1} << 20);
+    while (file.read(buffer.data(), static_cast<qint64>(buffer.size())) > 0) {
+    }
+  }
+  QStringList problems;
+  QSqlQuery query(db);
+  query.setForwardOnly(true);
+  if (query.exec(QString("PRAGMA quick_check(%1)").arg(kMaxQuickCheckProblems))) {
+    while (query.next()) problems << query.value(0).toString();
+  }
+  const QSqlError error = query.lastError();
+  query.finish();
+  if (error.isValid()) {
+    const int code = error.nativeErrorCode().toInt() & 0xff;
+    if (code == 26) {  // SQLITE_NOTADB
+      return Status::corruption(QString("%1 is not an SQLite database (%2): its header is "
+                                        "damaged, or another file took its name. %3")
+                                    .arg(path, error.text(), advice)
+                                    .toStdString());
+    }
+    const Status status = sqlError(error, "checking " + path);
+    if (status.code() != Status::Code::kCorruption) {
+      const QString readOnly = readOnlyProblem(path);
+      if (status.code() == Status::Code::kIOError && !readOnly.isEmpty()) {
+        return Status::ioError(readOnly.toStdString());
+      }
+      return status;
+    }
+    problems << error.text();  // the check itself stopped on the damage
+  } else if (problems == QStringList{QStringLiteral("ok")}) {
+    problems.clear();
+  }
+  if (!problems.isEmpty()) {
+    const QString count = problems.size() >= kMaxQuickCheckProblems
+                              ? QString("at least %1 problems").arg(problems.size())
+                          : problems.size() == 1 ? QString("1 problem")
+                                                 : QString("%1 problems").arg(problems.size());
+    return Status::corruption(QString("%1 is damaged: SQLite's quick_check found %2, the first: "
+                                      "\"%3\". %4")
+                                  .arg(path, count, problems.front(), advice)
+                                  .toStdString());
+  }
+
+  // SQLite opens a file it may not write read-only without saying so, and reads then work:
+  // only a write tells. Set user_version to its own value and roll back: nothing is written.
+  int version = 0;
+  if (!query.exec("PRAGMA user_version") || !query.next()) {
+    return sqlError(query.lastError(), "reading the schema version of " + path);
+  }
+  version = query.value(0).toInt();
+  query.finish();
+  if (!query.exec("BEGIN IMMEDIATE")) {
+    return sqlError(query.lastError(), "checking that " + path + " is writable");
+  }
+  const bool wrote = query.exec(QString("PRAGMA user_version=%1").arg(version));
+  const QSqlError writeError = query.lastError();
+  QSqlQuery rollback(db);
+  // A failed ROLLBACK of a transaction that wrote nothing leaves nothing to undo.
+  (void)rollback.exec("ROLLBACK");
+  if (!wrote) {
+    const int code = writeError.nativeErrorCode().toInt() & 0xff;
+    if (code == 8 || code == 14) {  // SQLITE_READONLY, SQLITE_CANTOPEN
+      QString readOnly = readOnlyProblem(path);
+      if (readOnly.isEmpty()) {
+        readOnly = QString(
+                       "%1 is read-only: SQLite cannot write to it (%2). Make the file and "
+                       "its folder writable, or pass --data-dir with another folder.")
+                       .arg(path, writeError.text());
+      }
+      return Status::ioError(readOnly.toStdString());
+    }
+    return sqlError(writeError, "checking that " + path + " is writable");
+  }
+  return Status::ok();
 }
 
 Status prepareSchema(QSqlDatabase& db, const QString& path) {

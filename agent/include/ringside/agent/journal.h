@@ -29,6 +29,28 @@ struct JournalOptions {
   // Upper bound on a fetchSince page, whatever the request asks (keeps replies under the
   // transport's message size limit).
   uint32_t maxPageSize = 50000;
+  // Where the journal reports what it found and what it did about it: a damaged file moved
+  // aside at open, damage found while running, a run record or state event skipped because it
+  // does not parse. `level` is "error" or "warning"; `text` says what, where and what to do.
+  // Called on the thread of the call that found it, at most once per finding, with the
+  // journal's locks held: it must not call back into the journal. Null: one line on stderr,
+  // "ringside-agent <level>: <text>" (the agent's log format).
+  std::function<void(const char* level, const std::string& text)> log;
+};
+
+// What the journal has found wrong with its file since open (Journal::health()).
+struct JournalHealth {
+  // Where open() moved a damaged file ("<path>.corrupt-<UTC time>"); empty when it did not.
+  std::string quarantinedTo;
+  // Distinct runs whose record (RunInfo) does not parse: loadRuns skips them, findRun and
+  // fetchSince answer kCorruption for them.
+  uint64_t unreadableRuns = 0;
+  // State events that fetchSince skipped because their RunInfo does not parse.
+  uint64_t unreadableStateEvents = 0;
+  // True once an SQLite call on the journal returned SQLITE_CORRUPT while running; every write
+  // is refused from then on (kCorruption), and `damage` says what was found.
+  bool damaged = false;
+  std::string damage;
 };
 
 // The processes of a run, kept for re-adoption after an agent restart. Absent while unknown
@@ -88,6 +110,13 @@ bool isEndedState(v1::RunState state);
 // connection under its own mutex and see the last committed data (WAL readers never wait for the
 // writer). Every append is one transaction, committed when the call returns: the caller may
 // publish what it returns. JournalWriter batches many appends into one transaction instead.
+//
+// Damage (docs/journal.md, "Damaged journals"): open() checks the file and moves a damaged one
+// aside before starting an empty journal. A call that meets SQLITE_CORRUPT later returns
+// kCorruption with a message that names the file and says what to do, and from then on every
+// write is refused with kCorruption, so nothing new is written into a damaged file. One run
+// record that does not parse is skipped by loadRuns (reported once through
+// JournalOptions::log, counted in health()), so the other runs stay listed.
 class Journal {
  public:
   ~Journal();
@@ -95,10 +124,15 @@ class Journal {
   Journal& operator=(const Journal&) = delete;
 
   // Opens or creates the journal at `path` (its directory must exist), sets WAL, synchronous,
-  // busy_timeout and foreign keys, and migrates the schema forward.
+  // busy_timeout and foreign keys, and migrates the schema forward. An existing file is checked
+  // first with PRAGMA integrity_check (about 0.7 s per 128 MB): a damaged one is moved aside
+  // with its -wal and -shm files to "<path>.corrupt-<UTC YYYYmmddTHHMMSSZ>" (quarantineJournal),
+  // reported through options.log at level "error", and an empty journal is started in its place
+  // (health().quarantinedTo names where it went).
   // Errors: kIOError when the file cannot be opened or created; kInvalidArgument when the file's
   // schema is newer than this code's (the message names both versions); kCorruption when the
-  // file is not a Ringside journal or fails to read.
+  // file is not an SQLite database or not a Ringside journal (refused, never moved), when it is
+  // damaged and cannot be moved aside (the message says why and what to do), or fails to read.
   static Result<std::unique_ptr<Journal>> open(const std::string& path,
                                                const JournalOptions& options = {});
 
@@ -110,9 +144,14 @@ class Journal {
   Status upsertRun(const v1::RunInfo& info, const ProcessIds& process = {});
 
   // Run records, oldest created first; activeOnly: only runs that have not ended (for re-adoption
-  // after a restart). Errors: kCorruption when a stored RunInfo does not parse.
+  // after a restart). A record that does not parse (its RunInfo blob is damaged, does not name
+  // the run, or a NULL stands where a value belongs) is skipped: reported once per run through
+  // JournalOptions::log at level "warning" and counted in health().unreadableRuns; the other
+  // runs are returned. Errors: kCorruption when SQLite finds the file damaged (the journal is
+  // then marked damaged, see the class comment); other SQLite errors.
   Result<std::vector<StoredRun>> loadRuns(bool activeOnly);
-  // One run record. Errors: kNotFound for an unknown run_id.
+  // One run record. Errors: kNotFound for an unknown run_id; kCorruption when its record does not
+  // parse (the message names the run; other runs are unaffected) or the file is damaged.
   Result<StoredRun> findRun(const std::string& runId);
 
   // Journals one rank batch: skips it when (run_id, rank, batch_seq) was seen (batch_seq <= the
@@ -142,7 +181,10 @@ class Journal {
   // default page size; capped at JournalOptions::maxPageSize), each kind in seq order; the
   // union of the kinds is exactly the seqs afterSeq+1 .. last_seq of the page. `more` is true
   // while the run holds higher seqs; `run` is the current record. Reads one consistent snapshot.
-  // Errors: kNotFound for an unknown run; kCorruption for an unparsable stored RunInfo.
+  // A state event whose RunInfo does not parse is left out of the page (its seq is then missing
+  // from the union; reported once per run through JournalOptions::log, counted in health()).
+  // Errors: kNotFound for an unknown run; kCorruption when the run's record does not parse or
+  // the file is damaged.
   Result<v1::FetchRunDataReply> fetchSince(const std::string& runId, uint64_t afterSeq,
                                            uint32_t maxEntries = 0);
 
@@ -157,8 +199,12 @@ class Journal {
   // thread) inside one IMMEDIATE transaction and commits once, holding the write lock meanwhile.
   // The appends made inside are durable only when this returns OK; an append that fails inside
   // rolls back only its own changes (a savepoint). Returns the BEGIN's or COMMIT's status; when
-  // the COMMIT fails every append made inside is undone.
+  // the COMMIT fails every append made inside is undone. A damaged journal (health().damaged)
+  // does not run `body` and returns kCorruption.
   Status inTransaction(const std::function<void()>& body);
+
+  // What the journal has found wrong with its file since open (a snapshot).
+  JournalHealth health() const;
 
  private:
   struct Impl;
