@@ -186,10 +186,7 @@ void MainWindow::launchWhenReady(const QStringList& nodeNames) {
 }
 
 void MainWindow::runClusterScreenshotTour(const QString& dir, const QStringList& nodeNames) {
-  auto save = [this, dir](const QString& name) {
-    QApplication::processEvents();
-    grab().save(dir + QLatin1Char('/') + name + QStringLiteral(".png"));
-  };
+  auto save = [this, dir](const QString& name) { saveScreenshot(dir, name); };
   auto* deadline = new QTimer(this);
   deadline->setSingleShot(true);
   connect(deadline, &QTimer::timeout, this, [] {
@@ -274,11 +271,13 @@ void MainWindow::clone(const RunForm& form) {
   showPage(1);
 }
 
+void MainWindow::saveScreenshot(const QString& dir, const QString& name) {
+  QApplication::processEvents();
+  grab().save(dir + QLatin1Char('/') + name + QStringLiteral(".png"));
+}
+
 void MainWindow::runScreenshotTour(const QString& dir) {
-  auto save = [this, dir](const QString& name) {
-    QApplication::processEvents();
-    grab().save(dir + QLatin1Char('/') + name + QStringLiteral(".png"));
-  };
+  auto save = [this, dir](const QString& name) { saveScreenshot(dir, name); };
   auto* deadline = new QTimer(this);
   deadline->setSingleShot(true);
   connect(deadline, &QTimer::timeout, this, [] {

@@ -56,6 +56,8 @@ class MainWindow : public QMainWindow {
   RunSetupPanel* setup_;
   HistoryPanel* history_;
   QLabel* status_;
+  // Saves the window as <dir>/<name>.png (the screenshot tours), after pending events.
+  void saveScreenshot(const QString& dir, const QString& name);
   // The node ids of these nodes (by name) when every one of them is online, else empty.
   QStringList onlineNodeIds(const QStringList& nodeNames) const;
 

@@ -20,41 +20,9 @@ namespace ringside::agent {
 namespace {
 
 namespace fs = std::filesystem;
-
-double nowSeconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-std::string markerOf(int run) { return "spec-of-run-" + std::to_string(run) + "-MARKER"; }
-
-// `runs` completed runs "run-0" ... (ended just now, so retention keeps them, and not active, so
-// the agent adopts none), each with `samples` metric samples.
-void fillJournal(const std::string& path, int runs, int samples) {
-  auto journal = Journal::open(path);
-  ASSERT_TRUE(journal.isOk()) << journal.status().toString();
-  for (int r = 0; r < runs; ++r) {
-    v1::RunInfo info;
-    info.set_run_id("run-" + std::to_string(r));
-    info.set_state(v1::COMPLETED);
-    info.set_created_time(nowSeconds() - 60);
-    info.set_end_time(nowSeconds());
-    info.set_run_dir("/nonexistent/runs/run-" + std::to_string(r));
-    info.mutable_spec()->set_name(markerOf(r));
-    ASSERT_TRUE((*journal)->upsertRun(info).isOk());
-    v1::RankMetrics metrics;
-    metrics.set_run_id(info.run_id());
-    metrics.set_rank(0);
-    metrics.set_batch_seq(1);
-    for (int i = 0; i < samples; ++i) {
-      v1::RankMetricPoint* point = metrics.add_points();
-      point->set_step(i);
-      point->set_wall_time(1.7e9 + i);
-      point->set_name("train/loss");
-      point->set_value(0.001 * i);
-    }
-    ASSERT_TRUE((*journal)->appendRankMetrics(metrics).isOk());
-  }
-}
+using damage::fillJournal;
+using damage::markerOf;
+using damage::nowSeconds;
 
 size_t countOf(const std::string& text, const std::string& part) {
   return damage::find(text, part).size();

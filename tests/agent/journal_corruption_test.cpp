@@ -20,43 +20,9 @@ namespace ringside::agent {
 namespace {
 
 namespace fs = std::filesystem;
-
-double nowSeconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-// The spec name of run i: unique in the file, so the tests can find its bytes.
-std::string markerOf(int run) { return "spec-of-run-" + std::to_string(run) + "-MARKER"; }
-
-// `runs` ended runs "run-0" ... each with `samples` metric samples (rank batches of 500).
-void fillJournal(const std::string& path, int runs, int samples) {
-  auto journal = Journal::open(path);
-  ASSERT_TRUE(journal.isOk()) << journal.status().toString();
-  for (int r = 0; r < runs; ++r) {
-    v1::RunInfo info;
-    info.set_run_id("run-" + std::to_string(r));
-    info.set_state(v1::COMPLETED);
-    info.set_created_time(nowSeconds() - 60);
-    info.set_end_time(nowSeconds());
-    info.set_run_dir("/nonexistent/runs/run-" + std::to_string(r));
-    info.mutable_spec()->set_name(markerOf(r));
-    ASSERT_TRUE((*journal)->upsertRun(info).isOk());
-    for (int sent = 0, batch = 1; sent < samples; ++batch) {
-      v1::RankMetrics metrics;
-      metrics.set_run_id(info.run_id());
-      metrics.set_rank(0);
-      metrics.set_batch_seq(batch);
-      for (int i = 0; i < 500 && sent < samples; ++i, ++sent) {
-        v1::RankMetricPoint* point = metrics.add_points();
-        point->set_step(sent);
-        point->set_wall_time(1.7e9 + sent);
-        point->set_name(sent % 2 == 0 ? "train/loss" : "time/step_ms");
-        point->set_value(0.001 * sent);
-      }
-      ASSERT_TRUE((*journal)->appendRankMetrics(metrics).isOk());
-    }
-  }
-}
+using damage::fillJournal;
+using damage::markerOf;
+using damage::nowSeconds;
 
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
