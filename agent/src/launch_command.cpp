@@ -148,7 +148,7 @@ Result<std::vector<std::string>> buildMpirunCommand(const MpirunSettings& settin
                                                     const std::vector<uint32_t>& singleNodeGpus,
                                                     const std::vector<std::string>& exported,
                                                     const std::vector<std::string>& job) {
-  std::vector<std::string> command = {settings.mpirunPath};
+  std::vector<std::string> command = {settings.mpirunPath, "--tag-output"};
   command.insert(command.end(), settings.args.begin(), settings.args.end());
   if (!spec.mpirun_args().empty() && !spec.mpirun_args(0).starts_with("-")) {
     return Status::invalidArgument("extra mpirun options must start with an option (a word "

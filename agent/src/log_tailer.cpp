@@ -26,6 +26,9 @@ namespace {
 using Json = nlohmann::json;
 
 constexpr const char* kStreams[2] = {"stdout", "stderr"};
+// Longest rank tag splitRankTag accepts: "[" 10 digits "," 10 digits "]<stddiag>:" is 33 bytes.
+// A line is read whole when its text after such a tag fits kMaxLogLineBytes.
+constexpr uint64_t kMaxRankTagBytes = 33;
 // Bytes of complete lines read per stream per poll.
 constexpr uint64_t kMaxChunkBytes = 1 << 20;
 // Bytes of an over-long line's rest scanned for its newline per stream per poll (read in
@@ -213,19 +216,55 @@ std::optional<uint64_t> findNewline(int fd, uint64_t from, uint64_t size, uint64
 
 }  // namespace
 
-std::string logLineText(std::string_view line, uint64_t totalBytes) {
-  const uint64_t total = std::max<uint64_t>(totalBytes, line.size());
-  if (total <= kMaxLogLineBytes) return toValidUtf8(line);
-  const size_t kept = utf8PrefixLength(line, kMaxLogLineBytes);
-  return toValidUtf8(line.substr(0, kept)) + " [line truncated: " + std::to_string(total) +
-         " bytes, kept the first " + std::to_string(kept) + "]";
+RankTaggedLine splitRankTag(std::string_view line) {
+  // "[<digits>,<digits>]<stdout|stderr|stddiag>:" (Open MPI 4.1's orte_tag_output format).
+  RankTaggedLine split{.rank = -1, .text = line};
+  if (line.empty() || line.front() != '[') return split;
+  size_t at = 1;
+  auto digits = [&](char terminator, int64_t* value) {
+    const size_t start = at;
+    *value = 0;
+    while (at < line.size() && at - start < 10 && line[at] >= '0' && line[at] <= '9') {
+      *value = *value * 10 + (line[at] - '0');
+      ++at;
+    }
+    if (at == start || at >= line.size() || line[at] != terminator) return false;
+    ++at;
+    return true;
+  };
+  int64_t job = 0, rank = 0;
+  if (!digits(',', &job) || !digits(']', &rank)) return split;
+  if (rank > static_cast<int64_t>(kMaxWorldSize) - 1) return split;
+  for (std::string_view stream : {"<stdout>:", "<stderr>:", "<stddiag>:"}) {
+    if (line.substr(at, stream.size()) == stream) {
+      split.rank = static_cast<int32_t>(rank);
+      split.text = line.substr(at + stream.size());
+      return split;
+    }
+  }
+  return split;
 }
 
-std::vector<v1::MetricSample> parseMetricsLine(const std::string& line, std::string* problem) {
+std::string logLineText(std::string_view line, uint64_t totalBytes) {
+  const RankTaggedLine split = splitRankTag(line);
+  const std::string prefix =
+      split.rank >= 0 ? "[rank " + std::to_string(split.rank) + "] " : std::string();
+  const std::string_view text = split.text;
+  const uint64_t tagBytes = line.size() - text.size();
+  const uint64_t total = std::max<uint64_t>(totalBytes, line.size()) - tagBytes;
+  if (total <= kMaxLogLineBytes) return prefix + toValidUtf8(text);
+  const size_t kept = utf8PrefixLength(text, kMaxLogLineBytes);
+  return prefix + toValidUtf8(text.substr(0, kept)) + " [line truncated: " +
+         std::to_string(total) + " bytes, kept the first " + std::to_string(kept) + "]";
+}
+
+std::vector<v1::MetricSample> parseMetricsLine(const std::string& taggedLine,
+                                               std::string* problem) {
   std::string unused;
   std::string& why = problem != nullptr ? *problem : unused;
   why.clear();
   std::vector<v1::MetricSample> samples;
+  const std::string line(splitRankTag(taggedLine).text);
   if (line.empty() || line.front() != '{') return samples;
   if (line.size() > kMaxLogLineBytes) {
     why = "a record of " + std::to_string(line.size()) + " bytes, longer than a log line (" +
@@ -322,7 +361,7 @@ void LogTailer::readStream(int s, double now, Chunk* chunk) {
     while (begin < bytes.size()) {
       const size_t newline = bytes.find('\n', begin);
       const size_t end = newline == std::string::npos ? bytes.size() : newline;
-      if (end - begin > kMaxLogLineBytes) {
+      if (end - begin > kMaxLogLineBytes + kMaxRankTagBytes) {
         if (newline != std::string::npos) {
           addTruncatedLine(s, fd, state.offset + begin, state.offset + newline, now, chunk);
           begin = newline + 1;
@@ -335,7 +374,7 @@ void LogTailer::readStream(int s, double now, Chunk* chunk) {
         break;
       }
       if (newline == std::string::npos) break;  // a partial last line waits for its newline
-      addLine(s, logLineText(std::string_view(bytes).substr(begin, end - begin)), now, chunk);
+      addLine(s, std::string_view(bytes).substr(begin, end - begin), now, chunk);
       begin = newline + 1;
     }
     if (!state.skipping) {
@@ -346,14 +385,15 @@ void LogTailer::readStream(int s, double now, Chunk* chunk) {
   ::close(fd);
 }
 
-void LogTailer::addLine(int s, std::string text, double now, Chunk* chunk) {
+void LogTailer::addLine(int s, std::string_view raw, double now, Chunk* chunk) {
   std::string problem;
   std::vector<v1::MetricSample> samples;
-  if (parseMetrics_ && s == 0) samples = parseMetricsLine(text, &problem);
+  // A record is parsed from the bytes printed; invalid UTF-8 inside one makes it malformed.
+  if (parseMetrics_ && s == 0) samples = parseMetricsLine(std::string(raw), &problem);
   v1::LogLine line;
   line.set_wall_time(now);
   line.set_stream(kStreams[s]);
-  line.set_text(std::move(text));
+  line.set_text(logLineText(raw));
   chunk->lines.push_back(std::move(line));
   for (auto& sample : samples) chunk->samples.push_back(std::move(sample));
   if (!problem.empty()) noteMalformed(problem, now, chunk);
@@ -362,14 +402,15 @@ void LogTailer::addLine(int s, std::string text, double now, Chunk* chunk) {
 void LogTailer::addTruncatedLine(int s, int fd, uint64_t lineStart, uint64_t newline, double now,
                                  Chunk* chunk) {
   // One byte more than is kept, so that the cut can step back to a character boundary.
-  const std::string head = readAt(fd, lineStart, kMaxLogLineBytes + 1);
+  const std::string head = readAt(fd, lineStart, kMaxLogLineBytes + kMaxRankTagBytes + 1);
   const uint64_t total = newline - lineStart;
   v1::LogLine line;
   line.set_wall_time(now);
   line.set_stream(kStreams[s]);
   line.set_text(logLineText(head, total));
   chunk->lines.push_back(std::move(line));
-  if (parseMetrics_ && s == 0 && !head.empty() && head.front() == '{') {
+  const std::string_view body = splitRankTag(head).text;
+  if (parseMetrics_ && s == 0 && !body.empty() && body.front() == '{') {
     noteMalformed("a record of " + std::to_string(total) + " bytes, longer than a log line (" +
                       std::to_string(kMaxLogLineBytes) + ")",
                   now, chunk);

@@ -17,6 +17,7 @@
 #include <set>
 #include <sstream>
 
+#include "ringside/agent/failure_reason.h"
 #include "ringside/common/file_io.h"
 #include "ringside/common/protocol.h"
 #include "ringside/common/run_spec.h"
@@ -89,6 +90,21 @@ std::string readFile(const std::string& path) {
   return text.str();
 }
 
+// The last `maxBytes` of a file (all of a smaller one; empty when it cannot be read), from the
+// start of the first whole line in them.
+std::string readFileTail(const std::string& path, std::streamoff maxBytes) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) return "";
+  const std::streamoff size = in.tellg();
+  const std::streamoff from = std::max<std::streamoff>(0, size - maxBytes);
+  in.seekg(from);
+  std::string text(static_cast<size_t>(size - from), '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(in.gcount()));
+  if (from > 0) text.erase(0, std::min(text.size(), text.find('\n') + 1));
+  return text;
+}
+
 // Field 22 (starttime, clock ticks since boot) and the state letter of /proc/<pid>/stat.
 bool procStat(pid_t pid, int64_t* startTicks, char* state) {
   const std::string stat = readFile("/proc/" + std::to_string(pid) + "/stat");
@@ -127,25 +143,6 @@ Status validateGraceSeconds(double graceSeconds) {
 
 bool isEnded(v1::RunState state) {
   return state == v1::COMPLETED || state == v1::FAILED || state == v1::STOPPED;
-}
-
-std::string failureReasonFromMpirunStderr(const std::string& stderrText) {
-  // Open MPI 4.1: "mpirun noticed that process rank 1 with PID 0 on node vm exited on signal 9
-  // (Killed)." or "... exited with status 3" style lines.
-  static const std::regex signalled(
-      R"(process rank (\d+) with PID (\d+) on node (\S+) exited on signal (\d+) \(([^)]*)\))");
-  static const std::regex exited(
-      R"(rank (\d+) with PID (\d+) on node (\S+) exited with\s+status (\d+))");
-  std::smatch match;
-  if (std::regex_search(stderrText, match, signalled)) {
-    return "rank " + match[1].str() + " on node " + match[3].str() + " was killed by signal " +
-           match[4].str() + " (" + match[5].str() + ")";
-  }
-  if (std::regex_search(stderrText, match, exited)) {
-    return "rank " + match[1].str() + " on node " + match[3].str() + " exited with status " +
-           match[4].str();
-  }
-  return "";
 }
 
 RunManager::RunManager(RunManagerOptions options, RunStateCallback onStateChange)
@@ -230,6 +227,18 @@ Status RunManager::checkJob(v1::RunSpec* spec, std::vector<std::string>* argv) c
       return Status::invalidArgument("custom command has an empty argv: name the program to run");
     }
     argv->assign(spec->command().argv().begin(), spec->command().argv().end());
+    const std::string& workDir = spec->command().working_dir();
+    std::error_code ec;
+    if (!workDir.empty() && !fs::is_directory(workDir, ec)) {
+      return Status::invalidArgument("working directory " + workDir +
+                                     " does not exist on this node: create it, or change the "
+                                     "run's working directory (empty: the run's own directory)");
+    }
+    if (!workDir.empty() && ::access(workDir.c_str(), X_OK) != 0) {
+      return Status::invalidArgument("working directory " + workDir +
+                                     " cannot be entered by the agent's user: " +
+                                     std::strerror(errno));
+    }
     if (!commandExists((*argv)[0])) {
       return Status::invalidArgument("custom command '" + (*argv)[0] +
                                      "' is not an executable file nor found in PATH");
@@ -425,13 +434,34 @@ Result<v1::RunInfo> RunManager::launch(const v1::RunSpec& request, uint32_t free
                                   ? spec.command().working_dir()
                                   : dir;
 
+  // Written by the shim when it cannot enter the working directory (removed since the check):
+  // the run then fails with this line as its reason instead of vanishing without a status.
+  const std::string chdirFailure = "cannot change to the run's working directory " + workDir +
+                                   ": it does not exist or cannot be entered\n";
+  const std::string stderrPath = dir + "/" + kStderrFile;
+  const std::string exitStatusPath = dir + "/" + kExitStatusFile;
+
   const pid_t pid = fork();
   if (pid < 0) return Status::internal(std::string("fork failed: ") + std::strerror(errno));
   if (pid == 0) {
     // The shim: its own session and process group, so the run outlives the agent and a stop
     // can signal the group.
     setsid();
-    if (chdir(workDir.c_str()) != 0) _exit(126);
+    if (chdir(workDir.c_str()) != 0) {
+      // Only async-signal-safe calls between fork and exec.
+      const int err = ::open(stderrPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      if (err >= 0) {
+        [[maybe_unused]] ssize_t n = ::write(err, chdirFailure.data(), chdirFailure.size());
+        ::close(err);
+      }
+      const int status = ::open(exitStatusPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+                                0644);
+      if (status >= 0) {
+        [[maybe_unused]] ssize_t n = ::write(status, "126\n", 4);
+        ::close(status);
+      }
+      _exit(126);
+    }
     for (const std::string& entry : env) putenv(const_cast<char*>(entry.c_str()));
     // Close inherited descriptors (agent sockets, database) above stderr.
     for (int fd = 3; fd < 1024; ++fd) close(fd);
@@ -512,7 +542,6 @@ bool RunManager::shimAlive(const RunProcessIds& ids) const {
 
 void RunManager::finish(Tracked& run, int exitCode, bool statusKnown) {
   run.info.set_exit_code(statusKnown ? exitCode : -1);
-  const std::string stderrText = readFile(fs::path(runDir(run.info.run_id())) / kStderrFile);
   if (run.stopRequested) {
     std::string reason;
     if (run.killed) {
@@ -527,21 +556,11 @@ void RunManager::finish(Tracked& run, int exitCode, bool statusKnown) {
   } else if (statusKnown && exitCode == 0) {
     setState(run, v1::COMPLETED, "");
   } else {
-    std::string reason = failureReasonFromMpirunStderr(stderrText);
-    if (reason.empty()) {
-      reason = statusKnown ? "mpirun exited with status " + std::to_string(exitCode)
-                           : "the run's processes disappeared without an exit status";
-      // The last non-empty stderr line usually says why; libevent's "[warn] ..." lines, which
-      // Open MPI's event loop prints while it tears down under load, never do.
-      std::istringstream lines(stderrText);
-      std::string line, last;
-      while (std::getline(lines, line)) {
-        if (line.starts_with("[warn]")) continue;
-        if (line.find_first_not_of(" -\t") != std::string::npos) last = line;
-      }
-      if (!last.empty()) reason += ": " + last;
-    }
-    setState(run, v1::FAILED, reason);
+    // The end of a long run's stderr says why it ended; 8 MiB bounds the agent's memory and time.
+    const std::string stderrText =
+        readFileTail(fs::path(runDir(run.info.run_id())) / kStderrFile, std::streamoff{8} << 20);
+    setState(run, v1::FAILED,
+             runFailureReason(stderrText, run.info.placement(), statusKnown, exitCode));
   }
 }
 

@@ -104,7 +104,7 @@ TEST(MpirunCommandTest, OneNodeRunHasNoHostListAndItsGpus) {
                                     {"trainer", "--config-json", "{}"});
   ASSERT_TRUE(command.isOk()) << command.status().toString();
   EXPECT_EQ(join(*command),
-            "/usr/bin/mpirun --bind-to none -x RINGSIDE_RUN_ID -np 2 env "
+            "/usr/bin/mpirun --tag-output --bind-to none -x RINGSIDE_RUN_ID -np 2 env "
             "CUDA_VISIBLE_DEVICES=1,3 trainer --config-json {}");
 }
 
@@ -121,7 +121,7 @@ TEST(MpirunCommandTest, MultiNodeRunHasOneAppContextPerNode) {
   auto command = buildMpirunCommand(settings, spec, hosts, 3, {}, {"A", "B"}, {"prog", "x"});
   ASSERT_TRUE(command.isOk()) << command.status().toString();
   EXPECT_EQ(join(*command),
-            "mpirun --bind-to none --mca btl_tcp_links 2 --mca plm_rsh_agent /opt/launch "
+            "mpirun --tag-output --bind-to none --mca btl_tcp_links 2 --mca plm_rsh_agent /opt/launch "
             "--mca btl_tcp_if_include eth1,10.1.0.0/24 --mca oob_tcp_if_include "
             "eth1,10.1.0.0/24 -np 2 --host node-1:2 -x A -x B env CUDA_VISIBLE_DEVICES=0,1 "
             "NCCL_SOCKET_IFNAME=eth1 prog x : -np 1 --host node-2:1 -x A -x B prog x");
@@ -134,7 +134,7 @@ TEST(MpirunCommandTest, EachNodesRanksCarryItsPreflightHold) {
   auto command = buildMpirunCommand({}, spec, hosts, 2, {}, {}, {"prog"});
   ASSERT_TRUE(command.isOk()) << command.status().toString();
   EXPECT_EQ(join(*command),
-            "mpirun --bind-to none -np 1 --host node-1:1 prog : -np 1 --host node-2:1 env "
+            "mpirun --tag-output --bind-to none -np 1 --host node-1:1 prog : -np 1 --host node-2:1 env "
             "CUDA_VISIBLE_DEVICES=1 RINGSIDE_RESERVATION_ID=0123456789abcdef0123456789abcdef prog");
   // An id is the agent's 32 hex digits, nothing a command line could make more of.
   hosts[1].reservationId = "x; rm -rf /";

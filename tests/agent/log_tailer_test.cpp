@@ -267,5 +267,44 @@ TEST_F(LogTailerTest, UncommittedPollIsReadAgain) {
   EXPECT_EQ(tailer.malformedRecords(), 1u);
 }
 
+// mpirun --tag-output's "[job,rank]<stream>:" becomes "[rank N] "; a tagged metrics record is
+// still a record; an untagged line (mpirun's own) is kept as it is.
+TEST_F(LogTailerTest, RankTagsBecomeARankPrefixAndTaggedRecordsAreParsed) {
+  append("stdout", "[1,3]<stdout>:" + metricsLine(7) + "[12,0]<stdout>:hello\n" +
+                       "[1,0]<stdout>: looks [like] a tag\n" + "[x,1]<stdout>:not a tag\n");
+  append("stderr", "[1,1]<stderr>:boom\nmpirun: the job aborted\n");
+  LogTailer tailer(dir_, /*parseMetrics=*/true);
+  const LogTailer::Chunk chunk = pollAndCommit(tailer);
+  ASSERT_EQ(chunk.lines.size(), 6u);
+  EXPECT_TRUE(chunk.lines[0].text().starts_with("[rank 3] {\"type\":\"metrics\""));
+  EXPECT_EQ(chunk.lines[1].text(), "[rank 0] hello");
+  EXPECT_EQ(chunk.lines[2].text(), "[rank 0]  looks [like] a tag");
+  EXPECT_EQ(chunk.lines[3].text(), "[x,1]<stdout>:not a tag");
+  EXPECT_EQ(chunk.lines[4].text(), "[rank 1] boom");
+  EXPECT_EQ(chunk.lines[5].text(), "mpirun: the job aborted");
+  ASSERT_EQ(chunk.samples.size(), 1u);
+  EXPECT_EQ(chunk.samples[0].step(), 7);
+}
+
+TEST(SplitRankTagTest, OnlyOpenMpisTagFormIsSplit) {
+  EXPECT_EQ(splitRankTag("[1,2]<stderr>:x").rank, 2);
+  EXPECT_EQ(splitRankTag("[1,2]<stderr>:x").text, "x");
+  EXPECT_EQ(splitRankTag("[1,2]<stddiag>:").text, "");
+  EXPECT_EQ(splitRankTag("[1,65535]<stdout>:x").rank, 65535);
+  for (const char* untagged : {"[1,65536]<stdout>:x", "[1,2]<stdin>:x", "[1,2]x", "[,2]<stdout>:",
+                               "[1,]<stdout>:", "[12345678901,1]<stdout>:", "plain", ""}) {
+    EXPECT_EQ(splitRankTag(untagged).rank, -1) << untagged;
+    EXPECT_EQ(splitRankTag(untagged).text, untagged);
+  }
+}
+
+// The cut counts the line's own text, not its tag: a tagged line of exactly the limit is whole.
+TEST(SplitRankTagTest, TruncationCountsTheTextAfterTheTag) {
+  const std::string text(kMaxLogLineBytes, 'a');
+  EXPECT_EQ(logLineText("[1,0]<stdout>:" + text), "[rank 0] " + text);
+  const std::string longer = logLineText("[1,0]<stdout>:" + text + "b");
+  EXPECT_TRUE(longer.ends_with("[line truncated: 65537 bytes, kept the first 65536]")) << longer.substr(longer.size() - 80);
+}
+
 }  // namespace
 }  // namespace ringside::agent

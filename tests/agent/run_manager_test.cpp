@@ -297,12 +297,68 @@ TEST_F(RunManagerTest, InfiniteOrNegativeGraceIsRefusedAndAShortOneEscalates) {
       << ended.reason();
 }
 
-TEST(MpirunStderrTest, ParsesTheSignalledRank) {
-  EXPECT_EQ(failureReasonFromMpirunStderr(
-                "mpirun noticed that process rank 1 with PID 0 on node vm exited on signal 9 "
-                "(Killed).\n"),
-            "rank 1 on node vm was killed by signal 9 (Killed)");
-  EXPECT_EQ(failureReasonFromMpirunStderr("nothing here"), "");
+// Issue 12 item 11: the reason carries the failing rank's own first error line, with its node.
+TEST_F(RunManagerTest, FailureReasonCarriesTheRanksFirstErrorLineWithNodeAndRank) {
+  RunManager manager = makeManager();
+  v1::RunSpec trainer;
+  trainer.set_ranks_per_node(2);
+  trainer.mutable_trainer()->mutable_config()->set_global_batch(127);
+  auto run = manager.launch(trainer, 4);
+  ASSERT_TRUE(run.isOk()) << run.status().toString();
+  const v1::RunInfo ended = waitEnded(manager, run->run_id());
+  EXPECT_EQ(ended.state(), v1::FAILED);
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  const std::string& reason = ended.reason();
+  EXPECT_TRUE(reason.starts_with("rank 0 on node " + std::string(host) + " exited with status 2: ") ||
+              reason.starts_with("rank 1 on node " + std::string(host) + " exited with status 2: "))
+      << reason;
+  EXPECT_NE(reason.find("--global-batch 127 is not divisible by the world size 2"),
+            std::string::npos)
+      << reason;
+}
+
+TEST_F(RunManagerTest, ACustomCommandsErrorLineIsItsFailureReason) {
+  RunManager manager = makeManager();
+  auto run = manager.launch(
+      command({"sh", "-c", "echo starting >&2; echo 'error: no such file data.csv' >&2; exit 4"}),
+      4);
+  ASSERT_TRUE(run.isOk()) << run.status().toString();
+  const v1::RunInfo ended = waitEnded(manager, run->run_id());
+  EXPECT_EQ(ended.state(), v1::FAILED);
+  EXPECT_NE(ended.reason().find("rank 0"), std::string::npos) << ended.reason();
+  EXPECT_NE(ended.reason().find("exited with status 4: error: no such file data.csv"),
+            std::string::npos)
+      << ended.reason();
+}
+
+// A missing working directory is refused at launch, naming it (it used to end the run with "the
+// run's processes disappeared without an exit status").
+TEST_F(RunManagerTest, AMissingWorkingDirectoryIsRefusedAtLaunchNamingIt) {
+  RunManager manager = makeManager();
+  v1::RunSpec spec = command({"true"});
+  spec.mutable_command()->set_working_dir(dir_ + "/no-such-dir");
+  auto run = manager.launch(spec, 4);
+  EXPECT_EQ(run.status().code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(run.status().message().find("working directory " + dir_ + "/no-such-dir does not "
+                                        "exist on this node"),
+            std::string::npos)
+      << run.status().message();
+  const auto problems = manager.preflight(spec, 1, 4);
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_NE(problems[0].find("no-such-dir"), std::string::npos);
+}
+
+// A rank's lines reach stdout.log tagged with its rank (mpirun --tag-output).
+TEST_F(RunManagerTest, RankOutputIsTaggedWithTheRank) {
+  RunManager manager = makeManager();
+  auto run = manager.launch(command({"sh", "-c", "echo rank $OMPI_COMM_WORLD_RANK"}, 2), 4);
+  ASSERT_TRUE(run.isOk()) << run.status().toString();
+  const v1::RunInfo ended = waitEnded(manager, run->run_id());
+  EXPECT_EQ(ended.state(), v1::COMPLETED) << ended.reason();
+  const std::string out = readFile(ended.run_dir() + "/stdout.log");
+  EXPECT_NE(out.find(",0]<stdout>:rank 0\n"), std::string::npos) << out;
+  EXPECT_NE(out.find(",1]<stdout>:rank 1\n"), std::string::npos) << out;
 }
 
 }  // namespace

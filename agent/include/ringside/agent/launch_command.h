@@ -62,8 +62,11 @@ struct HostPart {
 };
 
 // The argv of mpirun for a run of `worldSize` ranks that runs `job` (program and arguments):
-//   mpirun <settings.args> <spec.mpirun_args> [--mca plm_rsh_agent L]
+//   mpirun --tag-output <settings.args> <spec.mpirun_args> [--mca plm_rsh_agent L]
 //          [--mca btl_tcp_if_include I --mca oob_tcp_if_include I] <placement>
+// --tag-output puts "[<job>,<rank>]<stream>:" before every line a rank prints, so the agent knows
+// which rank wrote each line of the run's logs (log_tailer.h splitRankTag) and whose error a
+// failure was (failure_reason.h).
 // `exported` names the environment variables mpirun forwards to every rank (-x NAME, which Open
 // MPI 4.1 takes per app context). Placement: one node (`hosts` empty): `-x NAME... -np worldSize
 // [env CUDA_VISIBLE_DEVICES=...] job`; several: one Open MPI app context per node, `-np r --host

@@ -58,7 +58,8 @@ class LogTailer {
     uint64_t lineStart = 0;  // where that line began (skipping only)
   };
   void readStream(int stream, double now, Chunk* chunk);
-  void addLine(int stream, std::string text, double now, Chunk* chunk);
+  // `raw`: the line as printed (with its rank tag), within kMaxLogLineBytes plus a tag.
+  void addLine(int stream, std::string_view raw, double now, Chunk* chunk);
   // Adds the cut form of the over-long line [lineStart, newline) of `fd`.
   void addTruncatedLine(int stream, int fd, uint64_t lineStart, uint64_t newline, double now,
                         Chunk* chunk);
@@ -72,9 +73,21 @@ class LogTailer {
   uint64_t malformedPending_ = 0;
 };
 
+// One line of a run's output split from the tag that `mpirun --tag-output` (which the agent
+// always passes, launch_command.h) puts before every line a rank prints:
+// "[<job>,<rank>]<stdout>:<text>" (also <stderr> and <stddiag>). Lines mpirun prints itself
+// (its error blocks, libevent warnings) carry no tag.
+struct RankTaggedLine {
+  int32_t rank = -1;      // the rank that printed the line; -1: the line has no tag
+  std::string_view text;  // the line after the tag (the whole line when it has none)
+};
+// Thread-safety: a pure function. The result's text points into `line`.
+RankTaggedLine splitRankTag(std::string_view line);
+
 // The text one line of a run's output travels with (LogLine.text): `line` (without its newline)
-// as valid UTF-8, with invalid bytes replaced by U+FFFD (toValidUtf8), cut at a character
-// boundary to at most kMaxLogLineBytes when longer and then marked, e.g.
+// with a rank tag (splitRankTag) written the way users read it, "[rank 1] <text>", as valid
+// UTF-8, with invalid bytes replaced by U+FFFD (toValidUtf8), cut at a character boundary to at
+// most kMaxLogLineBytes of the line's own text when longer and then marked, e.g.
 // "<the first 65536 bytes> [line truncated: 2100000 bytes, kept the first 65536]".
 // `totalBytes`: the whole line's length when `line` holds only its beginning (0: line.size()).
 std::string logLineText(std::string_view line, uint64_t totalBytes = 0);
@@ -82,7 +95,8 @@ std::string logLineText(std::string_view line, uint64_t totalBytes = 0);
 // Parses one JSON Lines record of docs/metrics.md into samples: a "metrics" record's values, or a
 // "start" record's total_steps and steps_per_epoch as the global samples metric::kRunTotalSteps
 // and kRunStepsPerEpoch at its first_step (0 when absent), as the trainer sends them to the agent.
-// A line is a record when it starts with '{'; other lines give nothing. A record gives nothing
+// A line is a record when it starts with '{' (after a rank tag, which is skipped: splitRankTag);
+// other lines give nothing. A record gives nothing
 // and sets `*problem` (when not null) to what is wrong, never throwing, when it is not a JSON
 // object, is longer than kMaxLogLineBytes or nests deeper than kMaxJsonDepth, has no string
 // "type", or, for "metrics" and "start", has a field of the wrong type or range: step, epoch

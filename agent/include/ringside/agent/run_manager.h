@@ -189,8 +189,4 @@ class RunManager {
 // "ended" states: COMPLETED, FAILED, STOPPED.
 bool isEnded(v1::RunState state);
 
-// The reason for a failed mpirun job from its stderr, e.g. "rank 1 (pid 0 on node vm) exited on
-// signal 9 (Killed)"; empty when stderr names no rank.
-std::string failureReasonFromMpirunStderr(const std::string& stderrText);
-
 }  // namespace ringside::agent
