@@ -88,7 +88,8 @@ std::string errorLineOf(const std::vector<std::string_view>& lines, bool lastLin
 struct MpirunVerdict {
   int64_t rank = -1;
   std::string node;
-  std::string how;  // "exited with status 2", "was killed by signal 9 (Killed)", "could not start: ..."
+  std::string
+      how;  // "exited with status 2", "was killed by signal 9 (Killed)", "could not start: ..."
   bool signalled = false;
 };
 
@@ -193,9 +194,9 @@ std::string runFailureReason(std::string_view stderrText,
     mpirunText.erase(0, mpirunText.size() - kMaxMpirunTextBytes);
   }
   const MpirunVerdict verdict = parseMpirunVerdict(mpirunText);
-  const std::string ended =
-      statusKnown ? "mpirun exited with status " + std::to_string(exitCode)
-                  : std::string("the run's processes ended without an exit status");
+  const std::string ended = statusKnown
+                                ? "mpirun exited with status " + std::to_string(exitCode)
+                                : std::string("the run's processes ended without an exit status");
 
   auto where = [&](int64_t rank, const std::string& node) {
     const std::string host = node.empty() ? hostOfRank(placement, rank) : node;
@@ -206,7 +207,12 @@ std::string runFailureReason(std::string_view stderrText,
     // A rank killed by a signal did not end itself: its last line (progress, say) is not why.
     std::string line = firstErrorLine(stderrText, verdict.rank);
     if (verdict.signalled && !readsAsError(line)) line.clear();
-    if (!line.empty()) reason += ": " + line;
+    if (!line.empty()) return reason + ": " + line;
+    // The rank that ended the job printed nothing (the trainer reports a bad option on rank 0
+    // only, and another rank may exit first): the first rank that printed an error says why.
+    int64_t other = -1;
+    line = firstErrorLine(stderrText, -1, &other);
+    if (!line.empty()) reason += "; " + where(other, "") + ": " + line;
     return reason;
   }
   int64_t rank = -1;

@@ -29,6 +29,11 @@ constexpr const char* kStreams[2] = {"stdout", "stderr"};
 // Longest rank tag splitRankTag accepts: "[" 10 digits "," 10 digits "]<stddiag>:" is 33 bytes.
 // A line is read whole when its text after such a tag fits kMaxLogLineBytes.
 constexpr uint64_t kMaxRankTagBytes = 33;
+// mpirun forwards output in blocks of at most 4 KiB (Open MPI's ORTE_IOF_BASE_MSG_MAX) and tags
+// each; the head read of a cut line leaves room for those copies, so that 64 KiB of text remain.
+constexpr uint64_t kCutLineHeadBytes =
+    kMaxLogLineBytes + (kMaxLogLineBytes / 4096 + 2) * kMaxRankTagBytes + 1;
+static_assert(kMaxTaggedRank == static_cast<int64_t>(kMaxWorldSize) - 1);
 // Bytes of complete lines read per stream per poll.
 constexpr uint64_t kMaxChunkBytes = 1 << 20;
 // Bytes of an over-long line's rest scanned for its newline per stream per poll (read in
@@ -216,46 +221,37 @@ std::optional<uint64_t> findNewline(int fd, uint64_t from, uint64_t size, uint64
 
 }  // namespace
 
-RankTaggedLine splitRankTag(std::string_view line) {
-  // "[<digits>,<digits>]<stdout|stderr|stddiag>:" (Open MPI 4.1's orte_tag_output format).
-  RankTaggedLine split{.rank = -1, .text = line};
-  if (line.empty() || line.front() != '[') return split;
-  size_t at = 1;
-  auto digits = [&](char terminator, int64_t* value) {
-    const size_t start = at;
-    *value = 0;
-    while (at < line.size() && at - start < 10 && line[at] >= '0' && line[at] <= '9') {
-      *value = *value * 10 + (line[at] - '0');
-      ++at;
-    }
-    if (at == start || at >= line.size() || line[at] != terminator) return false;
-    ++at;
-    return true;
-  };
-  int64_t job = 0, rank = 0;
-  if (!digits(',', &job) || !digits(']', &rank)) return split;
-  if (rank > static_cast<int64_t>(kMaxWorldSize) - 1) return split;
-  for (std::string_view stream : {"<stdout>:", "<stderr>:", "<stddiag>:"}) {
-    if (line.substr(at, stream.size()) == stream) {
-      split.rank = static_cast<int32_t>(rank);
-      split.text = line.substr(at + stream.size());
-      return split;
-    }
-  }
-  return split;
-}
-
 std::string logLineText(std::string_view line, uint64_t totalBytes) {
   const RankTaggedLine split = splitRankTag(line);
-  const std::string prefix =
-      split.rank >= 0 ? "[rank " + std::to_string(split.rank) + "] " : std::string();
-  const std::string_view text = split.text;
-  const uint64_t tagBytes = line.size() - text.size();
-  const uint64_t total = std::max<uint64_t>(totalBytes, line.size()) - tagBytes;
-  if (total <= kMaxLogLineBytes) return prefix + toValidUtf8(text);
+  if (split.rank < 0) {
+    const uint64_t total = std::max<uint64_t>(totalBytes, line.size());
+    if (total <= kMaxLogLineBytes) return toValidUtf8(line);
+    const size_t kept = utf8PrefixLength(line, kMaxLogLineBytes);
+    return toValidUtf8(line.substr(0, kept)) + " [line truncated: " + std::to_string(total) +
+           " bytes, kept the first " + std::to_string(kept) + "]";
+  }
+  // mpirun tags every block of up to 4 KiB it forwards, so a long line carries its own tag again
+  // inside it; those copies are not the program's text. (Another rank's tag stays: its block was
+  // forwarded into the middle of this line.)
+  const std::string_view tag = line.substr(0, line.size() - split.text.size());
+  std::string text;
+  for (size_t at = 0; at < split.text.size();) {
+    const size_t next = split.text.find(tag, at);
+    text.append(split.text.substr(at, next == std::string_view::npos ? next : next - at));
+    if (next == std::string_view::npos) break;
+    at = next + tag.size();
+  }
+  const std::string prefix = "[rank " + std::to_string(split.rank) + "] ";
+  if (totalBytes <= line.size() && text.size() <= kMaxLogLineBytes) {
+    return prefix + toValidUtf8(text);
+  }
+  // A cut line's size is its bytes in the log file after the leading tag (the copies inside it
+  // included: the unread rest of the line is never scanned for them).
+  const uint64_t total = std::max<uint64_t>(totalBytes, line.size()) - tag.size();
   const size_t kept = utf8PrefixLength(text, kMaxLogLineBytes);
-  return prefix + toValidUtf8(text.substr(0, kept)) + " [line truncated: " +
-         std::to_string(total) + " bytes, kept the first " + std::to_string(kept) + "]";
+  return prefix + toValidUtf8(std::string_view(text).substr(0, kept)) +
+         " [line truncated: " + std::to_string(total) + " bytes, kept the first " +
+         std::to_string(kept) + "]";
 }
 
 std::vector<v1::MetricSample> parseMetricsLine(const std::string& taggedLine,
@@ -401,8 +397,9 @@ void LogTailer::addLine(int s, std::string_view raw, double now, Chunk* chunk) {
 
 void LogTailer::addTruncatedLine(int s, int fd, uint64_t lineStart, uint64_t newline, double now,
                                  Chunk* chunk) {
-  // One byte more than is kept, so that the cut can step back to a character boundary.
-  const std::string head = readAt(fd, lineStart, kMaxLogLineBytes + kMaxRankTagBytes + 1);
+  // More than is kept, so that the cut can step back to a character boundary; never past the
+  // line's end (a line with its tag copies can be over the limit and its text within it).
+  const std::string head = readAt(fd, lineStart, std::min(kCutLineHeadBytes, newline - lineStart));
   const uint64_t total = newline - lineStart;
   v1::LogLine line;
   line.set_wall_time(now);

@@ -235,9 +235,9 @@ Status RunManager::checkJob(v1::RunSpec* spec, std::vector<std::string>* argv) c
                                      "run's working directory (empty: the run's own directory)");
     }
     if (!workDir.empty() && ::access(workDir.c_str(), X_OK) != 0) {
-      return Status::invalidArgument("working directory " + workDir +
-                                     " cannot be entered by the agent's user: " +
-                                     std::strerror(errno));
+      return Status::invalidArgument(
+          "working directory " + workDir +
+          " cannot be entered by the agent's user: " + std::strerror(errno));
     }
     if (!commandExists((*argv)[0])) {
       return Status::invalidArgument("custom command '" + (*argv)[0] +
@@ -392,9 +392,8 @@ Result<v1::RunInfo> RunManager::launch(const v1::RunSpec& request, uint32_t free
   settings.args = options_.mpirunArgs;
   settings.launcher = options_.launcher;
   settings.networkInterface = options_.networkInterface;
-  auto command =
-      buildMpirunCommand(settings, spec, parts, world, multiNode ? std::vector<uint32_t>{} : ownGpus,
-                         exported, argv);
+  auto command = buildMpirunCommand(settings, spec, parts, world,
+                                    multiNode ? std::vector<uint32_t>{} : ownGpus, exported, argv);
   if (!command.isOk()) return command.status();
   // mpirun would fail on an unreachable node only after its own long time-out, with a message
   // about its daemons: ask the launcher first and name the node.
@@ -415,10 +414,11 @@ Result<v1::RunInfo> RunManager::launch(const v1::RunSpec& request, uint32_t free
         << trainerConfigToJson(spec.trainer().config(), /*multiline=*/true) << "\n";
   }
   if (multiNode) {
-    RINGSIDE_RETURN_IF_ERROR(writeFileAtomic((fs::path(dir) / kRunKeyFile).string(),
-                                             runKeys.secretKey + "\n", 0600));
+    RINGSIDE_RETURN_IF_ERROR(
+        writeFileAtomic((fs::path(dir) / kRunKeyFile).string(), runKeys.secretKey + "\n", 0600));
     if (options_.runKeys != nullptr) {
-      RINGSIDE_RETURN_IF_ERROR(options_.runKeys->add(runKeys.publicKey, "run " + run.info.run_id()));
+      RINGSIDE_RETURN_IF_ERROR(
+          options_.runKeys->add(runKeys.publicKey, "run " + run.info.run_id()));
     }
   }
   run.info.set_state(v1::QUEUED);
@@ -454,8 +454,8 @@ Result<v1::RunInfo> RunManager::launch(const v1::RunSpec& request, uint32_t free
         [[maybe_unused]] ssize_t n = ::write(err, chdirFailure.data(), chdirFailure.size());
         ::close(err);
       }
-      const int status = ::open(exitStatusPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-                                0644);
+      const int status =
+          ::open(exitStatusPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
       if (status >= 0) {
         [[maybe_unused]] ssize_t n = ::write(status, "126\n", 4);
         ::close(status);

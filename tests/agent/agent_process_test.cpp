@@ -341,8 +341,8 @@ TEST_F(AgentProcessTest, CustomCommandReportsMetricsAsJsonLines) {
   std::string text;
   for (const auto& line : logs.tail_log_reply().lines())
     text += line.stream() + ":" + line.text() + "\n";
-  EXPECT_NE(text.find("stdout:plain progress line"), std::string::npos) << text;
-  EXPECT_NE(text.find("stderr:a warning"), std::string::npos) << text;
+  EXPECT_NE(text.find("stdout:[rank 0] plain progress line"), std::string::npos) << text;
+  EXPECT_NE(text.find("stderr:[rank 0] a warning"), std::string::npos) << text;
 }
 
 TEST(AgentOptionsTest, AuthorizeAndRevokeTakeAKeyStartingWithADash) {

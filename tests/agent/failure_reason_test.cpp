@@ -47,13 +47,26 @@ TEST(FailureReasonTest, RankErrorLineWithNodeAndRankForAnIndivisibleGlobalBatch)
             "(local batch = global batch / world size)");
 }
 
+// As recorded: only rank 0 printed the error, and mpirun names rank 1 as the first to exit.
+TEST(FailureReasonTest, ARankThatPrintedNothingGetsAnotherRanksErrorLineNamingIt) {
+  std::string text = kIndivisibleBatch;
+  text.replace(text.find("[[27073,1],0]"), 13, "[[27073,1],1]");
+  text.erase(text.find("[1,1]<stderr>:"),
+             text.find('\n', text.find("[1,1]<stderr>:")) + 1 - text.find("[1,1]<stderr>:"));
+  EXPECT_EQ(runFailureReason(text, placement({{"vm", 2}}), true, 2),
+            "rank 1 on node vm exited with status 2; rank 0 on node vm: ringside-trainer: error "
+            "on rank 0 (vm): --global-batch 127 is not divisible by the world size 2: use a "
+            "multiple of 2 (local batch = global batch / world size)");
+}
+
 TEST(FailureReasonTest, NodeOfTheRankComesFromThePlacement) {
   std::string text = kIndivisibleBatch;
   text.replace(text.find("[[27073,1],0]"), 13, "[[27073,1],3]");
-  text += "[1,3]<stderr>:Traceback (most recent call last):\n"
-          "[1,3]<stderr>:  File \"train.py\", line 3, in <module>\n"
-          "[1,3]<stderr>:    raise ValueError(\"bad learning rate\")\n"
-          "[1,3]<stderr>:ValueError: bad learning rate\n";
+  text +=
+      "[1,3]<stderr>:Traceback (most recent call last):\n"
+      "[1,3]<stderr>:  File \"train.py\", line 3, in <module>\n"
+      "[1,3]<stderr>:    raise ValueError(\"bad learning rate\")\n"
+      "[1,3]<stderr>:ValueError: bad learning rate\n";
   EXPECT_EQ(runFailureReason(text, placement({{"node-1", 2}, {"node-2", 2}}), true, 1),
             "rank 3 on node node-2 exited with status 2: ValueError: bad learning rate");
 }

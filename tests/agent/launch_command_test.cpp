@@ -82,11 +82,12 @@ TEST(HostNameTest, AcceptsNamesAndAddressesOnly) {
 }
 
 TEST(NetworkInterfaceTest, AcceptsNamesAndIpv4Subnets) {
-  for (const char* good : {"eth0", "enp3s0f1", "ib0", "br-lan.10", "10.0.0.0/24", "192.168.1.0/16"}) {
+  for (const char* good :
+       {"eth0", "enp3s0f1", "ib0", "br-lan.10", "10.0.0.0/24", "192.168.1.0/16"}) {
     EXPECT_TRUE(validateNetworkInterface(good).isOk()) << good;
   }
-  for (const char* bad : {"", "-eth0", "averyveryverylongname0", "10.0.0.0/33", "10.0.0/24",
-                          "eth0 --mca x"}) {
+  for (const char* bad :
+       {"", "-eth0", "averyveryverylongname0", "10.0.0.0/33", "10.0.0/24", "eth0 --mca x"}) {
     EXPECT_FALSE(validateNetworkInterface(bad).isOk()) << bad;
   }
 }
@@ -120,11 +121,12 @@ TEST(MpirunCommandTest, MultiNodeRunHasOneAppContextPerNode) {
   hosts[1].networkInterface = settings.networkInterface;  // as RunManager resolves it
   auto command = buildMpirunCommand(settings, spec, hosts, 3, {}, {"A", "B"}, {"prog", "x"});
   ASSERT_TRUE(command.isOk()) << command.status().toString();
-  EXPECT_EQ(join(*command),
-            "mpirun --tag-output --bind-to none --mca btl_tcp_links 2 --mca plm_rsh_agent /opt/launch "
-            "--mca btl_tcp_if_include eth1,10.1.0.0/24 --mca oob_tcp_if_include "
-            "eth1,10.1.0.0/24 -np 2 --host node-1:2 -x A -x B env CUDA_VISIBLE_DEVICES=0,1 "
-            "NCCL_SOCKET_IFNAME=eth1 prog x : -np 1 --host node-2:1 -x A -x B prog x");
+  EXPECT_EQ(
+      join(*command),
+      "mpirun --tag-output --bind-to none --mca btl_tcp_links 2 --mca plm_rsh_agent /opt/launch "
+      "--mca btl_tcp_if_include eth1,10.1.0.0/24 --mca oob_tcp_if_include "
+      "eth1,10.1.0.0/24 -np 2 --host node-1:2 -x A -x B env CUDA_VISIBLE_DEVICES=0,1 "
+      "NCCL_SOCKET_IFNAME=eth1 prog x : -np 1 --host node-2:1 -x A -x B prog x");
 }
 
 TEST(MpirunCommandTest, EachNodesRanksCarryItsPreflightHold) {
@@ -133,9 +135,10 @@ TEST(MpirunCommandTest, EachNodesRanksCarryItsPreflightHold) {
   hosts[1].reservationId = "0123456789abcdef0123456789abcdef";
   auto command = buildMpirunCommand({}, spec, hosts, 2, {}, {}, {"prog"});
   ASSERT_TRUE(command.isOk()) << command.status().toString();
-  EXPECT_EQ(join(*command),
-            "mpirun --tag-output --bind-to none -np 1 --host node-1:1 prog : -np 1 --host node-2:1 env "
-            "CUDA_VISIBLE_DEVICES=1 RINGSIDE_RESERVATION_ID=0123456789abcdef0123456789abcdef prog");
+  EXPECT_EQ(
+      join(*command),
+      "mpirun --tag-output --bind-to none -np 1 --host node-1:1 prog : -np 1 --host node-2:1 env "
+      "CUDA_VISIBLE_DEVICES=1 RINGSIDE_RESERVATION_ID=0123456789abcdef0123456789abcdef prog");
   // An id is the agent's 32 hex digits, nothing a command line could make more of.
   hosts[1].reservationId = "x; rm -rf /";
   auto refused = buildMpirunCommand({}, spec, hosts, 2, {}, {}, {"prog"});
@@ -146,10 +149,11 @@ TEST(MpirunCommandTest, EachNodesRanksCarryItsPreflightHold) {
 TEST(MpirunCommandTest, RefusesBadHostsOptionsAndTooFewGpus) {
   v1::RunSpec spec;
   MpirunSettings settings;
-  auto badHost = buildMpirunCommand(settings, spec, {{"-oProxyCommand=x", 1, {}, "", ""}}, 1, {}, {},
-                                    {"prog"});
+  auto badHost = buildMpirunCommand(settings, spec, {{"-oProxyCommand=x", 1, {}, "", ""}}, 1, {},
+                                    {}, {"prog"});
   EXPECT_FALSE(badHost.isOk());
-  auto fewGpus = buildMpirunCommand(settings, spec, {{"node-1", 2, {0}, "", ""}}, 2, {}, {}, {"prog"});
+  auto fewGpus =
+      buildMpirunCommand(settings, spec, {{"node-1", 2, {0}, "", ""}}, 2, {}, {}, {"prog"});
   ASSERT_FALSE(fewGpus.isOk());
   EXPECT_NE(fewGpus.status().message().find("one GPU per rank"), std::string::npos);
   spec.add_mpirun_args("/bin/other-program");
@@ -183,12 +187,14 @@ TEST(RankProcessesTest, FindsRanksOfEveryRunWithTheirGpus) {
     std::ofstream(dir.path() + "/" + pid + "/environ", std::ios::binary) << environ;
   };
   using namespace std::string_literals;
-  process("100", "PATH=/bin\0RINGSIDE_RUN_ID=r1\0OMPI_COMM_WORLD_RANK=1\0"
-                 "CUDA_VISIBLE_DEVICES=2,3\0"s);
-  process("101", "RINGSIDE_RUN_ID=r1\0"s);                          // mpirun: no rank
-  process("102", "OMPI_COMM_WORLD_RANK=0\0"s);                      // not a Ringside run
-  process("103", "PMIX_RANK=4\0RINGSIDE_RUN_ID=r2\0CUDA_VISIBLE_DEVICES=GPU-abc\0"
-                 "RINGSIDE_RUN_PUBLIC_KEY=k\0RINGSIDE_RESERVATION_ID=hold-2\0"s);
+  process("100",
+          "PATH=/bin\0RINGSIDE_RUN_ID=r1\0OMPI_COMM_WORLD_RANK=1\0"
+          "CUDA_VISIBLE_DEVICES=2,3\0"s);
+  process("101", "RINGSIDE_RUN_ID=r1\0"s);      // mpirun: no rank
+  process("102", "OMPI_COMM_WORLD_RANK=0\0"s);  // not a Ringside run
+  process("103",
+          "PMIX_RANK=4\0RINGSIDE_RUN_ID=r2\0CUDA_VISIBLE_DEVICES=GPU-abc\0"
+          "RINGSIDE_RUN_PUBLIC_KEY=k\0RINGSIDE_RESERVATION_ID=hold-2\0"s);
   std::filesystem::create_directories(dir.path() + "/self");
   auto ranks = scanRankProcesses(dir.path());
   std::sort(ranks.begin(), ranks.end(),

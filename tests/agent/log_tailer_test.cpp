@@ -303,7 +303,8 @@ TEST(SplitRankTagTest, TruncationCountsTheTextAfterTheTag) {
   const std::string text(kMaxLogLineBytes, 'a');
   EXPECT_EQ(logLineText("[1,0]<stdout>:" + text), "[rank 0] " + text);
   const std::string longer = logLineText("[1,0]<stdout>:" + text + "b");
-  EXPECT_TRUE(longer.ends_with("[line truncated: 65537 bytes, kept the first 65536]")) << longer.substr(longer.size() - 80);
+  EXPECT_TRUE(longer.ends_with("[line truncated: 65537 bytes, kept the first 65536]"))
+      << longer.substr(longer.size() - 80);
 }
 
 }  // namespace

@@ -21,11 +21,12 @@
 #include <thread>
 #include <zmq.hpp>
 
+#include "local_cluster_support.h"
 #include "ringside/common/curve.h"
 #include "ringside/common/protocol.h"
+#include "ringside/common/rank_tag.h"
 #include "ringside/common/run_spec.h"
 #include "ringside/trainer/checkpoint.h"
-#include "local_cluster_support.h"
 #include "test_util.h"
 
 namespace ringside {
@@ -49,7 +50,8 @@ std::string readFile(const std::string& path) {
 class NodeClient {
  public:
   NodeClient(zmq::context_t& context, const nlohmann::json& node, const curve::KeyPair& keys)
-      : name_(node["name"]), dealer_(context, zmq::socket_type::dealer),
+      : name_(node["name"]),
+        dealer_(context, zmq::socket_type::dealer),
         sub_(context, zmq::socket_type::sub) {
     for (zmq::socket_t* socket : {&dealer_, &sub_}) {
       socket->set(zmq::sockopt::linger, 0);
@@ -120,8 +122,8 @@ class ClusterTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     (void)runProcess({kLocalCluster, "down"}, "/", 120);
-    ProcessResult up = runProcess({kLocalCluster, "up", "2", "--bin-dir", RINGSIDE_BINARY_DIR},
-                                  "/", 180);
+    ProcessResult up =
+        runProcess({kLocalCluster, "up", "2", "--bin-dir", RINGSIDE_BINARY_DIR}, "/", 180);
     ASSERT_EQ(up.exitCode, 0) << up.err;
     cluster_ = new nlohmann::json(nlohmann::json::parse(up.out));
   }
@@ -150,9 +152,8 @@ class ClusterTest : public ::testing::Test {
   NodeClient& node2() { return *nodes_[1]; }
 
   static nlohmann::json trainerRun(int maxSteps) {
-    return {{"backend", "mpi"},     {"global_batch", 64}, {"max_steps", maxSteps},
-            {"seed", "11"},         {"log_every", 1},     {"train_samples", 10000},
-            {"test_samples", 1000}, {"quiet", true}};
+    return {{"backend", "mpi"}, {"global_batch", 64},     {"max_steps", maxSteps}, {"seed", "11"},
+            {"log_every", 1},   {"train_samples", 10000}, {"test_samples", 1000},  {"quiet", true}};
   }
 
   // Launches on node-1 with `ranks` ranks on each of node-1 and node-2.
@@ -200,7 +201,7 @@ class ClusterTest : public ::testing::Test {
     std::map<int, size_t> points;
     std::istringstream lines(stdoutText);
     for (std::string line; std::getline(lines, line);) {
-      auto record = nlohmann::json::parse(line, nullptr, false);
+      auto record = nlohmann::json::parse(splitRankTag(line).text, nullptr, false);
       if (record.is_discarded()) continue;
       const std::string type = record.value("type", "");
       if (type == "metrics") {
@@ -232,7 +233,7 @@ std::vector<float> checkpointParams(const std::string& path) {
 std::string endCheckpoint(const std::string& stdoutText, const std::string& runDir) {
   std::istringstream lines(stdoutText);
   for (std::string line; std::getline(lines, line);) {
-    auto record = nlohmann::json::parse(line, nullptr, false);
+    auto record = nlohmann::json::parse(splitRankTag(line).text, nullptr, false);
     if (!record.is_discarded() && record.value("type", "") == "end") {
       const fs::path path = record.value("checkpoint", "");
       return path.is_absolute() ? path.string() : (fs::path(runDir) / path).string();
@@ -379,8 +380,8 @@ TEST_F(ClusterTest, RankKilledOnNode2FailsTheRunNamingNode2) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
   ASSERT_FALSE(pids.empty());
-  const ProcessResult killed = runProcess(
-      {kLocalCluster, "exec", "node-2", "kill", "-9", std::to_string(pids[0])}, "/", 60);
+  const ProcessResult killed =
+      runProcess({kLocalCluster, "exec", "node-2", "kill", "-9", std::to_string(pids[0])}, "/", 60);
   ASSERT_EQ(killed.exitCode, 0) << killed.err;
   const v1::RunInfo run = waitForState(launched.run_id(), {v1::FAILED, v1::COMPLETED, v1::STOPPED});
   EXPECT_EQ(run.state(), v1::FAILED);

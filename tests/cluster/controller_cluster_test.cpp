@@ -24,13 +24,22 @@
 #include <optional>
 
 #include "gui_test_support.h"
+#include "local_cluster_support.h"
+#include "ringside/common/rank_tag.h"
 #include "ringside/gui/controller.h"
 #include "ringside/gui/local_cluster.h"
 #include "ringside/trainer/checkpoint.h"
-#include "local_cluster_support.h"
 #include "test_util.h"
 
 using namespace ringside::gui;
+
+// A line of a run's stdout.log without the tag mpirun --tag-output gives it (common/rank_tag.h).
+[[maybe_unused]] static QByteArray withoutRankTag(const QByteArray& line) {
+  const std::string_view text =
+      ringside::splitRankTag(std::string_view(line.constData(), line.size())).text;
+  return QByteArray(text.data(), static_cast<qsizetype>(text.size()));
+}
+
 namespace v1 = ringside::v1;
 using ringside::trainer::ProcessResult;
 using ringside::trainer::runProcess;
@@ -48,7 +57,7 @@ std::map<int, qint64> pointsPerRank(const QString& stdoutPath) {
   QFile file(stdoutPath);
   if (!file.open(QIODevice::ReadOnly)) return points;
   while (!file.atEnd()) {
-    const QJsonObject record = QJsonDocument::fromJson(file.readLine()).object();
+    const QJsonObject record = QJsonDocument::fromJson(withoutRankTag(file.readLine())).object();
     const QString type = record.value(QStringLiteral("type")).toString();
     if (type == QStringLiteral("metrics")) {
       const int rank = record.contains(QStringLiteral("rank"))
@@ -67,7 +76,7 @@ QString endCheckpoint(const QString& runDir) {
   if (!file.open(QIODevice::ReadOnly)) return {};
   QString path;
   while (!file.atEnd()) {
-    const QJsonObject record = QJsonDocument::fromJson(file.readLine()).object();
+    const QJsonObject record = QJsonDocument::fromJson(withoutRankTag(file.readLine())).object();
     if (record.value(QStringLiteral("type")).toString() == QStringLiteral("end")) {
       path = record.value(QStringLiteral("checkpoint")).toString();
     }
@@ -79,7 +88,8 @@ QString endCheckpoint(const QString& runDir) {
 // Per rank, the metric points the GUI's store holds for the run, read from its SQLite file
 // (docs/gui-database.md) on a read-only connection of its own while the store keeps writing.
 std::map<int, qint64> storedPointsPerRank(const QString& databasePath, const QString& runId) {
-  const QString connection = QStringLiteral("gui-store-") + QUuid::createUuid().toString(QUuid::Id128);
+  const QString connection =
+      QStringLiteral("gui-store-") + QUuid::createUuid().toString(QUuid::Id128);
   std::map<int, qint64> points;
   {
     QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), connection);
@@ -87,8 +97,9 @@ std::map<int, qint64> storedPointsPerRank(const QString& databasePath, const QSt
     db.setConnectOptions(QStringLiteral("QSQLITE_OPEN_READONLY;QSQLITE_BUSY_TIMEOUT=5000"));
     if (db.open()) {
       QSqlQuery query(db);
-      query.prepare(QStringLiteral("SELECT m.rank, COUNT(*) FROM metrics m JOIN runs r "
-                                   "ON r.run_key = m.run_key WHERE r.run_id = ? GROUP BY m.rank"));
+      query.prepare(
+          QStringLiteral("SELECT m.rank, COUNT(*) FROM metrics m JOIN runs r "
+                         "ON r.run_key = m.run_key WHERE r.run_id = ? GROUP BY m.rank"));
       query.addBindValue(runId);
       if (query.exec()) {
         while (query.next()) points[query.value(0).toInt()] = query.value(1).toLongLong();
@@ -260,11 +271,11 @@ class ControllerClusterTest : public QObject, ClusterHelpers {
     const std::map<int, qint64> printed = pointsPerRank(runDir + QStringLiteral("/stdout.log"));
     QCOMPARE(printed.size(), size_t{5});  // ranks 0..3 and the global values
     const QString database = fixture.dir.path() + QStringLiteral("/ringside.sqlite");
-    QTRY_VERIFY2_WITH_TIMEOUT(storedPointsPerRank(database, runId) == printed,
-                              qPrintable(QStringLiteral("stored %1, printed %2")
-                                             .arg(describe(storedPointsPerRank(database, runId)),
-                                                  describe(printed))),
-                              30000);
+    QTRY_VERIFY2_WITH_TIMEOUT(
+        storedPointsPerRank(database, runId) == printed,
+        qPrintable(QStringLiteral("stored %1, printed %2")
+                       .arg(describe(storedPointsPerRank(database, runId)), describe(printed))),
+        30000);
 
     // The same run on one rank of node-1 (global batch 64 either way) ends with the same
     // parameters, across the two nodes' TCP traffic.
@@ -335,8 +346,9 @@ class ControllerGpuClusterTest : public QObject, ClusterHelpers {
 
   // The GPU index the rank reported (its CUDA_VISIBLE_DEVICES), -1 for none, -2 before it did.
   static int reportedGpu(Controller& controller, const QString& runId, int rank) {
-    auto points =
-        controller.store().series(runId, QStringLiteral("custom/cuda_visible_devices"), rank).result();
+    auto points = controller.store()
+                      .series(runId, QStringLiteral("custom/cuda_visible_devices"), rank)
+                      .result();
     return points.isOk() && !points->empty() ? static_cast<int>(points->front().y) : -2;
   }
 
@@ -357,7 +369,8 @@ class ControllerGpuClusterTest : public QObject, ClusterHelpers {
  private slots:
   void initTestCase() {
     // In the build tree: the nodes see it (they have /tmp of their own).
-    rankScript_ = QStringLiteral(RINGSIDE_BINARY_DIR "/tests/cluster/print_cuda_visible_devices.sh");
+    rankScript_ =
+        QStringLiteral(RINGSIDE_BINARY_DIR "/tests/cluster/print_cuda_visible_devices.sh");
     QFile script(rankScript_);
     QVERIFY(script.open(QIODevice::WriteOnly | QIODevice::Truncate));
     script.write(
@@ -405,16 +418,16 @@ class ControllerGpuClusterTest : public QObject, ClusterHelpers {
       QVERIFY(!runs.last().isEmpty());
     }
     for (const QString& runId : runs) {
-      QTRY_VERIFY_WITH_TIMEOUT(reportedGpu(controller, runId, 0) > -2 &&
-                                   reportedGpu(controller, runId, 1) > -2,
-                               60000);
+      QTRY_VERIFY_WITH_TIMEOUT(
+          reportedGpu(controller, runId, 0) > -2 && reportedGpu(controller, runId, 1) > -2, 60000);
     }
     // Every rank got a GPU of its own node, and the two runs got different ones on each node.
     for (int rank = 0; rank < 2; ++rank) {
       const int first = reportedGpu(controller, runs[0], rank);
       const int second = reportedGpu(controller, runs[1], rank);
-      QVERIFY2(first >= 0 && second >= 0 && first != second,
-               qPrintable(QStringLiteral("rank %1: GPU %2 and %3").arg(rank).arg(first).arg(second)));
+      QVERIFY2(
+          first >= 0 && second >= 0 && first != second,
+          qPrintable(QStringLiteral("rank %1: GPU %2 and %3").arg(rank).arg(first).arg(second)));
     }
     // Both nodes report both GPUs in use, and the store knows where each run's ranks and GPUs are.
     const std::vector<uint32_t> both{0, 1};

@@ -21,10 +21,19 @@
 
 #include "ringside/common/curve.h"
 #include "ringside/common/metric_names.h"
+#include "ringside/common/rank_tag.h"
 #include "ringside/gui/controller.h"
 #include "ringside/gui/local_cluster.h"
 
 using namespace ringside::gui;
+
+// A line of a run's stdout.log without the tag mpirun --tag-output gives it (common/rank_tag.h).
+[[maybe_unused]] static QByteArray withoutRankTag(const QByteArray& line) {
+  const std::string_view text =
+      ringside::splitRankTag(std::string_view(line.constData(), line.size())).text;
+  return QByteArray(text.data(), static_cast<qsizetype>(text.size()));
+}
+
 namespace v1 = ringside::v1;
 
 class ControllerProcessTest : public QObject {
@@ -62,7 +71,7 @@ class ControllerProcessTest : public QObject {
     if (!file.open(QIODevice::ReadOnly)) return -1;
     qint64 points = 0;
     while (!file.atEnd()) {
-      const QJsonObject record = QJsonDocument::fromJson(file.readLine()).object();
+      const QJsonObject record = QJsonDocument::fromJson(withoutRankTag(file.readLine())).object();
       if (record.value(QStringLiteral("type")).toString() == QStringLiteral("metrics")) {
         points += record.value(QStringLiteral("metrics")).toObject().size();
       }
@@ -221,8 +230,7 @@ class ControllerProcessTest : public QObject {
       QSignalSpy failed(&controller, &Controller::launchFailed);
       controller.launch(smallRun(localNodeId(controller), 12));
       QTRY_VERIFY_WITH_TIMEOUT(launched.count() == 1 || failed.count() == 1, 30000);
-      QVERIFY2(failed.isEmpty(),
-               failed.isEmpty() ? "" : qPrintable(failed.at(0).at(0).toString()));
+      QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.at(0).at(0).toString()));
       runId = launched.at(0).at(0).toString();
       QTRY_VERIFY_WITH_TIMEOUT(storedSamples(controller, runId) > 0, 60000);
       QCOMPARE(storedState(controller, runId) == v1::COMPLETED, false);

@@ -22,6 +22,7 @@
 #include "ringside/common/allowlist.h"
 #include "ringside/common/curve.h"
 #include "ringside/common/protocol.h"
+#include "ringside/common/rank_tag.h"
 #include "ringside/common/run_spec.h"
 #include "test_util.h"
 
@@ -33,8 +34,8 @@ using trainer::runProcess;
 using trainer::TempDir;
 
 inline const std::vector<std::string> kEnv = {"OMPI_ALLOW_RUN_AS_ROOT=1",
-                                       "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
-                                       "OMPI_MCA_rmaps_base_oversubscribe=1"};
+                                              "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
+                                              "OMPI_MCA_rmaps_base_oversubscribe=1"};
 
 inline std::string readFile(const std::string& path) {
   std::ifstream in(path);
@@ -52,10 +53,22 @@ class AgentProcess {
                const std::string& readyName = "agent.ready.json") {
     const std::string readyFile = workDir + "/" + readyName;
     std::filesystem::remove(readyFile);
-    std::vector<std::string> argv = {RINGSIDE_AGENT_BIN, "--state-dir", stateDir, "--control-port",
-                                     "0", "--events-port", "0", "--telemetry-interval", "0.2",
-                                     "--trainer", RINGSIDE_TRAINER_BIN, "--mpirun",
-                                     RINGSIDE_MPIEXEC, "--stop-grace", "20", "--ready-file",
+    std::vector<std::string> argv = {RINGSIDE_AGENT_BIN,
+                                     "--state-dir",
+                                     stateDir,
+                                     "--control-port",
+                                     "0",
+                                     "--events-port",
+                                     "0",
+                                     "--telemetry-interval",
+                                     "0.2",
+                                     "--trainer",
+                                     RINGSIDE_TRAINER_BIN,
+                                     "--mpirun",
+                                     RINGSIDE_MPIEXEC,
+                                     "--stop-grace",
+                                     "20",
+                                     "--ready-file",
                                      readyFile};
     argv.insert(argv.end(), extraArgs.begin(), extraArgs.end());
     process_ = std::make_unique<ChildProcess>(argv, workDir, kEnv);
@@ -225,7 +238,8 @@ class AgentProcessTest : public ::testing::Test {
     std::istringstream lines(readFile(runDir + "/stdout.log"));
     std::string line;
     while (std::getline(lines, line)) {
-      auto record = nlohmann::json::parse(line, nullptr, false);
+      // Rank 0's lines, tagged by mpirun --tag-output (common/rank_tag.h).
+      auto record = nlohmann::json::parse(splitRankTag(line).text, nullptr, false);
       if (record.is_discarded()) continue;
       if (record.value("type", "") == "metrics") points += record["metrics"].size();
       if (record.value("type", "") == "start") points += 2;

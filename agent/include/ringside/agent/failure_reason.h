@@ -41,8 +41,9 @@ std::string firstErrorLine(std::string_view stderrText, int64_t rank, int64_t* f
 
 // The reason of a failed run (not stopped on request): what mpirun says ended it (a rank killed by
 // a signal, exiting with a status, or not starting), the rank's node (from mpirun's words, else
-// from `placement`) and the rank's first error line; when mpirun names no rank, the first rank
-// that printed an error; when no rank printed anything, mpirun's own last line (without libevent
+// from `placement`) and the rank's first error line; when that rank printed none, the first
+// error line of another rank, naming it ("rank 1 on node vm exited with status 2; rank 0 on node
+// vm: ..."); when mpirun names no rank, the first rank that printed an error; when no rank printed anything, mpirun's own last line (without libevent
 // warnings). `statusKnown` false: the run's processes ended without an exit status.
 std::string runFailureReason(std::string_view stderrText,
                              const google::protobuf::RepeatedPtrField<v1::HostSlots>& placement,

@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ringside/common/rank_tag.h"
 #include "ringside/proto/ringside.pb.h"
 
 namespace ringside::agent {
@@ -73,21 +74,10 @@ class LogTailer {
   uint64_t malformedPending_ = 0;
 };
 
-// One line of a run's output split from the tag that `mpirun --tag-output` (which the agent
-// always passes, launch_command.h) puts before every line a rank prints:
-// "[<job>,<rank>]<stdout>:<text>" (also <stderr> and <stddiag>). Lines mpirun prints itself
-// (its error blocks, libevent warnings) carry no tag.
-struct RankTaggedLine {
-  int32_t rank = -1;      // the rank that printed the line; -1: the line has no tag
-  std::string_view text;  // the line after the tag (the whole line when it has none)
-};
-// Thread-safety: a pure function. The result's text points into `line`.
-RankTaggedLine splitRankTag(std::string_view line);
-
 // The text one line of a run's output travels with (LogLine.text): `line` (without its newline)
-// with a rank tag (splitRankTag) written the way users read it, "[rank 1] <text>", as valid
-// UTF-8, with invalid bytes replaced by U+FFFD (toValidUtf8), cut at a character boundary to at
-// most kMaxLogLineBytes of the line's own text when longer and then marked, e.g.
+// with a rank tag (common/rank_tag.h splitRankTag) written the way users read it, "[rank 1]
+// <text>", as valid UTF-8, with invalid bytes replaced by U+FFFD (toValidUtf8), cut at a character
+// boundary to at most kMaxLogLineBytes of the line's own text when longer and then marked, e.g.
 // "<the first 65536 bytes> [line truncated: 2100000 bytes, kept the first 65536]".
 // `totalBytes`: the whole line's length when `line` holds only its beginning (0: line.size()).
 std::string logLineText(std::string_view line, uint64_t totalBytes = 0);
