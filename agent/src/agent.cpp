@@ -22,6 +22,7 @@
 #include "ringside/agent/journal.h"
 #include "ringside/agent/log_tailer.h"
 #include "ringside/agent/nvml_probe.h"
+#include "ringside/agent/reply_pages.h"
 #include "ringside/agent/run_manager.h"
 #include "ringside/agent/telemetry.h"
 #include "ringside/common/agent_ready.h"
@@ -39,8 +40,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr std::chrono::milliseconds kPollInterval{100};
-constexpr int kTransportMaxMessageBytes = 64 << 20;  // hard cap; the decoder refuses > 16 MiB
-constexpr size_t kMaxRankBurst = 256;                // rank batches journaled per commit
+constexpr size_t kMaxRankBurst = 256;  // rank batches journaled per commit
 constexpr auto kRetentionInterval = std::chrono::hours(1);
 // How often the allowlist file is checked for changes (`ringside-agent authorize` / `revoke`).
 constexpr std::chrono::milliseconds kAllowlistReloadInterval{1000};
@@ -62,25 +62,6 @@ int levelOf(const char* level) {
 void logLine(const char* level, const std::string& text) {
   if (levelOf(level) > gLogThreshold.load(std::memory_order_relaxed)) return;
   std::fprintf(stderr, "ringside-agent %s: %s\n", level, text.c_str());
-}
-
-std::string readFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// The last `maxLines` lines of a file.
-std::vector<std::string> lastLines(const std::string& path, size_t maxLines) {
-  std::vector<std::string> lines;
-  std::istringstream text(readFile(path));
-  std::string line;
-  while (std::getline(text, line)) {
-    lines.push_back(line);
-    if (lines.size() > maxLines) lines.erase(lines.begin());
-  }
-  return lines;
 }
 
 // Where other nodes reach this agent: --advertise-address, else the listen address unless it is
@@ -151,7 +132,7 @@ struct Agent::Impl {
         this->events = zmq::socket_t(context, zmq::socket_type::pub);
         for (zmq::socket_t* socket : {&this->control, &this->events}) {
           socket->set(zmq::sockopt::linger, 0);
-          socket->set(zmq::sockopt::maxmsgsize, int64_t{kTransportMaxMessageBytes});
+          socket->set(zmq::sockopt::maxmsgsize, protocol::kTransportMaxMessageBytes);
           RINGSIDE_RETURN_IF_ERROR(config.insecure ? curve::configureInsecureServer(*socket)
                                                    : curve::configureServer(*socket, keys));
         }
@@ -184,8 +165,8 @@ struct Agent::Impl {
     if (!status.isOk()) {
       if (status.message() != allowlistError) {
         logLine("error", "the allowlist was not reloaded, the previous " +
-                             std::to_string(before.size()) + " key(s) stay in force: " +
-                             status.message());
+                             std::to_string(before.size()) +
+                             " key(s) stay in force: " + status.message());
         allowlistError = status.message();
       }
       return;
@@ -200,8 +181,9 @@ struct Agent::Impl {
     if (revoked.empty()) return;
     std::string names;
     for (const std::string& key : revoked) names += (names.empty() ? "" : ", ") + key;
-    logLine("info", "revoked " + names + ": closing every client connection (authorized clients "
-                                         "reconnect)");
+    logLine("info", "revoked " + names +
+                        ": closing every client connection (authorized clients "
+                        "reconnect)");
     const Status bound =
         bindServerSockets(controlEndpoint, eventsEndpoint,
                           std::chrono::duration_cast<std::chrono::milliseconds>(kRebindTimeout));
@@ -365,8 +347,10 @@ struct Agent::Impl {
       case v1::Envelope::kListRuns: {
         auto stored = journal->loadRuns(!request.list_runs().include_ended());
         if (!stored.isOk()) return fail(stored.status());
-        auto* list = reply.mutable_list_runs_reply();  // sets the body even with no runs
-        for (const auto& run : *stored) *list->add_runs() = run.info;
+        auto page =
+            listRunsPage(*stored, request.list_runs().page_token(), protocol::kMaxReplyPageBytes);
+        if (!page.isOk()) return fail(page.status());
+        *reply.mutable_list_runs_reply() = std::move(page).value();  // set even with no runs
         return reply;
       }
       case v1::Envelope::kLaunchRun: {
@@ -421,17 +405,8 @@ struct Agent::Impl {
         const auto& tail = request.tail_log();
         auto stored = journal->findRun(tail.run_id());
         if (!stored.isOk()) return fail(stored.status());
-        const size_t maxLines = tail.max_lines() == 0 ? 100 : tail.max_lines();
-        auto* out = reply.mutable_tail_log_reply();
-        out->set_run_id(tail.run_id());
-        for (const char* stream : {"stdout", "stderr"}) {
-          for (const std::string& text :
-               lastLines(stored->info.run_dir() + "/" + stream + ".log", maxLines)) {
-            auto* line = out->add_lines();
-            line->set_stream(stream);
-            line->set_text(logLineText(text));
-          }
-        }
+        *reply.mutable_tail_log_reply() = tailLogReply(
+            tail.run_id(), stored->info.run_dir(), tail.max_lines(), protocol::kMaxReplyPageBytes);
         return reply;
       }
       case v1::Envelope::kSetDrain:
@@ -558,8 +533,10 @@ Status Agent::start() {
           curve::configureServer(d.remoteRanks, d.keys, curve::kRankZapDomain));
       d.remoteRanks.set(zmq::sockopt::linger, 0);
       d.remoteRanks.set(zmq::sockopt::rcvhwm, 100000);
-      d.remoteRanks.set(zmq::sockopt::maxmsgsize, int64_t{kTransportMaxMessageBytes});
-      const int rankPort = c.rankPort >= 0 ? c.rankPort : c.controlPort == 0 ? 0 : c.controlPort + 2;
+      d.remoteRanks.set(zmq::sockopt::maxmsgsize, protocol::kTransportMaxMessageBytes);
+      const int rankPort = c.rankPort >= 0      ? c.rankPort
+                           : c.controlPort == 0 ? 0
+                                                : c.controlPort + 2;
       d.remoteRanks.bind(tcpBase + portText(rankPort));
       const std::string bound = d.remoteRanks.get(zmq::sockopt::last_endpoint);
       d.rankTcpEndpoint = "tcp://" + advertiseAddress(c) + bound.substr(bound.rfind(':'));

@@ -11,8 +11,8 @@
 #include <utility>
 
 #include "journal_schema.h"
-#include "ringside/common/mutex.h"
 #include "journal_sqlite.h"
+#include "ringside/common/mutex.h"
 
 namespace ringside::agent {
 
@@ -144,7 +144,7 @@ struct Journal::Impl {
   Statement readRun GUARDED_BY(readMutex), readRuns GUARDED_BY(readMutex),
       readActiveRuns GUARDED_BY(readMutex), readSamples GUARDED_BY(readMutex),
       readLogs GUARDED_BY(readMutex), readStates GUARDED_BY(readMutex),
-      readDeliveries GUARDED_BY(readMutex);
+      readDeliveries GUARDED_BY(readMutex), readEntrySizes GUARDED_BY(readMutex);
   // Rows found unreadable, each reported once: runs by run_key, state events by (run_key, seq).
   std::set<int64_t> unreadableRuns GUARDED_BY(readMutex);
   std::set<std::pair<int64_t, uint64_t>> unreadableStates GUARDED_BY(readMutex);
@@ -248,6 +248,18 @@ Status Journal::Impl::prepareStatements() {
           {&readDeliveries,
            "SELECT rank, last_batch_seq, batches, points, duplicates, missing, dropped_total "
            "FROM rank_batches WHERE run_key = ?1 ORDER BY rank"},
+          // Each entry's size in a reply, from above (protobuf's fields and tags: at most 64
+          // bytes besides a sample's name, 32 besides a line's stream and text, 16 besides a
+          // state's RunInfo), for paging by bytes (fetchSince).
+          {&readEntrySizes,
+           "SELECT seq, size FROM ("
+           " SELECT s.seq AS seq, length(CAST(k.name AS BLOB)) + 64 AS size"
+           " FROM metric_samples s JOIN metric_keys k ON k.key_id = s.key_id"
+           " WHERE s.run_key = ?1 AND s.seq > ?2 AND s.seq <= ?3"
+           " UNION ALL SELECT seq, length(CAST(stream AS BLOB)) + length(CAST(text AS BLOB)) + 32"
+           " FROM log_lines WHERE run_key = ?1 AND seq > ?2 AND seq <= ?3"
+           " UNION ALL SELECT seq, length(info) + 16 FROM state_events"
+           " WHERE run_key = ?1 AND seq > ?2 AND seq <= ?3) ORDER BY seq"},
       });
 }
 
@@ -479,8 +491,8 @@ Result<std::unique_ptr<Journal>> Journal::open(const std::string& path,
 }
 
 Status Journal::upsertRun(const v1::RunInfo& info, const ProcessIds& process) {
-  return impl_->write(
-      [&](Impl& impl) REQUIRES(impl.writeMutex) { return impl.upsertRunRow(info, &process); });
+  return impl_->write([&](Impl& impl)
+                          REQUIRES(impl.writeMutex) { return impl.upsertRunRow(info, &process); });
 }
 
 Result<RankAppendResult> Journal::appendRankMetrics(const v1::RankMetrics& batch) {
@@ -541,7 +553,8 @@ Result<RankAppendResult> Journal::appendRankMetrics(const v1::RankMetrics& batch
 
 Result<std::vector<v1::MetricSample>> Journal::appendMetricSamples(
     const std::string& runId, const std::vector<v1::MetricSample>& samples) {
-  return impl_->write([&](Impl& impl) REQUIRES(impl.writeMutex) -> Result<std::vector<v1::MetricSample>> {
+  return impl_->write([&](Impl& impl) REQUIRES(
+                          impl.writeMutex) -> Result<std::vector<v1::MetricSample>> {
     auto run = impl.lookupRun(runId);
     if (!run.isOk()) return run.status();
     std::vector<v1::MetricSample> stored = samples;
@@ -558,22 +571,23 @@ Result<std::vector<v1::MetricSample>> Journal::appendMetricSamples(
 
 Result<std::vector<v1::LogLine>> Journal::appendLogLines(const std::string& runId,
                                                          const std::vector<v1::LogLine>& lines) {
-  return impl_->write([&](Impl& impl) REQUIRES(impl.writeMutex) -> Result<std::vector<v1::LogLine>> {
-    auto run = impl.lookupRun(runId);
-    if (!run.isOk()) return run.status();
-    std::vector<v1::LogLine> stored = lines;
-    for (v1::LogLine& line : stored) {
-      line.set_seq(++run->lastSeq);
-      impl.insertLog.bindInt(1, run->key);
-      impl.insertLog.bindInt(2, static_cast<int64_t>(line.seq()));
-      impl.insertLog.bindDouble(3, line.wall_time());
-      impl.insertLog.bindText(4, line.stream());
-      impl.insertLog.bindText(5, line.text());
-      RINGSIDE_RETURN_IF_ERROR(impl.insertLog.run());
-    }
-    RINGSIDE_RETURN_IF_ERROR(impl.setLastSeq(run.value()));
-    return stored;
-  });
+  return impl_->write([&](Impl& impl)
+                          REQUIRES(impl.writeMutex) -> Result<std::vector<v1::LogLine>> {
+                            auto run = impl.lookupRun(runId);
+                            if (!run.isOk()) return run.status();
+                            std::vector<v1::LogLine> stored = lines;
+                            for (v1::LogLine& line : stored) {
+                              line.set_seq(++run->lastSeq);
+                              impl.insertLog.bindInt(1, run->key);
+                              impl.insertLog.bindInt(2, static_cast<int64_t>(line.seq()));
+                              impl.insertLog.bindDouble(3, line.wall_time());
+                              impl.insertLog.bindText(4, line.stream());
+                              impl.insertLog.bindText(5, line.text());
+                              RINGSIDE_RETURN_IF_ERROR(impl.insertLog.run());
+                            }
+                            RINGSIDE_RETURN_IF_ERROR(impl.setLastSeq(run.value()));
+                            return stored;
+                          });
 }
 
 Result<v1::RunStateEvent> Journal::appendStateEvent(const v1::RunInfo& info) {
@@ -605,6 +619,7 @@ Result<std::vector<StoredRun>> Journal::loadRuns(bool activeOnly) {
   const Status status = query.forEachRow([&](const Statement& row) {
     auto run = readRunRow(row, 1, path_);
     if (run.isOk()) {
+      run->runKey = row.columnInt(0);
       runs.push_back(std::move(run).value());
     } else {
       unreadable.emplace_back(row.columnInt(0), run.status());
@@ -626,6 +641,7 @@ Result<StoredRun> Journal::Impl::readRunById(const std::string& runId, int64_t* 
   } else if (row.value()) {
     *runKey = readRun.columnInt(0);
     run = readRunRow(readRun, 1, path);
+    if (run.isOk()) run->runKey = *runKey;
     if (!run.isOk()) reportUnreadableRun(*runKey, run.status());
   }
   readRun.reset();
@@ -654,7 +670,30 @@ Result<v1::FetchRunDataReply> Journal::fetchSince(const std::string& runId, uint
     if (!run.isOk()) return run.status();
     const uint64_t lastSeq = run->info.last_seq();
     *reply.mutable_run() = std::move(run->info);
-    const uint64_t upper = afterSeq >= lastSeq ? afterSeq : std::min(lastSeq, afterSeq + pageSize);
+    uint64_t upper = afterSeq >= lastSeq ? afterSeq : std::min(lastSeq, afterSeq + pageSize);
+    if (upper > afterSeq) {
+      // Cut the page where its entries pass the byte budget (at least one entry): log lines of
+      // 64 KiB or large state records would otherwise make a reply over the frame limit.
+      size_t bytes = 0;
+      uint64_t fits = afterSeq;
+      Statement& sizes = impl.readEntrySizes;
+      sizes.bindInt(1, runKey);
+      sizes.bindInt(2, static_cast<int64_t>(afterSeq));
+      sizes.bindInt(3, static_cast<int64_t>(upper));
+      bool full = false;
+      Status sized = sizes.forEachRow([&](const Statement& q) {
+        bytes += static_cast<size_t>(q.columnInt(1));
+        if (bytes > impl.options.maxPageBytes && fits > afterSeq) {
+          full = true;
+          return Status::aborted("the page is full");  // stops the scan
+        }
+        fits = static_cast<uint64_t>(q.columnInt(0));
+        return Status::ok();
+      });
+      if (full) sized = Status::ok();
+      RINGSIDE_RETURN_IF_ERROR(impl.damageOf(sized, "sizing the entries of run " + runId));
+      if (full) upper = fits;
+    }
     reply.set_last_seq(upper);
     reply.set_more(upper < lastSeq);
     if (upper == afterSeq) return reply;

@@ -21,6 +21,7 @@
 #include "ringside/common/file_io.h"
 #include "ringside/common/protocol.h"
 #include "ringside/common/run_spec.h"
+#include "ringside/common/run_spec_limits.h"
 
 namespace ringside::agent {
 
@@ -185,6 +186,7 @@ uint32_t RunManager::localRanks(const v1::RunSpec& spec) const {
 }
 
 Status RunManager::checkJob(v1::RunSpec* spec, std::vector<std::string>* argv) const {
+  RINGSIDE_RETURN_IF_ERROR(validateRunSpecLimits(*spec));
   for (const auto& [name, value] : spec->env()) RINGSIDE_RETURN_IF_ERROR(validateRunEnvName(name));
   if (spec->has_trainer()) {
     const std::string trainer = spec->trainer().trainer_path().empty()

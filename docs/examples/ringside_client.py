@@ -82,9 +82,15 @@ class Client:
               f"{node.memory_total_mib} MiB, {len(node.gpus)} GPUs; "
               f"{node.slots_used}/{node.slots_total} {node.slot_kind} slots used; "
               f"agent {node.agent_version}{' (draining)' if node.draining else ''}")
-        for run in self.request(list_runs=pb.ListRunsRequest(include_ended=True)).runs:
-            print(f"run {run.run_id} {run.spec.name!r} {pb.RunState.Name(run.state)} "
-                  f"ranks {run.world_size} last_seq {run.last_seq} {run.reason}")
+        token = ""
+        while True:  # list_runs is paged by bytes: follow next_page_token
+            page = self.request(list_runs=pb.ListRunsRequest(include_ended=True, page_token=token))
+            for run in page.runs:
+                print(f"run {run.run_id} {run.spec.name!r} {pb.RunState.Name(run.state)} "
+                      f"ranks {run.world_size} last_seq {run.last_seq} {run.reason}")
+            token = page.next_page_token
+            if not token:
+                break
 
     def launch(self, spec_json, ranks, name):
         pb = self.pb

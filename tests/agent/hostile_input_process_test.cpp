@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <map>
 #include <regex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -191,6 +192,67 @@ TEST_F(HostileInputTest, NonUtf8OutputLineDecodesInFetchReplies) {
   bool found = false;
   for (const auto& line : journaled.lines) found |= line.text() == "[rank 0] caf\xEF\xBF\xBD";
   EXPECT_TRUE(found) << "the line arrives, its Latin-1 byte replaced by U+FFFD";
+}
+
+// Issue 12 item 8: the agent accepted a 16 MiB launch and then sent launch and list replies over
+// 16 MiB and a 36 MB fetch page, which the GUI's socket dropped. Request fields are bounded (the
+// same limits both ends), and every reply is paged by bytes.
+TEST_F(HostileInputTest, RepliesStayUnderTheFrameLimitAndOversizedRequestFieldsAreRefused) {
+  const v1::Envelope huge = launchShell("true " + std::string(15 << 20, 'x'));
+  ASSERT_TRUE(huge.has_error()) << "a 15 MiB command word is refused";
+  EXPECT_EQ(huge.error().code(), v1::ErrorReply::INVALID_ARGUMENT);
+  EXPECT_NE(huge.error().message().find("a word of the command is 15728645 bytes"),
+            std::string::npos)
+      << huge.error().message();
+
+  // 12 runs of ~0.9 MB records: one list reply would be 11 MB; pages keep each under 8 MiB.
+  std::set<std::string> launched;
+  for (int i = 0; i < 12; ++i) {
+    v1::Envelope envelope;
+    auto* spec = envelope.mutable_launch_run()->mutable_spec();
+    spec->set_ranks_per_node(1);
+    spec->mutable_command()->add_argv("true");
+    for (int word = 0; word < 7; ++word) {
+      spec->mutable_command()->add_argv(std::string(120 * 1024, static_cast<char>('a' + word)));
+    }
+    const v1::Envelope reply = request(envelope);
+    ASSERT_TRUE(reply.has_launch_run_reply()) << reply.error().message();
+    EXPECT_LT(reply.ByteSizeLong(), protocol::kMaxMessageBytes);
+    launched.insert(reply.launch_run_reply().run().run_id());
+  }
+  std::set<std::string> listed;
+  std::string token;
+  int pages = 0;
+  do {
+    v1::Envelope list;
+    list.mutable_list_runs()->set_include_ended(true);
+    list.mutable_list_runs()->set_page_token(token);
+    const v1::Envelope reply = request(list);
+    ASSERT_TRUE(reply.has_list_runs_reply()) << reply.DebugString().substr(0, 500);
+    EXPECT_LE(reply.ByteSizeLong(), protocol::kMaxReplyPageBytes + 1024);
+    for (const auto& run : reply.list_runs_reply().runs()) listed.insert(run.run_id());
+    token = reply.list_runs_reply().next_page_token();
+    ++pages;
+  } while (!token.empty() && pages < 100);
+  EXPECT_EQ(listed, launched);
+  EXPECT_GE(pages, 2);
+
+  // 300 lines of 100 KB (journaled cut to 64 KiB: 19 MB): fetch pages within the budget.
+  const Journaled journaled = runToCompletion(
+      "i=0; while [ $i -lt 300 ]; do head -c 100000 /dev/zero | tr '\\0' y; echo; "
+      "i=$((i+1)); done; echo finished",
+      0, "finished");
+  size_t cut = 0;
+  for (const auto& line : journaled.lines) cut += line.text().size() > 65536 ? 1 : 0;
+  EXPECT_EQ(cut, 300u);
+  v1::Envelope fetch;
+  fetch.mutable_fetch_run_data()->set_run_id(journaled.run.run_id());
+  fetch.mutable_fetch_run_data()->set_max_entries(50000);
+  const v1::Envelope page = request(fetch);
+  ASSERT_TRUE(page.has_fetch_run_data_reply());
+  EXPECT_TRUE(page.fetch_run_data_reply().more());
+  EXPECT_LE(page.ByteSizeLong(), protocol::kMaxReplyPageBytes + (1 << 20));
+  expectStillServing();
 }
 
 // Issue 12 item 9: a 2.1 MB stdout line, then 3 metric lines: 0 samples and 0 log lines were

@@ -372,6 +372,58 @@ TEST_F(JournalTest, FetchSinceReturnsEverythingOnceInSeqOrderAcrossKinds) {
   EXPECT_EQ(end->samples_size() + end->log_lines_size() + end->states_size(), 0);
 }
 
+// Issue 12 item 8: 40 lines of 900 KB made a 36 MB fetch page, which the GUI dropped. Pages
+// are cut by bytes too: every page stays within the budget (with one entry at least), and the
+// pages together still hold every entry once.
+TEST_F(JournalTest, FetchPagesAreCutByBytesAndStillCoverEverything) {
+  JournalOptions options;
+  options.maxPageBytes = 256 * 1024;
+  auto journal = open(options);
+  ASSERT_TRUE(journal->upsertRun(runInfo("r1")).isOk());
+  std::set<uint64_t> expected;
+  for (int i = 0; i < 40; ++i) {
+    v1::LogLine line;
+    line.set_stream("stdout");
+    line.set_text(std::string(60 * 1024, static_cast<char>('a' + i % 26)));
+    auto lines = journal->appendLogLines("r1", {line});
+    ASSERT_TRUE(lines.isOk());
+    expected.insert(lines->front().seq());
+    auto batch = journal->appendRankMetrics(rankBatch("r1", 0, i + 1, 3, i));
+    ASSERT_TRUE(batch.isOk());
+    for (const auto& sample : batch->samples) expected.insert(sample.seq());
+  }
+  // A state record larger than the whole budget still comes, alone.
+  v1::RunInfo big = runInfo("r1");
+  big.mutable_spec()->set_name(std::string(300 * 1024, 'n'));
+  auto event = journal->appendStateEvent(big);
+  ASSERT_TRUE(event.isOk());
+  expected.insert(event->seq());
+
+  std::set<uint64_t> got;
+  uint64_t after = 0;
+  int pages = 0;
+  while (true) {
+    auto page = journal->fetchSince("r1", after, 50000);
+    ASSERT_TRUE(page.isOk()) << page.status().toString();
+    ++pages;
+    const int entries = page->samples_size() + page->log_lines_size() + page->states_size();
+    ASSERT_GE(entries, 1);
+    if (entries > 1) {
+      EXPECT_LE(page->ByteSizeLong() - page->run().ByteSizeLong(), options.maxPageBytes)
+          << "page " << pages;
+    }
+    for (const auto& s : page->samples()) ASSERT_TRUE(got.insert(s.seq()).second);
+    for (const auto& l : page->log_lines()) ASSERT_TRUE(got.insert(l.seq()).second);
+    for (const auto& st : page->states()) ASSERT_TRUE(got.insert(st.seq()).second);
+    EXPECT_EQ(*got.rbegin(), page->last_seq());
+    if (!page->more()) break;
+    after = page->last_seq();
+  }
+  EXPECT_EQ(got, expected);
+  // 40 lines of 60 KiB in pages of 256 KiB: about 4 lines a page.
+  EXPECT_GE(pages, 10);
+}
+
 TEST_F(JournalTest, ConcurrentFetchWhileWritingSeesAConsistentPrefix) {
   auto journal = open();
   ASSERT_TRUE(journal->upsertRun(runInfo("r1")).isOk());

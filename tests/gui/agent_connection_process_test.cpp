@@ -177,6 +177,53 @@ class AgentConnectionProcessTest : public QObject {
     QCOMPARE(connection.request(protocol::newEnvelope(0)), quint64{0});
   }
 
+  // Issue 12 item 8: a reply over the protocol's 16 MiB limit was dropped by the socket without
+  // a word (the node showed N/A). Both ends now take frames up to the transport cap, and the GUI
+  // refuses one over the protocol limit saying so, and stays connected.
+  void aReplyOverTheFrameLimitIsRefusedAndSaid() {
+    zmq::context_t context;
+    zmq::socket_t router(context, zmq::socket_type::router);
+    zmq::socket_t pub(context, zmq::socket_type::pub);
+    router.set(zmq::sockopt::linger, 0);
+    pub.set(zmq::sockopt::linger, 0);
+    router.bind("tcp://127.0.0.1:*");
+    pub.bind("tcp://127.0.0.1:*");
+    AgentConnection connection(keys_);
+    QSignalSpy errors(&connection, &AgentConnection::connectionError);
+    connection.connectTo(QString::fromStdString(router.get(zmq::sockopt::last_endpoint)),
+                         QString::fromStdString(pub.get(zmq::sockopt::last_endpoint)), "");
+    const std::string oversized(protocol::kMaxMessageBytes + 1024, 'x');
+    QElapsedTimer timer;
+    timer.start();
+    while (timer.elapsed() < 10000 &&
+           (errors.isEmpty() || connection.state() != NodeState::Online)) {
+      zmq::pollitem_t item{router.handle(), 0, ZMQ_POLLIN, 0};
+      if (zmq::poll(&item, 1, std::chrono::milliseconds(20)) > 0) {
+        zmq::message_t routingId, frame;
+        (void)router.recv(routingId);
+        (void)router.recv(frame);
+        auto request = protocol::decodeEnvelope(frame.data(), frame.size());
+        QVERIFY(request.isOk());
+        const std::string id = routingId.to_string();  // (sending a message_t empties it)
+        router.send(zmq::buffer(id), zmq::send_flags::sndmore);
+        router.send(zmq::buffer(oversized));
+        v1::Envelope answer = protocol::newEnvelope(request->request_id());
+        answer.mutable_hello_reply()->set_protocol_version(1);
+        router.send(zmq::buffer(id), zmq::send_flags::sndmore);
+        router.send(zmq::buffer(protocol::encodeEnvelope(answer)));
+      }
+      QCoreApplication::processEvents();
+    }
+    QVERIFY(!errors.isEmpty());
+    const QString message = errors.first().first().toString();
+    QVERIFY2(message.contains(
+                 QStringLiteral("refused a %1-byte message from the agent").arg(oversized.size())),
+             qPrintable(message));
+    // The reply after it was taken: the connection went online on it and stayed so.
+    QCOMPARE(connection.state(), NodeState::Online);
+    connection.stop();
+  }
+
   // PUB drops a message (seq 2 never arrives live): the connection sees the gap, fetches from
   // the last seq it delivered, and delivers each seq exactly once (a repeated seq 1 is dropped).
   void gapInLiveSeqsIsFetchedAndDuplicatesDropped() {

@@ -3,9 +3,9 @@
 #include <QJsonDocument>
 #include <QtTest>
 
+#include "gui_test_support.h"
 #include "ringside/common/run_spec.h"
 #include "ringside/gui/run_form.h"
-#include "gui_test_support.h"
 
 using ringside::gui::FieldError;
 using ringside::gui::NodeChoice;
@@ -103,6 +103,24 @@ class RunFormTest : public QObject {
                 }(),
                 oneNode(8))
                 .isEmpty());
+  }
+
+  // Issue 12 item 8: the form refuses what the agent would (run_spec_limits.h), before sending.
+  void aRunTooLargeForTheAgentIsRefusedByTheForm() {
+    RunForm f;
+    f.nodeIds = {QStringLiteral("n1")};
+    f.name = QString(300, QLatin1Char('n'));
+    auto errors = validate(f, oneNode(8));
+    QCOMPARE(errors.size(), 1);
+    QCOMPARE(errors.first().field, QStringLiteral("name"));
+    QVERIFY2(errors.first().message.contains(QLatin1String("the run's name is 300 bytes")),
+             qPrintable(errors.first().message));
+    f.name = QStringLiteral("ok");
+    f.job = RunForm::Job::kCommand;
+    f.command = QStringLiteral("python3 ") + QString(200 * 1024, QLatin1Char('a'));
+    errors = validate(f, oneNode(8));
+    QCOMPARE(errors.size(), 1);
+    QCOMPARE(errors.first().field, QStringLiteral("command"));
   }
 
   void runSpecRoundTrip() {

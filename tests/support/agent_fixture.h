@@ -178,13 +178,19 @@ class AgentProcessTest : public ::testing::Test {
             {"test_samples", 1000}, {"log_every", 5},   {"quiet", true}};
   }
 
+  // The run as list_runs reports it, page after page (ListRunsReply.next_page_token).
   v1::RunInfo findRun(const std::string& runId) {
-    v1::Envelope envelope;
-    envelope.mutable_list_runs()->set_include_ended(true);
-    const v1::Envelope reply = request(envelope);  // keep it alive for the loop
-    for (const auto& run : reply.list_runs_reply().runs()) {
-      if (run.run_id() == runId) return run;
-    }
+    std::string token;
+    do {
+      v1::Envelope envelope;
+      envelope.mutable_list_runs()->set_include_ended(true);
+      envelope.mutable_list_runs()->set_page_token(token);
+      const v1::Envelope reply = request(envelope);  // keep it alive for the loop
+      for (const auto& run : reply.list_runs_reply().runs()) {
+        if (run.run_id() == runId) return run;
+      }
+      token = reply.list_runs_reply().next_page_token();
+    } while (!token.empty());
     ADD_FAILURE() << "run " << runId << " not listed";
     return {};
   }

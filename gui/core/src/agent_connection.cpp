@@ -205,7 +205,7 @@ class AgentConnection::Worker {
         // ZMTP heartbeats notice a dead peer behind a silent network, so ZeroMQ reconnects.
         socket->set(zmq::sockopt::heartbeat_ivl, 1000);
         socket->set(zmq::sockopt::heartbeat_timeout, 3000);
-        socket->set(zmq::sockopt::maxmsgsize, static_cast<int64_t>(protocol::kMaxMessageBytes));
+        socket->set(zmq::sockopt::maxmsgsize, protocol::kTransportMaxMessageBytes);
         if (!plaintext) {
           RINGSIDE_RETURN_IF_ERROR(curve::configureClient(*socket, keys_, key));
         }
@@ -327,6 +327,21 @@ class AgentConnection::Worker {
       return std::nullopt;
     }
     protocol::DecodeResult decoded = protocol::decodeEnvelope(message.data(), message.size());
+    if (!decoded.isOk() && decoded.error().code == v1::ErrorReply::TOO_LARGE) {
+      // The same limits at both ends (protocol.h): an agent that keeps to the protocol never
+      // sends this; say so rather than wait for a reply that will not come.
+      const QString why =
+          QStringLiteral(
+              "refused a %1-byte message from the agent: over the protocol's %2-byte "
+              "limit (an agent of another version?); the request it answered fails "
+              "with a time-out")
+              .arg(message.size())
+              .arg(protocol::kMaxMessageBytes);
+      qCWarning(lcAgentConnection).noquote() << why;
+      owner_->malformed_.fetch_add(1);
+      emitLater([o = owner_, why] { emit o->connectionError(why); });
+      return std::nullopt;
+    }
     if (!decoded.isOk()) {
       noteMalformed(decoded.error().message);
       return std::nullopt;
@@ -406,9 +421,11 @@ class AgentConnection::Worker {
 
   // ---- Catch-up.
 
-  void onOnline() {
+  // Asks for the node's runs, one page (ListRunsReply.next_page_token) at a time.
+  void onOnline(const std::string& pageToken = std::string()) {
     v1::Envelope list;
     list.mutable_list_runs()->set_include_ended(true);
+    list.mutable_list_runs()->set_page_token(pageToken);
     if (sendInternal(std::move(list), Pending::Kind::List) == 0) markAllFollowedForFetch();
   }
 
@@ -436,6 +453,9 @@ class AgentConnection::Worker {
       }
     }
     emitLater([o = owner_, l = reply.list_runs_reply()] { emit o->runsListed(l); });
+    if (!reply.list_runs_reply().next_page_token().empty()) {
+      onOnline(reply.list_runs_reply().next_page_token());
+    }
   }
 
   void startFetches() {

@@ -191,6 +191,11 @@ void Controller::connectNode(NodeLink& link, const QString& control, const QStri
               emit nodesChanged();
             }
           });
+  // A key that cannot be used, a message over the protocol's limit: said, not only logged.
+  connect(connection, &AgentConnection::connectionError, this,
+          [this, nodeId](const QString& message) {
+            emit errorMessage(tr("Node %1: %2").arg(displayName(nodeId), message));
+          });
   connect(connection, &AgentConnection::runsListed, this,
           [this, nodeId](const v1::ListRunsReply& list) {
             for (const v1::RunInfo& run : list.runs()) {

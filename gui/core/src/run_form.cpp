@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "ringside/common/run_spec_limits.h"
 #include "ringside/gui/node_settings.h"
 
 namespace ringside::gui {
@@ -103,7 +104,9 @@ void validatePlacement(const RunForm& form, const QList<NodeChoice>& nodes,
 
 }  // namespace
 
-QList<FieldError> validate(const RunForm& form, const QList<NodeChoice>& nodes) {
+namespace {
+
+QList<FieldError> validateFields(const RunForm& form, const QList<NodeChoice>& nodes) {
   QList<FieldError> errors;
   auto add = [&](const char* field, const QString& message) {
     errors.append({QString::fromLatin1(field), message});
@@ -175,6 +178,25 @@ QList<FieldError> validate(const RunForm& form, const QList<NodeChoice>& nodes) 
   if (!(form.bucketMb > 0)) add("bucketMb", tr("The bucket size must be above 0 MiB."));
   if (form.checkpointEvery < 0)
     add("checkpointEvery", tr("The checkpoint interval cannot be negative."));
+  return errors;
+}
+
+}  // namespace
+
+QList<FieldError> validate(const RunForm& form, const QList<NodeChoice>& nodes) {
+  QList<FieldError> errors = validateFields(form, nodes);
+  if (!errors.isEmpty()) return errors;
+  // The agent's bounds on a run spec (run_spec_limits.h), checked here too so that a form the
+  // agent would refuse is not sent: the same limits at both ends.
+  const Status limits = validateRunSpecLimits(toRunSpec(form, nodes));
+  if (!limits.isOk()) {
+    const QString message = QString::fromStdString(limits.message());
+    const char* field = message.startsWith(QLatin1String("the run's name")) ? "name"
+                        : form.job == RunForm::Job::kCommand                ? "command"
+                                                                            : "name";
+    errors.append({QString::fromLatin1(field),
+                   tr("The run is too large to send: %1. Shorten it.").arg(message)});
+  }
   return errors;
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ringside/common/status.h"
+#include "ringside/common/protocol.h"
 #include "ringside/proto/ringside.pb.h"
 
 namespace ringside::agent {
@@ -29,6 +30,9 @@ struct JournalOptions {
   // Upper bound on a fetchSince page, whatever the request asks (keeps replies under the
   // transport's message size limit).
   uint32_t maxPageSize = 50000;
+  // Bytes of entries per fetchSince page (their serialized size, estimated from above): the
+  // page ends before the entry that would pass it, after at least one entry.
+  size_t maxPageBytes = protocol::kMaxReplyPageBytes;
   // Where the journal reports what it found and what it did about it: a damaged file moved
   // aside at open, damage found while running, a run record or state event skipped because it
   // does not parse. `level` is "error" or "warning"; `text` says what, where and what to do.
@@ -64,6 +68,7 @@ struct ProcessIds {
 struct StoredRun {
   v1::RunInfo info;
   ProcessIds process;
+  int64_t runKey = 0;  // the run's key in the journal: runs are listed in key order (oldest first)
 };
 
 // What appendRankMetrics did with one batch.
@@ -178,7 +183,8 @@ class Journal {
   Result<v1::RunStateEvent> appendStateEvent(const v1::RunInfo& info);
 
   // Everything journaled for `runId` with seq > afterSeq, at most maxEntries entries (0: the
-  // default page size; capped at JournalOptions::maxPageSize), each kind in seq order; the
+  // default page size; capped at JournalOptions::maxPageSize) and at most
+  // JournalOptions::maxPageBytes of them (at least one), each kind in seq order; the
   // union of the kinds is exactly the seqs afterSeq+1 .. last_seq of the page. `more` is true
   // while the run holds higher seqs; `run` is the current record. Reads one consistent snapshot.
   // A state event whose RunInfo does not parse is left out of the page (its seq is then missing

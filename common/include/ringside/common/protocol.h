@@ -25,6 +25,18 @@ inline constexpr uint32_t kProtocolVersion = 1;
 // FetchRunData replies well below it).
 inline constexpr size_t kMaxMessageBytes = size_t{16} * 1024 * 1024;
 
+// ZMQ_MAXMSGSIZE of every socket of the protocol, at both ends (agent and GUI): 64 MiB. ZeroMQ
+// drops the connection on a larger frame, silently; frames between kMaxMessageBytes and this are
+// received and then refused by the decoder (TOO_LARGE), so a receiver can say what it refused.
+inline constexpr int64_t kTransportMaxMessageBytes = int64_t{64} * 1024 * 1024;
+
+// Byte budget of the entries of one reply page (FetchRunData samples, log lines and states;
+// ListRuns runs; TailLog lines), measured as their serialized size: 8 MiB, half of
+// kMaxMessageBytes, leaving room for the envelope and the page's RunInfo. A page holds at least
+// one entry; no single entry is larger than the budget (log lines are at most 64 KiB, a RunInfo
+// at most about kMaxRunSpecBytes plus its reason), so every reply stays under kMaxMessageBytes.
+inline constexpr size_t kMaxReplyPageBytes = size_t{8} * 1024 * 1024;
+
 // Default TCP ports of an agent: control (ROUTER) and events (PUB), on 127.0.0.1 unless
 // `ringside-agent --listen` names another address.
 inline constexpr uint16_t kDefaultControlPort = 47600;
