@@ -13,6 +13,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <thread>
 #include <zmq.hpp>
@@ -21,6 +22,7 @@
 #include "ringside/agent/inventory.h"
 #include "ringside/agent/journal.h"
 #include "ringside/agent/log_tailer.h"
+#include "ringside/agent/metrics_recovery.h"
 #include "ringside/agent/nvml_probe.h"
 #include "ringside/agent/reply_pages.h"
 #include "ringside/agent/run_manager.h"
@@ -40,6 +42,9 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr std::chrono::milliseconds kPollInterval{100};
+// From a trainer run's end to the recovery of its metrics from stdout.log: its ranks wait up to
+// 2 s for their queues to be sent and linger 1 s (zmq_metrics_sink.h) before mpirun ends.
+constexpr auto kRecoveryDelay = std::chrono::seconds(5);
 constexpr size_t kMaxRankBurst = 256;  // rank batches journaled per commit
 constexpr auto kRetentionInterval = std::chrono::hours(1);
 // How often the allowlist file is checked for changes (`ringside-agent authorize` / `revoke`).
@@ -115,6 +120,12 @@ struct Agent::Impl {
   v1::NodeInfo node;
   bool draining = false;
   std::map<std::string, LogTailer> tailers;  // per active run
+  // Trainer runs this agent adopted while they were active: an earlier agent was away for part
+  // of them, so their ranks may have ended with metrics they could not send.
+  std::set<std::string> adoptedActive;
+  // Ended trainer runs whose metrics are to be recovered from stdout.log (metrics_recovery.h),
+  // and when: a few seconds after the end, when every batch the ranks sent has been journaled.
+  std::map<std::string, Clock::time_point> recoveries;
   std::string allowlistError;  // the last reload error reported (reported once per change)
 
   explicit Impl(AgentConfig c) : config(std::move(c)) {}
@@ -243,8 +254,68 @@ struct Agent::Impl {
     if (isEnded(run.state())) {
       logLine("info", "run " + run.run_id() + " " + v1::RunState_Name(run.state()) +
                           (run.reason().empty() ? "" : ": " + run.reason()));
+      if (run.spec().has_trainer() && mayHaveLostMetrics(run.run_id())) {
+        recoveries[run.run_id()] = Clock::now() + kRecoveryDelay;
+      }
     } else if (!tailers.contains(run.run_id()) && !run.run_dir().empty()) {
       tailers.emplace(run.run_id(), LogTailer(run.run_dir(), run.spec().has_command()));
+    }
+  }
+
+  // True when the ranks of a run may have ended with metrics the journal lacks: the agent was
+  // away during the run (adopted), or a rank's batches went missing or it dropped points.
+  bool mayHaveLostMetrics(const std::string& runId) {
+    if (adoptedActive.contains(runId)) return true;
+    auto deliveries = journal->rankDeliveries(runId);
+    if (!deliveries.isOk()) return false;
+    for (const RankDelivery& rank : *deliveries) {
+      if (rank.missingBatches > 0 || rank.droppedTotal > 0) return true;
+    }
+    return false;
+  }
+
+  // Journals and publishes what the run's stdout.log holds and the journal lacks, with a note
+  // in the run's log saying how many samples came back.
+  void recoverMetrics(const std::string& runId) {
+    adoptedActive.erase(runId);
+    auto stored = journal->findRun(runId);
+    if (!stored.isOk()) return;
+    auto report = recoverMetricsFromStdout(*journal, runId, stored->info.run_dir() + "/stdout.log");
+    if (!report.isOk()) {
+      logLine("warning", "run " + runId + ": could not recover metrics from its stdout.log: " +
+                             report.status().toString());
+      return;
+    }
+    if (report->samplesMissing == 0) return;
+    const std::string note =
+        "[ringside-agent: recovered " + std::to_string(report->samplesMissing) + " of " +
+        std::to_string(report->samplesInLog) +
+        " metric samples from this run's stdout.log: its ranks could not send them to the agent "
+        "(the agent was away or their queue was full)]";
+    logLine("info", "run " + runId + ": " + note);
+    publishSamples(runId, std::move(report->recovered));
+    v1::LogLine line;
+    line.set_wall_time(wallSeconds());
+    line.set_stream("stderr");
+    line.set_text(note);
+    if (auto lines = journal->appendLogLines(runId, {line}); lines.isOk()) {
+      v1::Envelope envelope = protocol::newEnvelope(0);
+      envelope.mutable_log_batch()->set_run_id(runId);
+      for (const auto& journaled : *lines) *envelope.mutable_log_batch()->add_lines() = journaled;
+      publish(envelope);
+    }
+  }
+
+  void runDueRecoveries() {
+    const auto now = Clock::now();
+    for (auto it = recoveries.begin(); it != recoveries.end();) {
+      if (it->second > now) {
+        ++it;
+        continue;
+      }
+      const std::string runId = it->first;
+      it = recoveries.erase(it);
+      recoverMetrics(runId);
     }
   }
 
@@ -569,6 +640,7 @@ Status Agent::start() {
   auto active = d.journal->loadRuns(true);
   if (!active.isOk()) return active.status();
   for (const StoredRun& run : *active) {
+    if (run.info.spec().has_trainer()) d.adoptedActive.insert(run.info.run_id());
     d.runs->adopt(run.info);
     d.tailers.emplace(run.info.run_id(),
                       LogTailer(run.info.run_dir(), run.info.spec().has_command()));
@@ -630,6 +702,7 @@ Status Agent::run() {
     if (now >= nextPoll) {
       d.runs->poll();
       d.tailLogs();
+      d.runDueRecoveries();
       nextPoll = now + kPollInterval;
     }
     if (now >= nextAllowlistCheck) {

@@ -142,9 +142,10 @@ struct Journal::Impl {
   Mutex readMutex;
   Connection reader GUARDED_BY(readMutex);
   Statement readRun GUARDED_BY(readMutex), readRuns GUARDED_BY(readMutex),
-      readActiveRuns GUARDED_BY(readMutex), readSamples GUARDED_BY(readMutex),
-      readLogs GUARDED_BY(readMutex), readStates GUARDED_BY(readMutex),
-      readDeliveries GUARDED_BY(readMutex), readEntrySizes GUARDED_BY(readMutex);
+      readActiveRuns GUARDED_BY(readMutex),
+      readSamples GUARDED_BY(readMutex), readLogs GUARDED_BY(readMutex),
+      readStates GUARDED_BY(readMutex), readDeliveries GUARDED_BY(readMutex),
+      readEntrySizes GUARDED_BY(readMutex), readSampleKeys GUARDED_BY(readMutex);
   // Rows found unreadable, each reported once: runs by run_key, state events by (run_key, seq).
   std::set<int64_t> unreadableRuns GUARDED_BY(readMutex);
   std::set<std::pair<int64_t, uint64_t>> unreadableStates GUARDED_BY(readMutex);
@@ -248,6 +249,9 @@ Status Journal::Impl::prepareStatements() {
           {&readDeliveries,
            "SELECT rank, last_batch_seq, batches, points, duplicates, missing, dropped_total "
            "FROM rank_batches WHERE run_key = ?1 ORDER BY rank"},
+          {&readSampleKeys,
+           "SELECT s.rank, s.step, k.name FROM metric_samples s "
+           "JOIN metric_keys k ON k.key_id = s.key_id WHERE s.run_key = ?1"},
           // Each entry's size in a reply, from above (protobuf's fields and tags: at most 64
           // bytes besides a sample's name, 32 besides a line's stream and text, 16 besides a
           // state's RunInfo), for paging by bytes (fetchSince).
@@ -781,6 +785,28 @@ Result<std::vector<RankDelivery>> Journal::rankDeliveries(const std::string& run
   auto deliveries = body();
   endRead(impl.reader);
   return deliveries;
+}
+
+Status Journal::forEachSampleKey(
+    const std::string& runId,
+    const std::function<void(int32_t rank, int64_t step, std::string_view name)>& take) {
+  Impl& impl = *impl_;
+  MutexLock lock(impl.readMutex);
+  RINGSIDE_RETURN_IF_ERROR(impl.damageOf(impl.reader.exec("BEGIN"), "starting a read"));
+  auto body = [&]() REQUIRES(impl.readMutex) -> Status {
+    int64_t runKey = 0;
+    if (auto run = impl.readRunById(runId, &runKey); !run.isOk()) return run.status();
+    Statement& query = impl.readSampleKeys;
+    query.bindInt(1, runKey);
+    return impl.damageOf(query.forEachRow([&](const Statement& row) {
+      take(static_cast<int32_t>(row.columnInt(0)), row.columnInt(1), row.columnText(2));
+      return Status::ok();
+    }),
+                         "reading the samples of run " + runId);
+  };
+  const Status status = body();
+  endRead(impl.reader);
+  return status;
 }
 
 Result<RetentionReport> Journal::applyRetention(const RetentionPolicy& policy, double now) {

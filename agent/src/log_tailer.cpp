@@ -230,17 +230,9 @@ std::string logLineText(std::string_view line, uint64_t totalBytes) {
     return toValidUtf8(line.substr(0, kept)) + " [line truncated: " + std::to_string(total) +
            " bytes, kept the first " + std::to_string(kept) + "]";
   }
-  // mpirun tags every block of up to 4 KiB it forwards, so a long line carries its own tag again
-  // inside it; those copies are not the program's text. (Another rank's tag stays: its block was
-  // forwarded into the middle of this line.)
+  // mpirun's copies of the tag inside a long line are not the program's text (rank_tag.h).
   const std::string_view tag = line.substr(0, line.size() - split.text.size());
-  std::string text;
-  for (size_t at = 0; at < split.text.size();) {
-    const size_t next = split.text.find(tag, at);
-    text.append(split.text.substr(at, next == std::string_view::npos ? next : next - at));
-    if (next == std::string_view::npos) break;
-    at = next + tag.size();
-  }
+  const std::string text = textWithoutRankTags(line);
   const std::string prefix = "[rank " + std::to_string(split.rank) + "] ";
   if (totalBytes <= line.size() && text.size() <= kMaxLogLineBytes) {
     return prefix + toValidUtf8(text);
@@ -260,7 +252,7 @@ std::vector<v1::MetricSample> parseMetricsLine(const std::string& taggedLine,
   std::string& why = problem != nullptr ? *problem : unused;
   why.clear();
   std::vector<v1::MetricSample> samples;
-  const std::string line(splitRankTag(taggedLine).text);
+  const std::string line = textWithoutRankTags(taggedLine);
   if (line.empty() || line.front() != '{') return samples;
   if (line.size() > kMaxLogLineBytes) {
     why = "a record of " + std::to_string(line.size()) + " bytes, longer than a log line (" +

@@ -30,4 +30,22 @@ RankTaggedLine splitRankTag(std::string_view line) {
   return split;
 }
 
+std::string textWithoutRankTags(std::string_view line) {
+  const RankTaggedLine split = splitRankTag(line);
+  if (split.rank < 0) return std::string(line);
+  const std::string_view tag = line.substr(0, line.size() - split.text.size());
+  std::string text;
+  text.reserve(split.text.size());
+  for (size_t at = 0; at < split.text.size();) {
+    const size_t next = split.text.find(tag, at);
+    if (next == std::string_view::npos) {
+      text.append(split.text.substr(at));
+      break;
+    }
+    text.append(split.text.substr(at, next - at));
+    at = next + tag.size();
+  }
+  return text;
+}
+
 }  // namespace ringside

@@ -201,7 +201,7 @@ class ClusterTest : public ::testing::Test {
     std::map<int, size_t> points;
     std::istringstream lines(stdoutText);
     for (std::string line; std::getline(lines, line);) {
-      auto record = nlohmann::json::parse(splitRankTag(line).text, nullptr, false);
+      auto record = nlohmann::json::parse(textWithoutRankTags(line), nullptr, false);
       if (record.is_discarded()) continue;
       const std::string type = record.value("type", "");
       if (type == "metrics") {
@@ -233,7 +233,7 @@ std::vector<float> checkpointParams(const std::string& path) {
 std::string endCheckpoint(const std::string& stdoutText, const std::string& runDir) {
   std::istringstream lines(stdoutText);
   for (std::string line; std::getline(lines, line);) {
-    auto record = nlohmann::json::parse(splitRankTag(line).text, nullptr, false);
+    auto record = nlohmann::json::parse(textWithoutRankTags(line), nullptr, false);
     if (!record.is_discarded() && record.value("type", "") == "end") {
       const fs::path path = record.value("checkpoint", "");
       return path.is_absolute() ? path.string() : (fs::path(runDir) / path).string();

@@ -35,8 +35,8 @@ using namespace ringside::gui;
 
 // A line of a run's stdout.log without the tag mpirun --tag-output gives it (common/rank_tag.h).
 [[maybe_unused]] static QByteArray withoutRankTag(const QByteArray& line) {
-  const std::string_view text =
-      ringside::splitRankTag(std::string_view(line.constData(), line.size())).text;
+  const std::string text =
+      ringside::textWithoutRankTags(std::string_view(line.constData(), line.size()));
   return QByteArray(text.data(), static_cast<qsizetype>(text.size()));
 }
 

@@ -245,7 +245,7 @@ class AgentProcessTest : public ::testing::Test {
     std::string line;
     while (std::getline(lines, line)) {
       // Rank 0's lines, tagged by mpirun --tag-output (common/rank_tag.h).
-      auto record = nlohmann::json::parse(splitRankTag(line).text, nullptr, false);
+      auto record = nlohmann::json::parse(textWithoutRankTags(line), nullptr, false);
       if (record.is_discarded()) continue;
       if (record.value("type", "") == "metrics") points += record["metrics"].size();
       if (record.value("type", "") == "start") points += 2;

@@ -9,10 +9,11 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
-#include "ringside/common/status.h"
 #include "ringside/common/protocol.h"
+#include "ringside/common/status.h"
 #include "ringside/proto/ringside.pb.h"
 
 namespace ringside::agent {
@@ -196,6 +197,13 @@ class Journal {
 
   // Per-rank delivery counters of a run, by rank. Errors: kNotFound for an unknown run.
   Result<std::vector<RankDelivery>> rankDeliveries(const std::string& runId);
+
+  // Calls take(rank, step, name) for every metric sample journaled for `runId` (in no particular
+  // order), from one read snapshot; `name` is valid during the call only. Errors: kNotFound for
+  // an unknown run; kCorruption for a damaged file.
+  Status forEachSampleKey(
+      const std::string& runId,
+      const std::function<void(int32_t rank, int64_t step, std::string_view name)>& take);
 
   // Deletes ended runs (record and all entries) that the policy selects; `now` in Unix seconds.
   // One transaction. Errors: SQLite errors (nothing is deleted then).

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace ringside {
@@ -26,5 +27,14 @@ struct RankTaggedLine {
 // job and rank of 1 to 10 digits, rank at most kMaxTaggedRank, one of the three stream names.
 // The result's text points into `line`.
 RankTaggedLine splitRankTag(std::string_view line);
+
+// The text of a rank's line without its tag and without the copies of that tag inside it: mpirun
+// forwards output in blocks of up to 4 KiB (Open MPI's ORTE_IOF_BASE_MSG_MAX) and tags each block,
+// so a block boundary inside a line puts the tag again in its middle, e.g.
+// `[1,0]<stdout>:{"step":64[1,0]<stdout>:9,"type":"metrics"}` is `{"step":649,"type":"metrics"}`.
+// Another rank's tag inside a line is kept (its block was forwarded into the middle of this
+// line: the two lines are interleaved and neither can be rebuilt). An untagged line is returned
+// as it is.
+std::string textWithoutRankTags(std::string_view line);
 
 }  // namespace ringside
