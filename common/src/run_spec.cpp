@@ -65,6 +65,10 @@ v1::TrainerConfig makeDefaults() {
   c.set_test_samples(0);
   c.add_hidden(256);
   c.add_hidden(128);
+  c.set_model("mlp");
+  c.add_channels(32);
+  c.add_channels(64);
+  c.set_dropout(0.25);
   c.set_epochs(3);
   c.set_global_batch(128);
   c.set_max_steps(0);
@@ -108,6 +112,7 @@ double defaultWeightDecay(std::string_view optimizer) { return optimizer == "ada
 void overlayTrainerConfig(const v1::TrainerConfig& over, v1::TrainerConfig* base) {
   // MergeFrom copies the fields `over` has (proto3 optional) but appends repeated ones.
   if (over.hidden_size() > 0) base->clear_hidden();
+  if (over.channels_size() > 0) base->clear_channels();
   base->MergeFrom(over);
 }
 
@@ -133,7 +138,18 @@ Status validateTrainerConfig(const v1::TrainerConfig& config) {
   for (int width : c.hidden()) {
     RINGSIDE_RETURN_IF_ERROR(checkInt("hidden", width, 1, kMaxHiddenWidth));
   }
+  if (c.channels_size() > kMaxConvStages) {
+    return outOfRange("channels", std::to_string(c.channels_size()) + " stages",
+                      "1 to " + std::to_string(kMaxConvStages) + " stages");
+  }
+  for (int channels : c.channels()) {
+    RINGSIDE_RETURN_IF_ERROR(checkInt("channels", channels, 1, kMaxConvChannels));
+  }
+  if (!(c.dropout() >= 0.0 && c.dropout() < 1.0)) {
+    return outOfRange("dropout", numberText(c.dropout()), "a probability from 0 to below 1");
+  }
   for (const Status& status : {
+           checkName("model", c.model(), {"mlp", "cnn"}),
            checkInt("train_samples", c.train_samples(), 0, kIntMax),
            checkInt("test_samples", c.test_samples(), 0, kIntMax),
            checkInt("epochs", c.epochs(), 1, 1'000'000),

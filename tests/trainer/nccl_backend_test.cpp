@@ -38,7 +38,7 @@ struct Batch {
   int count = 0;
 };
 
-Batch randomBatch(std::mt19937& rng, const MlpLayout& layout, int count) {
+Batch randomBatch(std::mt19937& rng, const ModelLayout& layout, int count) {
   std::uniform_real_distribution<float> pixel(0.0f, 1.0f);
   std::uniform_int_distribution<int32_t> label(0, layout.numClasses() - 1);
   Batch batch;
@@ -65,7 +65,7 @@ double relativeL2(const std::vector<float>& a, const std::vector<float>& referen
 
 BackendOptions testOptions(const OptimizerConfig& optimizer, uint64_t seed = 1234) {
   BackendOptions options;
-  options.layout = testLayout();
+  options.model = ModelLayout::mlp(testLayout());
   options.optimizer = optimizer;
   options.seed = seed;
   options.maxBatch = 64;
@@ -142,20 +142,21 @@ TEST_P(NcclMatchesCpuTest, TrainingFollowsTheCpuTrajectory) {
   OptimizerState gpuState;
   ASSERT_TRUE(cpu->saveState(&initial, &cpuState).isOk());
   ASSERT_TRUE(gpu->saveState(&gpuParams, &gpuState).isOk());
-  EXPECT_EQ(gpuParams, initial) << "both backends start from initMlpParameters(seed)";
+  EXPECT_EQ(gpuParams, initial) << "both backends start from initParameters(seed)";
 
   std::mt19937 rng(7);
   for (int step = 0; step < kSteps; ++step) {
-    const Batch batch = randomBatch(rng, options.layout, kBatch);
+    const Batch batch = randomBatch(rng, options.model, kBatch);
     double cpuLoss = 0.0;
     double gpuLoss = 0.0;
     StepTimings cpuTimings;
     StepTimings gpuTimings;
     ASSERT_TRUE(
-        cpu->trainStep(batch.x.data(), batch.labels.data(), kBatch, param.lr, &cpuLoss, &cpuTimings)
+        cpu->trainStep(batch.x.data(), batch.labels.data(), kBatch, BatchPosition{step, 0},
+                       param.lr, &cpuLoss, &cpuTimings)
             .isOk());
-    const Status status = gpu->trainStep(batch.x.data(), batch.labels.data(), kBatch, param.lr,
-                                         &gpuLoss, &gpuTimings);
+    const Status status = gpu->trainStep(batch.x.data(), batch.labels.data(), kBatch,
+                                         BatchPosition{step, 0}, param.lr, &gpuLoss, &gpuTimings);
     ASSERT_TRUE(status.isOk()) << status.toString();
     EXPECT_NEAR(gpuLoss, cpuLoss, 1e-4 * std::max(1.0, std::abs(cpuLoss))) << "step " << step;
     // World size 1: nothing to all-reduce.
@@ -187,6 +188,51 @@ INSTANTIATE_TEST_SUITE_P(Optimizers, NcclMatchesCpuTest,
                            return std::string(info.param.name);
                          });
 
+// The CNN (cuDNN) follows the CPU's (oneDNN) trajectory, dropout included: both draw the masks of
+// model.h from the same (seed, step, sample) so they drop the same features.
+TEST_F(NcclBackendTest, CnnTrainingFollowsTheCpuTrajectory) {
+  CnnShape shape;
+  shape.convChannels = {8, 16};
+  shape.hidden = 32;
+  Result<CnnLayout> layout = CnnLayout::create(shape);
+  ASSERT_TRUE(layout.isOk()) << layout.status().toString();
+  BackendOptions options = testOptions(sgdMomentum());
+  options.model = ModelLayout::cnn(*layout);
+  std::unique_ptr<Backend> gpu = makeGpu(options);
+  std::unique_ptr<Backend> cpu = makeCpu(options);
+  ASSERT_NE(gpu, nullptr);
+  ASSERT_NE(cpu, nullptr);
+  EXPECT_NE(gpu->description().find("cuDNN"), std::string::npos) << gpu->description();
+
+  std::mt19937 rng(13);
+  for (int step = 0; step < kSteps; ++step) {
+    const Batch batch = randomBatch(rng, options.model, kBatch);
+    double cpuLoss = 0.0, gpuLoss = 0.0;
+    StepTimings cpuTimings, gpuTimings;
+    const BatchPosition position{step, 32};
+    ASSERT_TRUE(cpu->trainStep(batch.x.data(), batch.labels.data(), kBatch, position, 0.02,
+                               &cpuLoss, &cpuTimings)
+                    .isOk());
+    const Status status = gpu->trainStep(batch.x.data(), batch.labels.data(), kBatch, position,
+                                         0.02, &gpuLoss, &gpuTimings);
+    ASSERT_TRUE(status.isOk()) << status.toString();
+    EXPECT_NEAR(gpuLoss, cpuLoss, 1e-4 * std::max(1.0, std::abs(cpuLoss))) << "step " << step;
+  }
+  std::vector<float> cpuParams, gpuParams;
+  OptimizerState cpuState, gpuState;
+  ASSERT_TRUE(cpu->saveState(&cpuParams, &cpuState).isOk());
+  ASSERT_TRUE(gpu->saveState(&gpuParams, &gpuState).isOk());
+  EXPECT_LT(relativeL2(gpuParams, cpuParams), kParamTolerance);
+
+  // Evaluation (no dropout) agrees too.
+  const Batch data = randomBatch(rng, options.model, 100);
+  EvalSums cpuSums, gpuSums;
+  ASSERT_TRUE(cpu->evaluate(data.x.data(), data.labels.data(), 100, &cpuSums).isOk());
+  ASSERT_TRUE(gpu->evaluate(data.x.data(), data.labels.data(), 100, &gpuSums).isOk());
+  EXPECT_EQ(gpuSums.count, cpuSums.count);
+  EXPECT_NEAR(gpuSums.lossSum, cpuSums.lossSum, 1e-4 * std::abs(cpuSums.lossSum));
+}
+
 TEST_F(NcclBackendTest, EvaluateMatchesTheCpuBackend) {
   const BackendOptions options = testOptions(sgdMomentum());
   std::unique_ptr<Backend> gpu = makeGpu(options);
@@ -196,7 +242,7 @@ TEST_F(NcclBackendTest, EvaluateMatchesTheCpuBackend) {
 
   // 300 samples: four full chunks of maxBatch = 64 and a partial one.
   std::mt19937 rng(11);
-  const Batch data = randomBatch(rng, options.layout, 300);
+  const Batch data = randomBatch(rng, options.model, 300);
   EvalSums cpuSums;
   EvalSums gpuSums;
   gpuSums.lossSum = 1.5;  // evaluate() adds to what is there
@@ -220,9 +266,10 @@ TEST_F(NcclBackendTest, SaveLoadRoundTripsAndContinuesIdentically) {
   double loss = 0.0;
   StepTimings timings;
   for (int step = 0; step < 5; ++step) {
-    const Batch batch = randomBatch(rng, options.layout, kBatch);
+    const Batch batch = randomBatch(rng, options.model, kBatch);
     ASSERT_TRUE(
-        trained->trainStep(batch.x.data(), batch.labels.data(), kBatch, 1e-3, &loss, &timings)
+        trained->trainStep(batch.x.data(), batch.labels.data(), kBatch, BatchPosition{}, 1e-3,
+                           &loss, &timings)
             .isOk());
   }
   std::vector<float> params;
@@ -246,12 +293,14 @@ TEST_F(NcclBackendTest, SaveLoadRoundTripsAndContinuesIdentically) {
   // Same state, same batches, same GPU: cuBLAS documents bit-wise reproducible results for the
   // same architecture and SM count, so the two continue identically.
   for (int step = 0; step < 3; ++step) {
-    const Batch batch = randomBatch(rng, options.layout, kBatch);
+    const Batch batch = randomBatch(rng, options.model, kBatch);
     ASSERT_TRUE(
-        trained->trainStep(batch.x.data(), batch.labels.data(), kBatch, 1e-3, &loss, &timings)
+        trained->trainStep(batch.x.data(), batch.labels.data(), kBatch, BatchPosition{}, 1e-3,
+                           &loss, &timings)
             .isOk());
     ASSERT_TRUE(
-        restored->trainStep(batch.x.data(), batch.labels.data(), kBatch, 1e-3, &loss, &timings)
+        restored->trainStep(batch.x.data(), batch.labels.data(), kBatch, BatchPosition{}, 1e-3,
+                            &loss, &timings)
             .isOk());
   }
   std::vector<float> trainedParams;
@@ -274,7 +323,7 @@ TEST_F(NcclBackendTest, LoadStateRejectsMismatchedCheckpoints) {
   const BackendOptions options = testOptions(sgdMomentum());
   std::unique_ptr<Backend> gpu = makeGpu(options);
   ASSERT_NE(gpu, nullptr);
-  const size_t numParams = options.layout.numParams();
+  const size_t numParams = options.model.numParams();
 
   OptimizerState state = makeOptimizerState(options.optimizer, numParams);
   Status status = gpu->loadState(std::vector<float>(numParams + 1), state);
@@ -299,11 +348,12 @@ TEST_F(NcclBackendTest, RejectsABatchLargerThanMaxBatch) {
   std::unique_ptr<Backend> gpu = makeGpu(options);
   ASSERT_NE(gpu, nullptr);
   std::mt19937 rng(5);
-  const Batch batch = randomBatch(rng, options.layout, options.maxBatch + 1);
+  const Batch batch = randomBatch(rng, options.model, options.maxBatch + 1);
   double loss = 0.0;
   StepTimings timings;
   const Status status =
-      gpu->trainStep(batch.x.data(), batch.labels.data(), batch.count, 0.1, &loss, &timings);
+      gpu->trainStep(batch.x.data(), batch.labels.data(), batch.count, BatchPosition{}, 0.1,
+                     &loss, &timings);
   EXPECT_EQ(status.code(), Status::Code::kInvalidArgument) << status.toString();
 }
 

@@ -222,3 +222,42 @@ TEST(TrainerConfigTest, CombinationsAreValidated) {
 
 }  // namespace
 }  // namespace ringside::trainer
+
+namespace ringside::trainer {
+namespace {
+
+TEST(TrainerConfigTest, CnnKeysParseAndBuildTheModel) {
+  v1::TrainerConfig config;
+  ASSERT_EQ(parse(config, {}), "");
+  EXPECT_EQ(config.model(), "mlp") << "the default model stays the MLP";
+  EXPECT_EQ(std::vector<int>(config.channels().begin(), config.channels().end()),
+            (std::vector<int>{32, 64}));
+  EXPECT_DOUBLE_EQ(config.dropout(), 0.25);
+
+  ASSERT_EQ(parse(config, {"--model", "cnn", "--channels", "16,32,48", "--dropout", "0.5"}), "");
+  EXPECT_EQ(config.model(), "cnn");
+  EXPECT_EQ(config.channels_size(), 3);
+  ImageDataset train;
+  train.featureDim = 784;
+  train.rows = 28;
+  train.cols = 28;
+  train.numClasses = 10;
+  auto model = modelLayoutOf(config, train);
+  ASSERT_TRUE(model.isOk()) << model.status().toString();
+  EXPECT_TRUE(model->isCnn());
+  EXPECT_EQ(model->shapeVector(), (std::vector<int>{1, 28, 28, 16, 32, 48, 128, 10}));
+  EXPECT_DOUBLE_EQ(model->cnn().shape().dropout, 0.5);
+
+  // Five stages cannot pool 28x28: refused when the layout is built, naming the limit.
+  ASSERT_EQ(parse(config, {"--model", "cnn", "--channels", "8,8,8,8,8"}), "");
+  auto deep = modelLayoutOf(config, train);
+  ASSERT_FALSE(deep.isOk());
+  EXPECT_NE(deep.status().message().find("--channels"), std::string::npos);
+
+  EXPECT_NE(parse(config, {"--model", "rnn"}).find("model (--model)"), std::string::npos);
+  EXPECT_NE(parse(config, {"--dropout", "1"}).find("dropout (--dropout)"), std::string::npos);
+  EXPECT_NE(parse(config, {"--channels", "0"}).find("channels (--channels)"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ringside::trainer

@@ -40,6 +40,11 @@ Status cublasFailure(const ErrorContext& where, cublasStatus_t code, const char*
   return failure(where, expression, cublasGetStatusString(code), file, line);
 }
 
+Status cudnnFailure(const ErrorContext& where, cudnnStatus_t code, const char* expression,
+                    const char* file, int line) {
+  return failure(where, expression, cudnnGetErrorString(code), file, line);
+}
+
 Status ncclFailure(const ErrorContext& where, ncclResult_t code, const char* expression,
                    const char* file, int line) {
   std::string error = ncclGetErrorString(code);

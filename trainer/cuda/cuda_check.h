@@ -1,4 +1,4 @@
-// Check macros for CUDA runtime, cuBLAS and NCCL calls (DESIGN.md decision 9, after nccl-tests'
+// Check macros for CUDA runtime, cuBLAS, cuDNN and NCCL calls (DESIGN.md decision 9, after nccl-tests'
 // CUDACHECK/NCCLCHECK): a failing call returns, from the enclosing function, a Status::internal
 // whose message names the host, the rank, the call, the library's error text, file and line:
 //   "gpu-node-1 rank 3: ncclAllReduce failed: unhandled cuda error (nccl_backend.cu:212)"
@@ -8,6 +8,7 @@
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
+#include <cudnn.h>
 #include <nccl.h>
 
 #include <string>
@@ -31,6 +32,8 @@ Status cudaFailure(const ErrorContext& where, cudaError_t code, const char* expr
                    const char* file, int line);
 Status cublasFailure(const ErrorContext& where, cublasStatus_t code, const char* expression,
                      const char* file, int line);
+Status cudnnFailure(const ErrorContext& where, cudnnStatus_t code, const char* expression,
+                    const char* file, int line);
 // Adds NCCL's last error text (ncclGetLastError), which usually names the failing peer or
 // transport, to ncclGetErrorString's generic one. Thread-safe (all three functions).
 Status ncclFailure(const ErrorContext& where, ncclResult_t code, const char* expression,
@@ -54,6 +57,15 @@ Status ncclFailure(const ErrorContext& where, ncclResult_t code, const char* exp
       return ::ringside::trainer::gpu::cublasFailure((where), ringside_cublas_code_, #expr, \
                                                      __FILE__, __LINE__);                   \
     }                                                                                       \
+  } while (0)
+
+#define RINGSIDE_CUDNN_CHECK(where, expr)                                                  \
+  do {                                                                                     \
+    const cudnnStatus_t ringside_cudnn_code_ = (expr);                                     \
+    if (ringside_cudnn_code_ != CUDNN_STATUS_SUCCESS) {                                    \
+      return ::ringside::trainer::gpu::cudnnFailure((where), ringside_cudnn_code_, #expr, \
+                                                    __FILE__, __LINE__);                   \
+    }                                                                                      \
   } while (0)
 
 #define RINGSIDE_NCCL_CHECK(where, expr)                                                          \

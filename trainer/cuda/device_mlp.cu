@@ -92,7 +92,8 @@ Status DeviceMlp::gemm(cublasOperation_t transA, cublasOperation_t transB, int m
   return Status::ok();
 }
 
-Status DeviceMlp::forward(const float* params, bool withGradient) {
+Status DeviceMlp::forward(const float* params, const BatchPosition* position) {
+  const bool withGradient = position != nullptr;
   const auto& layers = layout_.layers();
   const float* input = x_.get();
   for (size_t l = 0; l < layers.size(); ++l) {

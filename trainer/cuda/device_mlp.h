@@ -16,13 +16,14 @@
 
 #include "cuda_check.h"
 #include "device_buffer.h"
+#include "device_model.h"
 #include "kernels.cuh"
 #include "ringside/common/status.h"
 #include "ringside/trainer/mlp.h"
 
 namespace ringside::trainer::gpu {
 
-class DeviceMlp {
+class DeviceMlp final : public DeviceModel {
  public:
   // `cublas` must be bound to `stream` and outlive this object.
   DeviceMlp(MlpLayout layout, int maxBatch, cublasHandle_t cublas, cudaStream_t stream,
@@ -30,16 +31,16 @@ class DeviceMlp {
 
   // Allocates the device and pinned buffers (about maxBatch * (sum of layer widths + maxWidth * 2 +
   // inputDim) floats). Errors: Internal (naming the bytes asked for) when memory runs out.
-  Status allocate();
+  Status allocate() override;
 
   // Enqueues the copy of x[batch, inputDim] and labels[batch] from (pageable) host memory.
   // batch must be in [1, maxBatch].
-  Status upload(const float* x, const int32_t* labels, int batch);
+  Status upload(const float* x, const int32_t* labels, int batch) override;
 
   // Enqueues the forward pass over the uploaded batch with parameters params[numParams] (device),
   // the loss, and the copy of the LossSums to the host (read hostLossSums() once the stream has
-  // passed it). With `withGradient`, d(mean loss)/d(logits) is kept for backward().
-  Status forward(const float* params, bool withGradient);
+  // passed it). With `position` (training), d(mean loss)/d(logits) is kept for backward().
+  Status forward(const float* params, const BatchPosition* position) override;
 
   // Enqueues the backward pass of the last forward(withGradient = true): grads[numParams]
   // (device) receives d(mean loss)/d(params), layer by layer from the last to the first.
@@ -47,12 +48,12 @@ class DeviceMlp {
   // and bias gradients have been enqueued, before the input gradient's GEMM (DDP's autograd
   // hook point); an error it returns stops the pass and is returned.
   Status backward(const float* params, float* grads,
-                  const std::function<Status(int layer)>& onLayerReady);
+                  const std::function<Status(int layer)>& onLayerReady) override;
 
   // The LossSums of the last forward(), valid once the stream has passed that forward's copy.
-  const LossSums& hostLossSums() const { return *hostSums_.get(); }
+  const LossSums& hostLossSums() const override { return *hostSums_.get(); }
   int batch() const { return batch_; }
-  int maxBatch() const { return maxBatch_; }
+  int maxBatch() const override { return maxBatch_; }
 
  private:
   // C = op(A) op(B) (+ beta C) in cuBLAS's column-major terms; see device_mlp.cu for the mapping.

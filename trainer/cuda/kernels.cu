@@ -1,5 +1,7 @@
 #include "kernels.cuh"
 
+#include "ringside/trainer/model.h"
+
 #include <algorithm>
 #include <climits>
 
@@ -28,6 +30,22 @@ __global__ void biasActivationKernel(float* y, const float* bias, size_t total, 
     const float value = y[i] + bias[i % out];
     y[i] = relu ? (value > 0.0f ? value : 0.0f) : value;
   }
+}
+
+__global__ void dropoutForwardKernel(const float* x, float* y, float* mask, size_t total,
+                                     int features, float probability, uint64_t seed, int64_t step,
+                                     int64_t firstSample) {
+  for (size_t i = firstIndex(); i < total; i += gridStride()) {
+    const int64_t row = static_cast<int64_t>(i / features);
+    const int64_t column = static_cast<int64_t>(i % features);
+    const float scale = dropoutScale(probability, seed, step, firstSample + row, column);
+    mask[i] = scale;
+    y[i] = x[i] * scale;
+  }
+}
+
+__global__ void multiplyKernel(float* dy, const float* mask, size_t count) {
+  for (size_t i = firstIndex(); i < count; i += gridStride()) dy[i] *= mask[i];
 }
 
 __global__ void reluBackwardKernel(const float* y, float* dy, size_t count) {
@@ -185,6 +203,22 @@ cudaError_t launchBiasActivation(float* y, const float* bias, int batch, int out
 cudaError_t launchReluBackward(const float* y, float* dy, size_t count, cudaStream_t stream) {
   if (count == 0) return cudaSuccess;
   reluBackwardKernel<<<blocksFor(count), kThreads, 0, stream>>>(y, dy, count);
+  return cudaGetLastError();
+}
+
+cudaError_t launchDropoutForward(const float* x, float* y, float* mask, int batch, int features,
+                                 float probability, uint64_t seed, int64_t step,
+                                 int64_t firstSample, cudaStream_t stream) {
+  const size_t total = size_t(batch) * features;
+  if (total == 0) return cudaSuccess;
+  dropoutForwardKernel<<<blocksFor(total), kThreads, 0, stream>>>(
+      x, y, mask, total, features, probability, seed, step, firstSample);
+  return cudaGetLastError();
+}
+
+cudaError_t launchMultiply(float* dy, const float* mask, size_t count, cudaStream_t stream) {
+  if (count == 0) return cudaSuccess;
+  multiplyKernel<<<blocksFor(count), kThreads, 0, stream>>>(dy, mask, count);
   return cudaGetLastError();
 }
 

@@ -48,6 +48,16 @@ cudaError_t launchSoftmaxCrossEntropy(const float* logits, const int32_t* labels
 cudaError_t launchLossReduction(const double* rowLoss, const int* rowCorrect, int batch,
                                 LossSums* sums, cudaStream_t stream);
 
+// Inverted dropout over x[batch, features] (the CNN's flattened conv features): mask[i] =
+// dropoutScale(probability, seed, step, firstSample + row, column) (model.h, the CPU's function,
+// so both backends draw the same masks) and y[i] = x[i] * mask[i]. probability in [0, 1).
+cudaError_t launchDropoutForward(const float* x, float* y, float* mask, int batch, int features,
+                                 float probability, uint64_t seed, int64_t step,
+                                 int64_t firstSample, cudaStream_t stream);
+
+// In place: dy[i] *= mask[i] for count elements (dropout's backward).
+cudaError_t launchMultiply(float* dy, const float* mask, size_t count, cudaStream_t stream);
+
 // One SGD step (optimizerStep's SGD branch), on the all-reduced gradient sums scaled by
 // gradScale = 1 / worldSize (DDP's averaging, done here rather than in a separate pass):
 //   g = grad * gradScale + weightDecay * p; buf = firstStep ? g : momentum * buf + g;

@@ -1,5 +1,5 @@
-// The `nccl` backend: the model replica on one GPU (cuBLAS GEMMs and the kernels of kernels.cuh,
-// through DeviceMlp), gradients all-reduced per bucket with NCCL on a second stream while backward
+// The `nccl` backend: the model replica on one GPU (cuBLAS GEMMs, cuDNN convolutions and pooling
+// and the kernels of kernels.cuh, through DeviceMlp or DeviceCnn), gradients all-reduced per bucket with NCCL on a second stream while backward
 // continues on the compute stream (DDP's overlap). Mirrors cpu_backend.cpp: same parameter
 // initialisation and broadcast, same buckets, same StepTimings meanings, same optimizer math and
 // OptimizerState layout, so checkpoints move freely between the two backends.
@@ -26,6 +26,7 @@
 
 #include "cuda_check.h"
 #include "device_buffer.h"
+#include "device_cnn.h"
 #include "device_mlp.h"
 #include "kernels.cuh"
 #include "ringside/trainer/backend.h"
@@ -65,7 +66,7 @@ class NcclBackend final : public Backend {
       : comm_(comm),
         options_(std::move(options)),
         where_{comm.hostname(), comm.rank()},
-        buckets_(planBuckets(options_.layout, options_.bucketBytes)),
+        buckets_(planBuckets(options_.model, options_.bucketBytes)),
         device_(device),
         deviceCount_(deviceCount) {}
 
@@ -76,7 +77,7 @@ class NcclBackend final : public Backend {
       ncclCommDestroy(nccl_);
       nccl_ = nullptr;
     }
-    mlp_.reset();
+    model_.reset();
     params_.reset();
     grads_.reset();
     optimizerBuffers_.clear();
@@ -100,9 +101,10 @@ class NcclBackend final : public Backend {
   // The Backend methods: each runs its *Impl and, when that fails with a CUDA, NCCL or timeout
   // error, aborts the communicator (checked()), so peers are not left waiting in a collective.
   Status initialize() override { return checked(initializeImpl()); }
-  Status trainStep(const float* x, const int32_t* labels, int localBatch, double lr,
-                   double* localLoss, StepTimings* timings) override {
-    return checked(trainStepImpl(x, labels, localBatch, lr, localLoss, timings));
+  Status trainStep(const float* x, const int32_t* labels, int localBatch,
+                   const BatchPosition& position, double lr, double* localLoss,
+                   StepTimings* timings) override {
+    return checked(trainStepImpl(x, labels, localBatch, position, lr, localLoss, timings));
   }
   Status evaluate(const float* x, const int32_t* labels, int count, EvalSums* sums) override {
     return checked(evaluateImpl(x, labels, count, sums));
@@ -116,8 +118,9 @@ class NcclBackend final : public Backend {
 
  private:
   Status initializeImpl();
-  Status trainStepImpl(const float* x, const int32_t* labels, int localBatch, double lr,
-                       double* localLoss, StepTimings* timings);
+  Status trainStepImpl(const float* x, const int32_t* labels, int localBatch,
+                       const BatchPosition& position, double lr, double* localLoss,
+                       StepTimings* timings);
   Status evaluateImpl(const float* x, const int32_t* labels, int count, EvalSums* sums);
   Status saveStateImpl(std::vector<float>* params, OptimizerState* optimizer);
   Status loadStateImpl(const std::vector<float>& params, const OptimizerState& optimizer);
@@ -161,8 +164,8 @@ class NcclBackend final : public Backend {
   cudaEvent_t commWaited_ = nullptr;      // on compute: the wait for commEnd_ is over
   cudaEvent_t stepDone_ = nullptr;        // on compute: polled by the host
 
-  std::unique_ptr<gpu::DeviceMlp> mlp_;
-  DeviceBuffer<float> params_;  // [numParams], mlp.h's flat layout
+  std::unique_ptr<gpu::DeviceModel> model_;  // DeviceMlp or DeviceCnn
+  DeviceBuffer<float> params_;               // [numParams], model.h's flat layout
   DeviceBuffer<float> grads_;   // [numParams]: gradients, then their sums over the ranks
   std::vector<DeviceBuffer<float>> optimizerBuffers_;  // OptimizerState::buffers, on the device
   int64_t stepCount_ = 0;                              // OptimizerState::stepCount
@@ -200,7 +203,7 @@ Status NcclBackend::setUp() {
   }
   RINGSIDE_CUDA_CHECK(where_, cudaEventCreateWithFlags(&stepDone_, cudaEventDisableTiming));
 
-  const size_t numParams = options_.layout.numParams();
+  const size_t numParams = options_.model.numParams();
   const std::string what = "allocating " + std::to_string(numParams * sizeof(float) >> 20) +
                            " MiB per copy of the " + std::to_string(numParams) +
                            " parameters (parameters, gradients and optimizer state)";
@@ -214,9 +217,14 @@ Status NcclBackend::setUp() {
     return Status::ok();
   }();
   RINGSIDE_RETURN_IF_ERROR(allocated.withContext(what));
-  mlp_ = std::make_unique<gpu::DeviceMlp>(options_.layout, options_.maxBatch, cublas_,
-                                          computeStream_, where_);
-  RINGSIDE_RETURN_IF_ERROR(mlp_->allocate());
+  if (options_.model.isCnn()) {
+    model_ = std::make_unique<gpu::DeviceCnn>(options_.model.cnn(), options_.maxBatch,
+                                              options_.seed, cublas_, computeStream_, where_);
+  } else {
+    model_ = std::make_unique<gpu::DeviceMlp>(options_.model.mlp(), options_.maxBatch, cublas_,
+                                              computeStream_, where_);
+  }
+  RINGSIDE_RETURN_IF_ERROR(model_->allocate());
 
   int runtimeVersion = 0;
   int driverVersion = 0;
@@ -235,7 +243,10 @@ Status NcclBackend::setUp() {
       " MiB), CUDA runtime " + cudaVersionText(runtimeVersion) + ", driver " +
       cudaVersionText(driverVersion) + ", cuBLAS " + std::to_string(cublasVersion[0]) + "." +
       std::to_string(cublasVersion[1]) + "." + std::to_string(cublasVersion[2]) + ", NCCL " +
-      ncclVersionText(ncclVersion) + ", " + std::to_string(buckets_.size()) + " gradient bucket(s)";
+      ncclVersionText(ncclVersion) +
+      (options_.model.isCnn() ? ", cuDNN " + gpu::DeviceCnn::cudnnVersionText() : std::string()) +
+      ", " + options_.model.describe() + ", " + std::to_string(buckets_.size()) +
+      " gradient bucket(s)";
   return Status::ok();
 }
 
@@ -265,9 +276,9 @@ Status NcclBackend::initializeImpl() {
   if (distributed() && nccl_ == nullptr) RINGSIDE_RETURN_IF_ERROR(createCommunicator());
 
   // As the CPU backend: rank 0 initialises on the host, MPI broadcasts, every rank uploads.
-  const size_t numParams = options_.layout.numParams();
+  const size_t numParams = options_.model.numParams();
   std::vector<float> hostParams(numParams, 0.0f);
-  if (comm_.rank() == 0) initMlpParameters(options_.layout, options_.seed, hostParams.data());
+  if (comm_.rank() == 0) initParameters(options_.model, options_.seed, hostParams.data());
   RINGSIDE_RETURN_IF_ERROR(comm_.broadcast(hostParams.data(), numParams * sizeof(float), 0)
                                .withContext("broadcasting the initial parameters from rank 0"));
   RINGSIDE_CUDA_CHECK(where_, cudaMemcpyAsync(params_.get(), hostParams.data(), params_.bytes(),
@@ -280,14 +291,15 @@ Status NcclBackend::initializeImpl() {
   return finishComputeStream("uploading the initial parameters");
 }
 
-Status NcclBackend::trainStepImpl(const float* x, const int32_t* labels, int localBatch, double lr,
-                                  double* localLoss, StepTimings* timings) {
+Status NcclBackend::trainStepImpl(const float* x, const int32_t* labels, int localBatch,
+                                  const BatchPosition& position, double lr, double* localLoss,
+                                  StepTimings* timings) {
   RINGSIDE_RETURN_IF_ERROR(usable());
   const Clock::time_point start = Clock::now();
   RINGSIDE_CUDA_CHECK(where_, cudaSetDevice(device_));
   // Checks the batch size (InvalidArgument) before anything is enqueued.
-  RINGSIDE_RETURN_IF_ERROR(mlp_->upload(x, labels, localBatch));
-  RINGSIDE_RETURN_IF_ERROR(mlp_->forward(params_.get(), /*withGradient=*/true));
+  RINGSIDE_RETURN_IF_ERROR(model_->upload(x, labels, localBatch));
+  RINGSIDE_RETURN_IF_ERROR(model_->forward(params_.get(), &position));
 
   // DDP's autograd hook: once the lowest layer of the next bucket has its gradient, the whole
   // bucket is ready and its all-reduce is queued on the comm stream behind an event.
@@ -300,7 +312,7 @@ Status NcclBackend::trainStepImpl(const float* x, const int32_t* labels, int loc
     }
     return Status::ok();
   };
-  RINGSIDE_RETURN_IF_ERROR(mlp_->backward(params_.get(), grads_.get(), onLayerReady));
+  RINGSIDE_RETURN_IF_ERROR(model_->backward(params_.get(), grads_.get(), onLayerReady));
 
   if (distributed()) {
     if (nextBucket != buckets_.size()) {
@@ -321,7 +333,7 @@ Status NcclBackend::trainStepImpl(const float* x, const int32_t* labels, int loc
   RINGSIDE_RETURN_IF_ERROR(lossSumsValid(localBatch));
 
   // As MlpWorkspace::forward: the mean in float.
-  *localLoss = static_cast<float>(mlp_->hostLossSums().lossSum / localBatch);
+  *localLoss = static_cast<float>(model_->hostLossSums().lossSum / localBatch);
   // stepMs is host wall time (upload to updated parameters, as the CPU backend's); the
   // communication times come from events on the GPU, where the overlap happens.
   timings->stepMs = msBetween(start, end);
@@ -429,11 +441,11 @@ Status NcclBackend::elapsedMs(cudaEvent_t start, cudaEvent_t end, double* ms) {
 }
 
 Status NcclBackend::lossSumsValid(int batch) const {
-  const long long invalid = mlp_->hostLossSums().invalidLabels;
+  const long long invalid = model_->hostLossSums().invalidLabels;
   if (invalid == 0) return Status::ok();
   return Status::invalidArgument(where_.prefix() + ": " + std::to_string(invalid) + " of " +
                                  std::to_string(batch) + " labels lie outside [0, " +
-                                 std::to_string(options_.layout.numClasses()) +
+                                 std::to_string(options_.model.numClasses()) +
                                  "): does the dataset match the model's class count?");
 }
 
@@ -448,14 +460,14 @@ void NcclBackend::abortCommunicator() {
 Status NcclBackend::evaluateImpl(const float* x, const int32_t* labels, int count, EvalSums* sums) {
   RINGSIDE_RETURN_IF_ERROR(usable());
   RINGSIDE_CUDA_CHECK(where_, cudaSetDevice(device_));
-  const int dim = options_.layout.inputDim();
-  for (int begin = 0; begin < count; begin += mlp_->maxBatch()) {
-    const int batch = std::min(mlp_->maxBatch(), count - begin);
-    RINGSIDE_RETURN_IF_ERROR(mlp_->upload(x + size_t(begin) * dim, labels + begin, batch));
-    RINGSIDE_RETURN_IF_ERROR(mlp_->forward(params_.get(), /*withGradient=*/false));
+  const int dim = options_.model.inputDim();
+  for (int begin = 0; begin < count; begin += model_->maxBatch()) {
+    const int batch = std::min(model_->maxBatch(), count - begin);
+    RINGSIDE_RETURN_IF_ERROR(model_->upload(x + size_t(begin) * dim, labels + begin, batch));
+    RINGSIDE_RETURN_IF_ERROR(model_->forward(params_.get(), nullptr));
     RINGSIDE_RETURN_IF_ERROR(finishComputeStream("evaluation"));
     RINGSIDE_RETURN_IF_ERROR(lossSumsValid(batch));
-    const gpu::LossSums& chunk = mlp_->hostLossSums();
+    const gpu::LossSums& chunk = model_->hostLossSums();
     // As the CPU backend: the chunk's float mean times its size.
     const float meanLoss = static_cast<float>(chunk.lossSum / batch);
     sums->lossSum += static_cast<double>(meanLoss) * batch;

@@ -101,6 +101,7 @@ Status writeCheckpoint(const std::string& path, const TrainingCheckpoint& checkp
               floats * sizeof(float));
   for (char c : kMagic) out.put(c);
   out.put<uint32_t>(kCheckpointVersion);
+  out.put<uint32_t>(static_cast<uint32_t>(checkpoint.model));
   out.put<uint32_t>(static_cast<uint32_t>(checkpoint.layerSizes.size()));
   for (int size : checkpoint.layerSizes) out.put<int32_t>(size);
   out.put<uint32_t>(static_cast<uint32_t>(checkpoint.optimizer));
@@ -145,9 +146,11 @@ Result<TrainingCheckpoint> readCheckpoint(const std::string& path) {
   }
   uint32_t version = 0;
   std::memcpy(&version, data.data() + sizeof kMagic, sizeof version);
-  if (version != kCheckpointVersion) {
+  if (version < kOldestCheckpointVersion || version > kCheckpointVersion) {
     return Status::corruption(path + " has checkpoint format version " + std::to_string(version) +
-                              "; this trainer reads version " + std::to_string(kCheckpointVersion));
+                              "; this trainer reads versions " +
+                              std::to_string(kOldestCheckpointVersion) + " to " +
+                              std::to_string(kCheckpointVersion));
   }
   const size_t payloadEnd = data.size() - sizeof(uint32_t);
   uint32_t storedCrc = 0;
@@ -159,10 +162,16 @@ Result<TrainingCheckpoint> readCheckpoint(const std::string& path) {
   Reader in(data, payloadEnd);
   TrainingCheckpoint checkpoint;
   char magic[8];
-  uint32_t storedVersion = 0, layerCount = 0, optimizer = 0, bufferCount = 0;
+  uint32_t storedVersion = 0, model = 0, layerCount = 0, optimizer = 0, bufferCount = 0;
   bool ok = true;
   for (char& c : magic) ok = ok && in.get(&c);
-  ok = ok && in.get(&storedVersion) && in.get(&layerCount) && layerCount <= kMaxLayers;
+  ok = ok && in.get(&storedVersion);
+  // Version 1 had no model field: every version-1 checkpoint is an MLP.
+  if (ok && storedVersion >= 2) {
+    ok = in.get(&model) && model <= static_cast<uint32_t>(ModelKind::kCnn);
+  }
+  checkpoint.model = static_cast<ModelKind>(model);
+  ok = ok && in.get(&layerCount) && layerCount <= kMaxLayers;
   for (uint32_t i = 0; ok && i < layerCount; ++i) {
     int32_t size = 0;
     ok = in.get(&size);

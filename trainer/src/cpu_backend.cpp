@@ -1,11 +1,14 @@
-// The `mpi` backend: the model replica on the CPU, GEMMs through BLAS, gradients all-reduced per
-// bucket with MPI non-blocking all-reduce while backward continues (DDP's overlap).
+// The `mpi` backend: the model replica on the CPU (the MLP's GEMMs through BLAS, the CNN's
+// convolutions and pooling through oneDNN), gradients all-reduced per bucket with MPI
+// non-blocking all-reduce while backward continues (DDP's overlap).
 #include <cblas.h>
+#include <omp.h>
 
 #include <chrono>
 
 #include "ringside/trainer/backend.h"
 #include "ringside/trainer/bucketing.h"
+#include "ringside/trainer/cnn.h"
 
 namespace ringside::trainer {
 
@@ -17,35 +20,107 @@ double msBetween(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
 
+// One model replica's forward and backward passes on this thread, MLP or CNN.
+class CpuModel {
+ public:
+  virtual ~CpuModel() = default;
+  // As MlpWorkspace::forward; `position` null for evaluation (no dropout, no backward after).
+  virtual float forward(const float* params, const float* x, const int32_t* labels, int batch,
+                        const BatchPosition* position, int64_t* correct,
+                        const StopCheck& stopCheck) = 0;
+  // As MlpWorkspace::backward (x is the last training forward's); `progress` is called between
+  // long pieces of work where the model has them (the CNN's primitives).
+  virtual void backward(const float* params, const float* x, float* grads,
+                        const std::function<void(int layer)>& onLayerReady,
+                        const StopCheck& stopCheck, const std::function<void()>& progress) = 0;
+  virtual bool stopped() const = 0;
+  // Samples per evaluation forward pass.
+  virtual int evalChunk() const = 0;
+};
+
+class MlpModel final : public CpuModel {
+ public:
+  MlpModel(const MlpLayout& layout, int maxBatch) : workspace_(layout, maxBatch) {}
+  float forward(const float* params, const float* x, const int32_t* labels, int batch,
+                const BatchPosition*, int64_t* correct, const StopCheck& stopCheck) override {
+    return workspace_.forward(params, x, labels, batch, correct, stopCheck);
+  }
+  void backward(const float* params, const float* x, float* grads,
+                const std::function<void(int layer)>& onLayerReady, const StopCheck& stopCheck,
+                const std::function<void()>&) override {
+    workspace_.backward(params, x, grads, onLayerReady, stopCheck);
+  }
+  bool stopped() const override { return workspace_.stopped(); }
+  int evalChunk() const override { return workspace_.maxBatch(); }
+
+ private:
+  MlpWorkspace<float> workspace_;
+};
+
+class CnnModel final : public CpuModel {
+ public:
+  CnnModel(const CnnLayout& layout, int maxBatch, uint64_t seed)
+      : workspace_(layout, seed), evalChunk_(std::clamp(maxBatch, 1, kCnnEvalChunk)) {}
+  float forward(const float* params, const float* x, const int32_t* labels, int batch,
+                const BatchPosition* position, int64_t* correct,
+                const StopCheck& stopCheck) override {
+    return workspace_.forward(params, x, labels, batch, position, correct, stopCheck);
+  }
+  void backward(const float* params, const float*, float* grads,
+                const std::function<void(int layer)>& onLayerReady, const StopCheck& stopCheck,
+                const std::function<void()>& progress) override {
+    workspace_.backward(params, grads, onLayerReady, stopCheck, progress);
+  }
+  bool stopped() const override { return workspace_.stopped(); }
+  int evalChunk() const override { return evalChunk_; }
+
+ private:
+  CnnWorkspace workspace_;
+  int evalChunk_;
+};
+
 class CpuBackend final : public Backend {
  public:
   CpuBackend(Communicator& comm, BackendOptions options)
       : comm_(comm),
         options_(std::move(options)),
-        workspace_(options_.layout, options_.maxBatch),
-        buckets_(planBuckets(options_.layout, options_.bucketBytes)) {}
+        buckets_(planBuckets(options_.model, options_.bucketBytes)) {
+    if (options_.model.isCnn()) {
+      model_ = std::make_unique<CnnModel>(options_.model.cnn(), options_.maxBatch, options_.seed);
+    } else {
+      model_ = std::make_unique<MlpModel>(options_.model.mlp(), options_.maxBatch);
+    }
+  }
 
   const char* name() const override { return "mpi"; }
 
   std::string description() const override {
-    return std::string("CPU, OpenBLAS ") + openblas_get_config() + " (kernel " +
-           openblas_get_corename() + ", " + std::to_string(options_.threads) + " thread(s)), " +
-           std::to_string(buckets_.size()) + " gradient bucket(s)";
+    std::string text = std::string("CPU, ") + options_.model.describe() + ", OpenBLAS " +
+                       openblas_get_config() + " (kernel " + openblas_get_corename() + ", " +
+                       std::to_string(options_.threads) + " thread(s))";
+    if (options_.model.isCnn()) {
+      const dnnl_version_t* version = dnnl_version();
+      text += ", oneDNN " + std::to_string(version->major) + "." + std::to_string(version->minor) +
+              "." + std::to_string(version->patch);
+    }
+    return text + ", " + std::to_string(buckets_.size()) + " gradient bucket(s)";
   }
 
   Status initialize() override {
     openblas_set_num_threads(options_.threads);
-    const size_t n = options_.layout.numParams();
+    omp_set_num_threads(options_.threads);  // oneDNN's threads (the OpenMP runtime)
+    const size_t n = options_.model.numParams();
     params_.assign(n, 0.0f);
     grads_.assign(n, 0.0f);
     optimizerState_ = makeOptimizerState(options_.optimizer, n);
-    if (comm_.rank() == 0) initMlpParameters(options_.layout, options_.seed, params_.data());
+    if (comm_.rank() == 0) initParameters(options_.model, options_.seed, params_.data());
     return comm_.broadcast(params_.data(), n * sizeof(float), 0)
         .withContext("broadcasting the initial parameters from rank 0");
   }
 
-  Status trainStep(const float* x, const int32_t* labels, int localBatch, double lr,
-                   double* localLoss, StepTimings* timings) override {
+  Status trainStep(const float* x, const int32_t* labels, int localBatch,
+                   const BatchPosition& position, double lr, double* localLoss,
+                   StepTimings* timings) override {
     const Clock::time_point start = Clock::now();
     const bool distributed = comm_.worldSize() > 1;
     Status commStatus;
@@ -62,9 +137,10 @@ class CpuBackend final : public Backend {
       return stop != 0;
     };
     *timings = StepTimings{};
-    *localLoss = workspace_.forward(params_.data(), x, labels, localBatch, nullptr, stopCheck);
+    *localLoss =
+        model_->forward(params_.data(), x, labels, localBatch, &position, nullptr, stopCheck);
     RINGSIDE_RETURN_IF_ERROR(commStatus);
-    if (workspace_.stopped()) {
+    if (model_->stopped()) {
       timings->stopped = true;
       return Status::ok();
     }
@@ -76,6 +152,17 @@ class CpuBackend final : public Backend {
     // DDP's autograd hook: once the lowest layer of the next bucket has its gradient, the whole
     // bucket is ready and its all-reduce starts; every hook also drives MPI progress, since Open
     // MPI's non-blocking collectives advance only inside MPI calls.
+    auto testPending = [&] {
+      for (size_t b = 0; b < nextBucket && commStatus.isOk(); ++b) {
+        if (pending_[b] == 0) continue;
+        bool done = false;
+        commStatus = comm_.testRequest(pending_[b], &done);
+        if (done) {
+          pending_[b] = 0;
+          lastDone = Clock::now();
+        }
+      }
+    };
     auto onLayerReady = [&](int layer) {
       if (!distributed || !commStatus.isOk()) return;
       while (nextBucket < buckets_.size() && buckets_[nextBucket].firstLayer == layer) {
@@ -89,19 +176,14 @@ class CpuBackend final : public Backend {
         if (!commStatus.isOk()) return;
         ++nextBucket;
       }
-      for (size_t b = 0; b < nextBucket && commStatus.isOk(); ++b) {
-        if (pending_[b] == 0) continue;
-        bool done = false;
-        commStatus = comm_.testRequest(pending_[b], &done);
-        if (done) {
-          pending_[b] = 0;
-          lastDone = Clock::now();
-        }
-      }
+      testPending();
     };
-    workspace_.backward(params_.data(), x, grads_.data(), onLayerReady, stopCheck);
+    const std::function<void()> progress = [&] {
+      if (distributed && commStatus.isOk()) testPending();
+    };
+    model_->backward(params_.data(), x, grads_.data(), onLayerReady, stopCheck, progress);
     RINGSIDE_RETURN_IF_ERROR(commStatus.withContext("gradient all-reduce"));
-    if (workspace_.stopped()) {
+    if (model_->stopped()) {
       // Every rank started the same buckets before it stopped: finish them, update nothing.
       for (CommRequest& request : pending_) {
         if (request == 0) continue;
@@ -144,17 +226,19 @@ class CpuBackend final : public Backend {
   }
 
   Status evaluate(const float* x, const int32_t* labels, int count, EvalSums* sums) override {
-    const int dim = options_.layout.inputDim();
+    const int dim = options_.model.inputDim();
     // Evaluation is local: each rank looks at its own flag; the trainer reduces sums->stopped.
     const StopCheck stopCheck = [this] {
       return options_.stopRequested != nullptr &&
              options_.stopRequested->load(std::memory_order_relaxed);
     };
-    for (int begin = 0; begin < count; begin += workspace_.maxBatch()) {
-      const int batch = std::min(workspace_.maxBatch(), count - begin);
-      const float meanLoss = workspace_.forward(params_.data(), x + size_t(begin) * dim,
-                                                labels + begin, batch, &sums->correct, stopCheck);
-      if (workspace_.stopped()) {
+    const int chunk = model_->evalChunk();
+    for (int begin = 0; begin < count; begin += chunk) {
+      const int batch = std::min(chunk, count - begin);
+      const float meanLoss = model_->forward(params_.data(), x + size_t(begin) * dim,
+                                             labels + begin, batch, nullptr, &sums->correct,
+                                             stopCheck);
+      if (model_->stopped()) {
         sums->stopped = true;
         return Status::ok();
       }
@@ -195,8 +279,8 @@ class CpuBackend final : public Backend {
  private:
   Communicator& comm_;
   BackendOptions options_;
-  MlpWorkspace<float> workspace_;
   std::vector<GradientBucket> buckets_;
+  std::unique_ptr<CpuModel> model_;
   std::vector<float> params_;
   std::vector<float> grads_;
   OptimizerState optimizerState_;

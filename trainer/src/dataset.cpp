@@ -65,6 +65,8 @@ Result<ImageDataset> loadSplit(const std::string& dir, const std::string& prefix
   }
   ImageDataset split;
   split.featureDim = static_cast<int>(pixels);
+  split.rows = static_cast<int>(images->dims[1]);
+  split.cols = static_cast<int>(images->dims[2]);
   split.count = images->dims[0];
   if (limit > 0) split.count = std::min<int64_t>(split.count, limit);
   if (split.count == 0) return Status::corruption(*imagesPath + ": the split holds no samples");

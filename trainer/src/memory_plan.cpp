@@ -7,6 +7,8 @@
 #include <sstream>
 #include <vector>
 
+#include "ringside/trainer/cnn.h"
+
 namespace ringside::trainer {
 
 namespace {
@@ -98,8 +100,13 @@ std::string HostMemoryPlan::describe() const {
 
 HostMemoryPlan planHostMemory(const MlpLayout& layout, const OptimizerConfig& optimizer,
                               const MemoryPlanInput& input) {
+  return planHostMemory(ModelLayout::mlp(layout), optimizer, input);
+}
+
+HostMemoryPlan planHostMemory(const ModelLayout& model, const OptimizerConfig& optimizer,
+                              const MemoryPlanInput& input) {
   constexpr uint64_t kFloat = sizeof(float);
-  const uint64_t paramBytes = mulSat(layout.numParams(), kFloat);
+  const uint64_t paramBytes = mulSat(model.numParams(), kFloat);
   const uint64_t buffers = static_cast<uint64_t>(optimizerBufferCount(optimizer));
   // Parameters plus optimizer state: what a checkpoint holds.
   const uint64_t stateBytes = mulSat(paramBytes, 1 + buffers);
@@ -112,13 +119,24 @@ HostMemoryPlan planHostMemory(const MlpLayout& layout, const OptimizerConfig& op
   if (input.modelOnHost) {
     plan.gradients = paramBytes;
     plan.optimizerState = mulSat(paramBytes, buffers);
-    // MlpWorkspace: one [batch, out] buffer per layer and two [batch, widest] gradient buffers.
-    uint64_t widths = mulSat(2, static_cast<uint64_t>(layout.maxWidth()));
-    for (const LinearLayerShape& layer : layout.layers()) widths = addSat(widths, layer.out);
-    plan.activations = mulSat(mulSat(static_cast<uint64_t>(plan.activationBatch), widths), kFloat);
+    if (model.isCnn()) {
+      const int chunk = std::clamp(input.evalBatch, 1, kCnnEvalChunk);
+      plan.activationBatch = std::max(input.localBatch, chunk);
+      const uint64_t floats =
+          addSat(CnnWorkspace::planFloats(model.cnn(), input.localBatch, /*training=*/true),
+                 mulSat(2, CnnWorkspace::planFloats(model.cnn(), chunk, /*training=*/false)));
+      plan.activations = mulSat(floats, kFloat);
+    } else {
+      // MlpWorkspace: one [batch, out] buffer per layer and two [batch, widest] gradient buffers.
+      const MlpLayout& layout = model.mlp();
+      uint64_t widths = mulSat(2, static_cast<uint64_t>(layout.maxWidth()));
+      for (const LinearLayerShape& layer : layout.layers()) widths = addSat(widths, layer.out);
+      plan.activations =
+          mulSat(mulSat(static_cast<uint64_t>(plan.activationBatch), widths), kFloat);
+    }
   }
   const uint64_t perSample =
-      addSat(mulSat(static_cast<uint64_t>(layout.inputDim()), kFloat), sizeof(int32_t));
+      addSat(mulSat(static_cast<uint64_t>(model.inputDim()), kFloat), sizeof(int32_t));
   plan.inputBatches = mulSat(addSat(localBatch, evalBatch), perSample);
   // checkpoint.cpp holds the parsed or copied state and its serialized bytes at the same time.
   if (input.writesCheckpoints) {
@@ -160,7 +178,7 @@ Status checkMemoryFits(const HostMemoryPlan& plan, int ranksOnNode,
     text += ", the " + std::to_string(ranks) + " ranks on this node " + formatBytes(needed);
   }
   text += ", and " + formatBytes(available.bytes) + " is available (" + available.source +
-          "): use a smaller --hidden, --global-batch or --eval-batch" +
+          "): use a smaller --hidden (or --channels), --global-batch or --eval-batch" +
           (ranks > 1 ? std::string(", or fewer ranks per node") : std::string());
   return Status::resourceExhausted(text);
 }

@@ -48,12 +48,9 @@ Trainer::Trainer(const v1::TrainerConfig& spec, Communicator& comm, Backend& bac
       sink_(sink),
       agentSink_(agentSink),
       stopRequested_(stopRequested) {
-  std::vector<int> sizes = {data.train.featureDim};
-  sizes.insert(sizes.end(), spec_.hidden().begin(), spec_.hidden().end());
-  sizes.push_back(data.train.numClasses);
-  layerSizes_ = sizes;
-  auto layout = MlpLayout::create(sizes);
-  numParams_ = layout.isOk() ? layout->numParams() : 0;
+  auto model = modelLayoutOf(spec_, data.train);
+  if (model.isOk()) model_ = std::move(model).value();
+  numParams_ = model_.numParams();
 }
 
 void Trainer::writeGlobal(const MetricRecord& record) {
@@ -82,20 +79,18 @@ Result<Trainer::Resumed> Trainer::initializeOrResume(int64_t stepsPerEpoch) {
       auto loaded = readCheckpoint(path);
       if (loaded.isOk()) {
         ckpt = std::move(loaded).value();
-        const std::vector<int>& sizes = layerSizes_;
         const OptimizerConfig opt = optimizerConfigOf(spec_);
-        auto list = [](const std::vector<int>& v) {
-          std::string s;
-          for (int x : v) {
-            if (!s.empty()) s += ',';
-            s += std::to_string(x);
-          }
-          return s;
-        };
-        if (ckpt.layerSizes != sizes) {
+        const std::string held = describeModelShape(ckpt.model, ckpt.layerSizes);
+        if (ckpt.model != model_.kind()) {
           readStatus = Status::invalidArgument(
-              path + " holds a model with layers " + list(ckpt.layerSizes) + ", this run has " +
-              list(sizes) + ": resume with the same --hidden and dataset");
+              path + " holds " + held + ", but this run trains " + model_.describe() +
+              ": resume it with --model " + modelKindName(ckpt.model) +
+              ", or start this run without --resume");
+        } else if (ckpt.layerSizes != model_.shapeVector()) {
+          readStatus = Status::invalidArgument(
+              path + " holds " + held + ", this run has " + model_.describe() +
+              (model_.isCnn() ? ": resume with the same --channels and dataset"
+                              : ": resume with the same --hidden and dataset"));
         } else if (ckpt.optimizer != opt.kind) {
           readStatus = Status::invalidArgument(path + " was written with --optimizer " +
                                                optimizerName(ckpt.optimizer) +
@@ -197,7 +192,8 @@ Result<std::string> Trainer::checkpoint(int64_t step, int64_t stepsPerEpoch) {
   std::string path;
   if (comm_.rank() == 0) {
     TrainingCheckpoint ckpt;
-    ckpt.layerSizes = layerSizes_;
+    ckpt.model = model_.kind();
+    ckpt.layerSizes = model_.shapeVector();
     ckpt.optimizer = optimizerConfigOf(spec_).kind;
     ckpt.step = step;
     ckpt.epoch = step / stepsPerEpoch;
@@ -244,6 +240,7 @@ Result<TrainingOutcome> Trainer::run() {
                        {"time", unixTime()},
                        {"world_size", world},
                        {"backend", backend_.name()},
+                       {"model", modelKindName(model_.kind())},
                        {"num_params", numParams_},
                        {"train_samples", data_.train.count},
                        {"test_samples", data_.test.count},
@@ -294,8 +291,11 @@ Result<TrainingOutcome> Trainer::run() {
     const double lr = learningRate(schedule, step, stepsPerEpoch, totalSteps);
     double loss = 0.0;
     StepTimings timings;
+    // Rank r's local batch is positions [r * localBatch, (r + 1) * localBatch) of the global
+    // batch (sampler.h): the dropout masks of those positions are the same at any world size.
+    const BatchPosition position{step, int64_t{comm_.rank()} * localBatch};
     RINGSIDE_RETURN_IF_ERROR(
-        backend_.trainStep(x.data(), labels.data(), localBatch, lr, &loss, &timings)
+        backend_.trainStep(x.data(), labels.data(), localBatch, position, lr, &loss, &timings)
             .withContext("step " + std::to_string(step + 1)));
     if (timings.stopped) {  // every rank abandoned this step: the run ends before it
       stopped = true;

@@ -121,6 +121,29 @@ void addTrainerOptions(CLI::App& app, v1::TrainerConfig& config) {
       ->delimiter(',')
       ->default_str(hiddenDefault)
       ->group("Model");
+  addSpecOption(
+      app, flags, "--model", [](Config& c, const std::string& v) { c.set_model(v); }, d.model(),
+      "mlp (Linear layers of --hidden) or cnn (conv 3x3 + ReLU + max-pool 2 per --channels entry, "
+      "dropout, Linear 128, Linear; docs/trainer.md)",
+      "Model");
+  std::string channelsDefault;
+  for (int channels : d.channels()) {
+    if (!channelsDefault.empty()) channelsDefault += ',';
+    channelsDefault += defaultText(channels);
+  }
+  app.add_option_function<std::vector<int32_t>>(
+         "--channels",
+         [flags](const std::vector<int32_t>& channels) {
+           flags->clear_channels();
+           for (int32_t c : channels) flags->add_channels(c);
+         },
+         "cnn: output channels of each conv stage, e.g. --channels 32,64")
+      ->delimiter(',')
+      ->default_str(channelsDefault)
+      ->group("Model");
+  addSpecOption(
+      app, flags, "--dropout", [](Config& c, double v) { c.set_dropout(v); }, d.dropout(),
+      "cnn: dropout probability before the hidden Linear layer (0 to below 1)", "Model");
 
   const std::string schedule = "Schedule";
   addSpecOption(
@@ -277,6 +300,30 @@ OptimizerConfig optimizerConfigOf(const v1::TrainerConfig& spec) {
   config.beta2 = c.beta2();
   config.epsilon = c.eps();
   return config;
+}
+
+Result<ModelLayout> modelLayoutOf(const v1::TrainerConfig& spec, const ImageDataset& train) {
+  const v1::TrainerConfig c = withTrainerDefaults(spec);
+  auto kind = parseModelKind(c.model());
+  if (!kind.isOk()) return kind.status();
+  if (*kind == ModelKind::kMlp) {
+    std::vector<int> sizes = {train.featureDim};
+    sizes.insert(sizes.end(), c.hidden().begin(), c.hidden().end());
+    sizes.push_back(train.numClasses);
+    auto layout = MlpLayout::create(sizes);
+    if (!layout.isOk()) return layout.status();
+    return ModelLayout::mlp(std::move(layout).value());
+  }
+  CnnShape shape;
+  shape.channels = 1;
+  shape.height = train.rows;
+  shape.width = train.cols;
+  shape.convChannels.assign(c.channels().begin(), c.channels().end());
+  shape.numClasses = train.numClasses;
+  shape.dropout = c.dropout();
+  auto layout = CnnLayout::create(shape);
+  if (!layout.isOk()) return layout.status();
+  return ModelLayout::cnn(std::move(layout).value());
 }
 
 LrScheduleConfig lrScheduleOf(const v1::TrainerConfig& spec) {

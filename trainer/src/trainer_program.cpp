@@ -107,8 +107,8 @@ int agreeOnFailure(Communicator& comm, const Status& status) {
 
 int runTrainerProgram(int argc, char** argv) {
   CLI::App app{
-      std::string("ringside-trainer: data-parallel training of an MLP classifier on MNIST-format "
-                  "data.\n"
+      std::string("ringside-trainer: data-parallel training of an MLP or CNN classifier on "
+                  "MNIST-format data.\n"
                   "Start with `mpirun -np N ringside-trainer [options]`, or alone for one rank.\n"
                   "Writes JSON Lines metrics to stdout (docs/metrics.md) and progress to stderr. "
                   "With\n") +
@@ -153,10 +153,7 @@ int runTrainerProgram(int argc, char** argv) {
   if (setup.isOk() && !data.isOk()) setup = data.status();
   std::unique_ptr<Backend> backend;
   if (setup.isOk()) {
-    std::vector<int> sizes = {data->train.featureDim};
-    sizes.insert(sizes.end(), config.hidden().begin(), config.hidden().end());
-    sizes.push_back(data->train.numClasses);
-    auto layout = MlpLayout::create(sizes);
+    auto layout = modelLayoutOf(config, data->train);
     if (!layout.isOk()) setup = layout.status();
     if (setup.isOk() && config.global_batch() % comm->worldSize() != 0) {
       setup = Status::invalidArgument("--global-batch " + std::to_string(config.global_batch()) +
@@ -182,7 +179,7 @@ int runTrainerProgram(int argc, char** argv) {
     }
     if (setup.isOk()) {
       BackendOptions options;
-      options.layout = std::move(layout).value();
+      options.model = std::move(layout).value();
       options.optimizer = optimizerConfigOf(config);
       options.seed = config.seed();
       options.maxBatch = std::max(localBatch, evalBatch);

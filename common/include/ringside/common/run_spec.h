@@ -26,6 +26,9 @@ inline constexpr size_t kMaxTrainerConfigJsonBytes = size_t{1} << 20;
 // Bounds of TrainerConfig.hidden: layers and units per layer.
 inline constexpr int kMaxHiddenLayers = 64;
 inline constexpr int kMaxHiddenWidth = 1 << 20;
+// Bounds of TrainerConfig.channels (the cnn model): conv stages and channels per stage.
+inline constexpr int kMaxConvStages = 8;
+inline constexpr int kMaxConvChannels = 4096;
 
 // ringside-trainer's defaults with every field set (weight_decay = 0, the default of the default
 // optimizer sgd). The one definition of each default in the code base; the .proto's comments and
@@ -36,11 +39,13 @@ const v1::TrainerConfig& defaultTrainerConfig();
 // "adamw", 0 otherwise (PyTorch's defaults for AdamW and SGD).
 double defaultWeightDecay(std::string_view optimizer);
 
-// `config` with every absent field (and an empty `hidden`) set to its default, and an absent or
-// negative weight_decay set to defaultWeightDecay(optimizer). The result has every field set.
+// `config` with every absent field (and an empty `hidden` or `channels`) set to its default, and
+// an absent or negative weight_decay set to defaultWeightDecay(optimizer). The result has every
+// field set.
 v1::TrainerConfig withTrainerDefaults(const v1::TrainerConfig& config);
 
-// Sets in `*base` every field that `over` sets; `hidden` is replaced when `over` has any width.
+// Sets in `*base` every field that `over` sets; `hidden` and `channels` are replaced when `over`
+// has any entry.
 // Used for command-line flags over a --config file.
 void overlayTrainerConfig(const v1::TrainerConfig& over, v1::TrainerConfig* base);
 

@@ -1,6 +1,7 @@
 // Backend: where the model replica of one rank lives and how its gradients are all-reduced.
 // One file per backend behind this interface: `mpi` (cpu_backend.cpp: CPU, BLAS, MPI
-// non-blocking all-reduce) and `nccl` (cuda/nccl_backend.cu: CUDA, cuBLAS, NCCL all-reduce).
+// non-blocking all-reduce; the CNN through oneDNN, cnn.h) and `nccl` (cuda/nccl_backend.cu: CUDA,
+// cuBLAS and cuDNN, NCCL all-reduce). Both train either model of model.h.
 //
 // A backend is used by one thread. Every method is collective where it says so: all ranks call
 // it in the same order.
@@ -15,6 +16,7 @@
 #include "ringside/common/status.h"
 #include "ringside/trainer/communicator.h"
 #include "ringside/trainer/mlp.h"
+#include "ringside/trainer/model.h"
 #include "ringside/trainer/optimizer.h"
 
 namespace ringside::trainer {
@@ -47,9 +49,11 @@ struct EvalSums {
 };
 
 struct BackendOptions {
-  MlpLayout layout;
+  ModelLayout model;  // the model and its flat parameter layout (model.h)
   OptimizerConfig optimizer;
-  uint64_t seed = 0;               // parameter initialisation seed (used on rank 0)
+  // Parameter initialisation seed (used on rank 0), and the seed of the CNN's dropout masks
+  // (model.h: every rank draws from it, so it must be the same on all).
+  uint64_t seed = 0;
   int maxBatch = 0;                // largest batch passed to trainStep or evaluate
   size_t bucketBytes = 25u << 20;  // gradient bucket cap (DDP's bucket_cap_mb = 25)
   int threads = 1;                 // mpi backend: BLAS threads per rank
@@ -65,21 +69,24 @@ class Backend {
   // A line for the log: device, BLAS or library versions.
   virtual std::string description() const = 0;
 
-  // Collective. Rank 0 initialises the parameters from options.seed (initMlpParameters) and
+  // Collective. Rank 0 initialises the parameters from options.seed (initParameters) and
   // broadcasts them, so every rank starts identical (as DistributedDataParallel does).
   virtual Status initialize() = 0;
 
   // Collective. One step on this rank's local batch x[localBatch, inputDim], labels[localBatch]:
   // forward, backward with bucketed gradient all-reduce overlapping backward, gradient averaging
   // over the world size, optimizer update at learning rate lr. *localLoss receives the mean loss
-  // over the local batch (before the update).
+  // over the local batch (before the update). `position` places the batch in the run (the
+  // trainer's global step, and the sampler's position of x's first row in the global batch):
+  // the CNN's dropout masks derive from it (model.h), so N ranks match one rank exactly.
   // Stop requests: the mpi backend asks all ranks (an all-reduce of options.stopRequested)
   // between the pieces of a long forward or backward pass (mlp.h, kStopCheckFlops; a small step
   // is never interrupted), and when any rank has one, every rank abandons the step before its
   // update and sets timings->stopped. The nccl backend always completes the step (GPU steps are
   // short); the trainer stops after it.
-  virtual Status trainStep(const float* x, const int32_t* labels, int localBatch, double lr,
-                           double* localLoss, StepTimings* timings) = 0;
+  virtual Status trainStep(const float* x, const int32_t* labels, int localBatch,
+                           const BatchPosition& position, double lr, double* localLoss,
+                           StepTimings* timings) = 0;
 
   // Local (not collective): adds loss and accuracy sums over x[count, inputDim] to *sums. The mpi
   // backend ends early when options.stopRequested is set during a long pass (sums->stopped is

@@ -7,15 +7,21 @@
 #include <vector>
 
 #include "ringside/common/status.h"
+#include "ringside/trainer/model.h"
 #include "ringside/trainer/optimizer.h"
 
 namespace ringside::trainer {
 
-inline constexpr uint32_t kCheckpointVersion = 1;
+// Version 2 added the model kind (the CNN); version 1 files (MLP only) are still read, as MLPs.
+inline constexpr uint32_t kCheckpointVersion = 2;
+inline constexpr uint32_t kOldestCheckpointVersion = 1;
 inline constexpr const char* kCheckpointExtension = ".rsck";
 
 struct TrainingCheckpoint {
-  std::vector<int> layerSizes;  // {inputDim, hidden..., numClasses}
+  ModelKind model = ModelKind::kMlp;
+  // The model's shape (ModelLayout::shapeVector): MLP {inputDim, hidden..., numClasses}; CNN
+  // {channels, height, width, convChannels..., hidden, numClasses}.
+  std::vector<int> layerSizes;
   OptimizerKind optimizer = OptimizerKind::kSgd;
   int64_t step = 0;               // global optimizer steps completed
   int64_t epoch = 0;              // epoch of the next step
@@ -25,7 +31,7 @@ struct TrainingCheckpoint {
   int64_t globalBatch = 0;        // the sampler's global batch when written
   int64_t trainSamples = 0;       // training-set size when written
   int32_t worldSize = 0;          // informational: a run may resume at another world size
-  std::vector<float> params;      // [numParams], flat layout of mlp.h
+  std::vector<float> params;      // [numParams], flat layout of model.h
   OptimizerState optimizerState;  // buffers in the same layout
 };
 
@@ -34,7 +40,8 @@ struct TrainingCheckpoint {
 // Errors: IOError naming the path and the OS error.
 Status writeCheckpoint(const std::string& path, const TrainingCheckpoint& checkpoint);
 
-// Reads and verifies a checkpoint (magic, version, sizes, CRC-32).
+// Reads and verifies a checkpoint (magic, version, sizes, CRC-32). Writes the current version;
+// reads versions kOldestCheckpointVersion to kCheckpointVersion.
 // Errors: NotFound when the file does not exist; Corruption when the magic, version, checksum or
 // a size is wrong (the message says what and suggests an older checkpoint).
 Result<TrainingCheckpoint> readCheckpoint(const std::string& path);

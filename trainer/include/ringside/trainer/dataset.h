@@ -15,6 +15,8 @@ namespace ringside::trainer {
 struct ImageDataset {
   int64_t count = 0;            // number of samples
   int featureDim = 0;           // pixels per sample (rows * cols, 784 for MNIST)
+  int rows = 0;                 // image height in pixels (28 for MNIST); one channel
+  int cols = 0;                 // image width in pixels
   int numClasses = 0;           // 1 + the largest label
   std::vector<uint8_t> pixels;  // [count, featureDim], row-major
   std::vector<int32_t> labels;  // [count]

@@ -2,7 +2,8 @@
 // configuration that cannot fit ends at start with a message saying how much it needs and how
 // much there is (exit status 1), never with std::bad_alloc or the kernel's OOM killer hours later.
 //
-// The plan follows what the code allocates (cpu_backend.cpp, mlp.h's MlpWorkspace, trainer.cpp's
+// The plan follows what the code allocates (cpu_backend.cpp, mlp.h's MlpWorkspace, cnn.h's
+// CnnWorkspace, trainer.cpp's
 // batch buffers, checkpoint.cpp's reader and writer, dataset.h); it is a lower bound: allocator
 // overhead, MPI's and BLAS's own buffers and the program itself are not counted.
 // Thread-safety: free functions; availableMemory() reads /proc and /sys only.
@@ -14,6 +15,7 @@
 
 #include "ringside/common/status.h"
 #include "ringside/trainer/mlp.h"
+#include "ringside/trainer/model.h"
 #include "ringside/trainer/optimizer.h"
 
 namespace ringside::trainer {
@@ -35,10 +37,15 @@ struct HostMemoryPlan {
   uint64_t parameters = 0;      // [numParams] floats (nccl: the host copy made at start-up)
   uint64_t gradients = 0;       // [numParams] floats (mpi backend)
   uint64_t optimizerState = 0;  // optimizerBufferCount() x [numParams] floats (mpi backend)
-  // MlpWorkspace for the largest batch (mpi backend): batch x (sum of layer outputs + 2 x the
-  // widest layer) floats.
+  // mpi backend. MLP: MlpWorkspace for the largest batch, batch x (sum of layer outputs + 2 x
+  // the widest layer) floats. CNN: CnnWorkspace's cached plans (CnnWorkspace::planFloats), one
+  // for training at localBatch and two for evaluation (a chunk of min(evalBatch, kCnnEvalChunk)
+  // samples and the last, smaller one) counted at the chunk size; oneDNN's scratchpads and
+  // reordered weights are not counted.
   uint64_t activations = 0;
-  int activationBatch = 0;  // that largest batch: max(localBatch, evalBatch)
+  // That largest batch: max(localBatch, evalBatch) (MLP); max(localBatch, the CNN's evaluation
+  // chunk) (CNN).
+  int activationBatch = 0;
   // The trainer's batch buffers: (localBatch + evalBatch) x (inputDim floats + one int32 label).
   uint64_t inputBatches = 0;
   // While a checkpoint is written or read (rank 0): a copy of the parameters and optimizer
@@ -55,6 +62,9 @@ struct HostMemoryPlan {
 
 // The plan of one rank of a run with model `layout` and `optimizer`. Arithmetic saturates, so
 // absurd sizes give UINT64_MAX, never a wrapped small number.
+HostMemoryPlan planHostMemory(const ModelLayout& model, const OptimizerConfig& optimizer,
+                              const MemoryPlanInput& input);
+// The same for an MLP.
 HostMemoryPlan planHostMemory(const MlpLayout& layout, const OptimizerConfig& optimizer,
                               const MemoryPlanInput& input);
 

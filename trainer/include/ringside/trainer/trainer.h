@@ -44,7 +44,8 @@ class Trainer {
   // or a stop is requested, then writes a checkpoint. Rank 0 writes the "start" record (with the
   // run's total steps and steps per epoch) to `sink` and the same two facts as global samples
   // (metric::kRunTotalSteps, kRunStepsPerEpoch, at the first step) to `agentSink`. Errors:
-  // InvalidArgument for a checkpoint that does not fit the run (naming the mismatch),
+  // InvalidArgument for a checkpoint that does not fit the run (naming the mismatch; one of the
+  // other model kind names both models),
   // Corruption/NotFound for an unreadable one, the backend's errors for failed steps, IOError when
   // a checkpoint cannot be written.
   Result<TrainingOutcome> run();
@@ -69,7 +70,7 @@ class Trainer {
   MetricSink* sink_;
   MetricSink* agentSink_;
   const std::atomic<bool>& stopRequested_;
-  std::vector<int> layerSizes_;  // {inputDim, hidden..., numClasses}
+  ModelLayout model_;  // modelLayoutOf(spec, data.train); empty when the spec describes none
   size_t numParams_ = 0;
 };
 

@@ -13,6 +13,8 @@
 #include "ringside/common/status.h"
 #include "ringside/proto/ringside.pb.h"
 #include "ringside/trainer/backend.h"
+#include "ringside/trainer/dataset.h"
+#include "ringside/trainer/model.h"
 #include "ringside/trainer/optimizer.h"
 
 namespace ringside::trainer {
@@ -32,5 +34,11 @@ void addTrainerOptions(CLI::App& app, v1::TrainerConfig& config);
 // The optimizer and learning-rate schedule of a run spec (absent fields: their defaults).
 OptimizerConfig optimizerConfigOf(const v1::TrainerConfig& spec);
 LrScheduleConfig lrScheduleOf(const v1::TrainerConfig& spec);
+
+// The model a run spec describes (`model`, `hidden`, `channels`, `dropout`) for the images of
+// `train` (its size, rows and columns, one channel, and class count). Errors: InvalidArgument
+// naming the value a layout cannot be built from (MlpLayout::create, CnnLayout::create; e.g. a
+// CNN with more stages than the image can be pooled).
+Result<ModelLayout> modelLayoutOf(const v1::TrainerConfig& spec, const ImageDataset& train);
 
 }  // namespace ringside::trainer
