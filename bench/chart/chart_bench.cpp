@@ -41,8 +41,8 @@
 #include <vector>
 
 #include "ringside/gui/decimation.h"
-#include "ringside/gui/metric_chart.h"
 #include "ringside/gui/metrics_store.h"
+#include "ringside/gui/widgets/metric_chart.h"
 
 using namespace ringside;
 using namespace ringside::gui;

@@ -3,10 +3,13 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QComboBox>
 #include <QKeySequence>
 #include <QLabel>
+#include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QScreen>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSettings>
@@ -19,12 +22,13 @@
 #include <algorithm>
 #include <cmath>
 
-#include "ringside/gui/compare_view.h"
 #include "ringside/gui/controller.h"
-#include "ringside/gui/dashboard_tab.h"
-#include "ringside/gui/history_panel.h"
-#include "ringside/gui/nodes_panel.h"
-#include "ringside/gui/run_setup_panel.h"
+#include "ringside/gui/widgets/compare_view.h"
+#include "ringside/gui/widgets/dashboard_tab.h"
+#include "ringside/gui/widgets/history_panel.h"
+#include "ringside/gui/widgets/metric_chart.h"
+#include "ringside/gui/widgets/nodes_panel.h"
+#include "ringside/gui/widgets/run_setup_panel.h"
 
 namespace ringside::gui {
 
@@ -190,8 +194,9 @@ void MainWindow::runClusterScreenshotTour(const QString& dir, const QStringList&
   auto* deadline = new QTimer(this);
   deadline->setSingleShot(true);
   connect(deadline, &QTimer::timeout, this, [] {
-    qWarning("cluster screenshot tour: no run ended within 3 minutes (not every node online, "
-             "or the run setup form refused the run)");
+    qWarning(
+        "cluster screenshot tour: no run ended within 3 minutes (not every node online, "
+        "or the run setup form refused the run)");
     QApplication::exit(1);
   });
   deadline->start(180000);
@@ -306,7 +311,7 @@ void MainWindow::runScreenshotTour(const QString& dir) {
               return;
             }
             // Both done: let the last samples land and the charts redraw, then capture.
-            QTimer::singleShot(3000, this, [this, save] {
+            QTimer::singleShot(3000, this, [this, save, dir] {
               showPage(0);
               save(QStringLiteral("nodes"));
               showPage(1);
@@ -318,15 +323,37 @@ void MainWindow::runScreenshotTour(const QString& dir) {
                 scroll->verticalScrollBar()->setValue(0);
               }
               openRun(tourRuns_.last());
-              QTimer::singleShot(1500, this, [this, save] {
+              QTimer::singleShot(1500, this, [this, save, dir] {
                 save(QStringLiteral("dashboard"));
-                showPage(2);
-                QTimer::singleShot(1000, this, [this, save] {
-                  save(QStringLiteral("history"));
-                  compare(tourRuns_);
-                  QTimer::singleShot(2000, this, [save] {
-                    save(QStringLiteral("compare"));
-                    QApplication::exit(0);
+                // The same run over fractional epochs, with a chart's export menu open.
+                auto* tab = qobject_cast<DashboardTab*>(tabs_->currentWidget());
+                if (tab != nullptr) tab->xModeBox()->setCurrentIndex(1);
+                QTimer::singleShot(1500, this, [this, save, dir, tab] {
+                  // A right click on the loss chart: its context menu.
+                  QMenu* menu = tab != nullptr ? tab->lossChart()->contextMenu() : nullptr;
+                  if (menu != nullptr) {
+                    menu->popup(tab->lossChart()->mapToGlobal(tab->lossChart()->rect().center() -
+                                                              QPoint(60, 40)));
+                  }
+                  QTimer::singleShot(500, this, [this, save, dir, tab, menu] {
+                    if (menu != nullptr) {
+                      // Popups are windows of their own: grab the screen where the window is.
+                      screen()
+                          ->grabWindow(0, frameGeometry().x(), frameGeometry().y(),
+                                       frameGeometry().width(), frameGeometry().height())
+                          .save(dir + QStringLiteral("/dashboard-export.png"));
+                      menu->hide();
+                      tab->xModeBox()->setCurrentIndex(0);
+                    }
+                    showPage(2);
+                    QTimer::singleShot(1000, this, [this, save] {
+                      save(QStringLiteral("history"));
+                      compare(tourRuns_);
+                      QTimer::singleShot(2000, this, [save] {
+                        save(QStringLiteral("compare"));
+                        QApplication::exit(0);
+                      });
+                    });
                   });
                 });
               });

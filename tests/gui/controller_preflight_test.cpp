@@ -6,12 +6,12 @@
 // options. Stop reaches every node of the run, and a non-owner's NotFound is no failure.
 #include <QElapsedTimer>
 #include <QSignalSpy>
-#include <QTemporaryDir>
 #include <QTimer>
 #include <QtTest>
 #include <memory>
 #include <zmq.hpp>
 
+#include "gui_test_support.h"
 #include "ringside/common/curve.h"
 #include "ringside/common/protocol.h"
 #include "ringside/gui/controller.h"
@@ -146,8 +146,8 @@ class ControllerPreflightTest : public QObject {
 
  private:
   zmq::context_t context_;
-  QTemporaryDir dir_;
-  std::unique_ptr<Controller> controller_;
+  std::unique_ptr<testing::ControllerInTempDir> fixture_;  // a fresh data folder per test
+  Controller* controller_ = nullptr;                       // fixture_'s
   std::unique_ptr<FakeAgent> owner_, second_;
   QString ownerId_, secondId_;
   QTimer serveTimer_;
@@ -168,7 +168,6 @@ class ControllerPreflightTest : public QObject {
 
  private slots:
   void init() {
-    QVERIFY(dir_.isValid());
     owner_ = std::make_unique<FakeAgent>(context_, "node-a");
     second_ = std::make_unique<FakeAgent>(context_, "node-b");
     QVERIFY(owner_->valid() && second_->valid());
@@ -179,11 +178,11 @@ class ControllerPreflightTest : public QObject {
     });
     serveTimer_.start();
     ControllerOptions options;
-    options.dataDir = dir_.filePath(QString::fromLatin1(QTest::currentTestFunction()));
     options.startLocalAgent = false;
     options.preflightTimeoutMs = 1500;
-    controller_ = std::make_unique<Controller>(options);
-    QSignalSpy started(controller_.get(), &Controller::started);
+    fixture_ = std::make_unique<testing::ControllerInTempDir>(options);
+    controller_ = &fixture_->controller;
+    QSignalSpy started(controller_, &Controller::started);
     QVERIFY(controller_->start().isOk());
     QTRY_COMPARE(started.count(), 1);
     NodeSettings ownerSettings;
@@ -210,7 +209,8 @@ class ControllerPreflightTest : public QObject {
   void cleanup() {
     serveTimer_.stop();
     serveTimer_.disconnect();
-    controller_.reset();
+    controller_ = nullptr;
+    fixture_.reset();
     owner_.reset();
     second_.reset();
   }
@@ -219,9 +219,9 @@ class ControllerPreflightTest : public QObject {
     second_->problems = {
         "dataset directory /nowhere does not exist on this node: install "
         "dataset-fashion-mnist or set \"data\" in the run spec"};
-    QSignalSpy launched(controller_.get(), &Controller::runLaunched);
-    QSignalSpy failed(controller_.get(), &Controller::launchFailed);
-    QSignalSpy checking(controller_.get(), &Controller::preflightStarted);
+    QSignalSpy launched(controller_, &Controller::runLaunched);
+    QSignalSpy failed(controller_, &Controller::launchFailed);
+    QSignalSpy checking(controller_, &Controller::preflightStarted);
     controller_->launch(twoNodeForm());
     QCOMPARE(checking.count(), 1);  // at once; the answers come later
     QCOMPARE(checking.first().first().toStringList(), (QStringList{"A", "B"}));
@@ -243,7 +243,7 @@ class ControllerPreflightTest : public QObject {
 
   void anotherAgentVersionFailsTheLaunch() {
     second_->version = "0.0.9";
-    QSignalSpy failed(controller_.get(), &Controller::launchFailed);
+    QSignalSpy failed(controller_, &Controller::launchFailed);
     controller_->launch(twoNodeForm());
     QTRY_COMPARE(failed.count(), 1);
     const QString message = failed.first().first().toString();
@@ -257,7 +257,7 @@ class ControllerPreflightTest : public QObject {
 
   void aNodeThatDoesNotAnswerFailsTheLaunchInTime() {
     second_->answersPreflight = false;
-    QSignalSpy failed(controller_.get(), &Controller::launchFailed);
+    QSignalSpy failed(controller_, &Controller::launchFailed);
     QElapsedTimer clock;
     clock.start();
     controller_->launch(twoNodeForm());
@@ -282,7 +282,7 @@ class ControllerPreflightTest : public QObject {
     }
     RunForm form = twoNodeForm();
     form.nodeIds << offline;
-    QSignalSpy failed(controller_.get(), &Controller::launchFailed);
+    QSignalSpy failed(controller_, &Controller::launchFailed);
     controller_->launch(form);
     QCOMPARE(failed.count(), 1);  // no waiting
     QVERIFY2(failed.first().first().toString().contains(QStringLiteral("Node C is not online")),
@@ -296,8 +296,8 @@ class ControllerPreflightTest : public QObject {
     owner_->freeGpus = {0, 1};
     second_->slotKind = "gpu";
     second_->freeGpus = {2, 3, 5};
-    QSignalSpy launched(controller_.get(), &Controller::runLaunched);
-    QSignalSpy failed(controller_.get(), &Controller::launchFailed);
+    QSignalSpy launched(controller_, &Controller::runLaunched);
+    QSignalSpy failed(controller_, &Controller::launchFailed);
     controller_->launch(twoNodeForm());
     QTRY_VERIFY(launched.count() + failed.count() == 1);
     QVERIFY2(failed.isEmpty(),
@@ -321,7 +321,7 @@ class ControllerPreflightTest : public QObject {
 
     // Stop goes to both nodes; the second node's ranks had already exited (NotFound): no failure.
     second_->stopError = v1::ErrorReply::NOT_FOUND;
-    QSignalSpy stopFailed(controller_.get(), &Controller::runStopFailed);
+    QSignalSpy stopFailed(controller_, &Controller::runStopFailed);
     controller_->stopRun(QStringLiteral("r-1"));
     QTRY_VERIFY(owner_->stops.size() == 1 && second_->stops.size() == 1);
     QCOMPARE(second_->stops.front(), std::string("r-1"));

@@ -1,30 +1,39 @@
 // DashboardTab on a store-backed Controller (no agent): synthetic samples ingested into the
 // store reach the charts after runDataChanged, the per-rank view names the slowest rank and its
 // node, GPU telemetry of the run's node is charted, the ETA comes from the run's own facts
-// (run/total_steps), and the progress helpers compute as documented.
+// (run/total_steps), the epoch axis is fractional (run/steps_per_epoch), every chart exports as
+// PNG or SVG and the run's metrics as CSV at full resolution through the dashboard's menus and
+// file dialogs, and the progress helpers compute as documented.
+#include <QComboBox>
+#include <QFile>
 #include <QLabel>
 #include <QLineSeries>
 #include <QLocale>
+#include <QMenu>
+#include <QPushButton>
 #include <QScopeGuard>
 #include <QSignalSpy>
+#include <QSvgRenderer>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QToolButton>
 #include <QtTest>
 
 #include <cmath>
 
+#include "gui_test_support.h"
 #include "ringside/common/curve.h"
 #include "ringside/common/metric_names.h"
 #include "ringside/gui/controller.h"
-#include "ringside/gui/dashboard_tab.h"
-#include "ringside/gui/metric_chart.h"
-#include "ringside/gui/rank_view.h"
 #include "ringside/gui/run_placement.h"
-#include "gui_test_support.h"
+#include "ringside/gui/widgets/dashboard_tab.h"
+#include "ringside/gui/widgets/metric_chart.h"
+#include "ringside/gui/widgets/rank_view.h"
 
 using namespace ringside;
 using namespace ringside::gui;
 
+using ringside::gui::testing::answerNextFileDialog;
 using ringside::gui::testing::ControllerInTempDir;
 
 namespace {
@@ -45,15 +54,17 @@ v1::MetricSample sample(uint64_t seq, int64_t step, int rank, const char* name, 
   return s;
 }
 
-// A 3-rank run, 150 of 200 steps done; rank 1 is the slowest (1.5 ms against a median of 1.1).
-IngestBatch syntheticRun(double startTime) {
+// A 3-rank run, 150 of 200 steps done (2 epochs of 100 steps); rank 1 is the slowest (1.5 ms
+// against a median of 1.1). Without `withFacts` it lacks run/total_steps and run/steps_per_epoch,
+// as a custom command that prints no start record.
+IngestBatch syntheticRun(double startTime, const QString& runId = kRunId, bool withFacts = true) {
   IngestBatch batch;
-  batch.runId = kRunId;
+  batch.runId = runId;
   batch.nodeId = kNodeId;
   v1::RunStateEvent state;
   state.set_seq(1);
   v1::RunInfo* run = state.mutable_run();
-  run->set_run_id(kRunId.toStdString());
+  run->set_run_id(runId.toStdString());
   run->mutable_spec()->set_name("synthetic run");
   v1::TrainerConfig* config = run->mutable_spec()->mutable_trainer()->mutable_config();
   config->set_epochs(2);
@@ -67,8 +78,10 @@ IngestBatch syntheticRun(double startTime) {
   batch.states.push_back(state);
   uint64_t seq = 2;
   // The run's facts, as the trainer sends them at its start: 2 epochs of 100 steps.
-  batch.samples.push_back(sample(seq++, 0, -1, metric::kRunTotalSteps, 200, startTime));
-  batch.samples.push_back(sample(seq++, 0, -1, metric::kRunStepsPerEpoch, 100, startTime));
+  if (withFacts) {
+    batch.samples.push_back(sample(seq++, 0, -1, metric::kRunTotalSteps, 200, startTime));
+    batch.samples.push_back(sample(seq++, 0, -1, metric::kRunStepsPerEpoch, 100, startTime));
+  }
   for (int64_t step = 1; step <= 150; ++step) {
     const double t = startTime + 0.01 * step;
     batch.samples.push_back(sample(seq++, step, -1, "train/loss", 2.0 / std::sqrt(step), t));
@@ -147,6 +160,126 @@ class DashboardTabTest : public QObject {
              size_t{1});
   }
 
+  // Issue 13 item 7: x = epoch put every step of an epoch on one x value. Now x = step / steps per
+  // epoch from the run's own facts: the steps spread over the epoch, and the test metrics of an
+  // epoch's last step sit on the whole epoch. A run without the facts keeps whole epochs.
+  void epochAxisIsFractional() {
+    ControllerInTempDir fixture;
+    Controller& controller = fixture.controller;
+    QVERIFY(controller.start().isOk());
+    const double start = QDateTime::currentMSecsSinceEpoch() / 1000.0 - 30;
+    for (const IngestBatch& batch :
+         {syntheticRun(start), syntheticRun(start, QStringLiteral("run-no-facts"), false)}) {
+      auto ingested = controller.store().ingest(batch);
+      ingested.waitForFinished();
+      QVERIFY(ingested.result().isOk());
+    }
+
+    DashboardTab tab(controller, kRunId);
+    emit controller.runDataChanged(kRunId);
+    MetricChart* loss = tab.lossChart();
+    QTRY_COMPARE(loss->seriesData(DashboardTab::rawLossName()).size(), size_t{150});
+    tab.xModeBox()->setCurrentIndex(1);  // Epoch
+    QTRY_VERIFY(!loss->seriesData(DashboardTab::rawLossName()).empty() &&
+                loss->seriesData(DashboardTab::rawLossName()).back().x == 1.5);
+    const std::vector<SeriesPoint> raw = loss->seriesData(DashboardTab::rawLossName());
+    QCOMPARE(raw.size(), size_t{150});
+    for (size_t i = 0; i < raw.size(); ++i) {
+      QCOMPARE(raw[i].x, static_cast<double>(i + 1) / 100.0);  // step 1 is 0.01, step 100 is 1
+    }
+    QCOMPARE(loss->seriesData(DashboardTab::testLossName()).front().x, 1.0);
+    const QString exposed = tab.stepTimeChart()->seriesNames().value(1);
+    QCOMPARE(tab.stepTimeChart()->seriesData(exposed).back().x, 1.5);
+
+    DashboardTab noFacts(controller, QStringLiteral("run-no-facts"));
+    noFacts.xModeBox()->setCurrentIndex(1);
+    emit controller.runDataChanged(QStringLiteral("run-no-facts"));
+    QTRY_COMPARE(noFacts.lossChart()->seriesData(DashboardTab::rawLossName()).size(), size_t{150});
+    for (const SeriesPoint& point : noFacts.lossChart()->seriesData(DashboardTab::rawLossName())) {
+      QVERIFY(point.x == 0.0 || point.x == 1.0);  // the 0-based epoch of each sample
+    }
+  }
+
+  // Issue 13 item 7: a run's dashboard exports any chart as PNG or SVG (its "Export chart" menu
+  // and every chart's context menu) and the run's metrics as CSV at full resolution: every stored
+  // sample of every metric and rank, not the decimated chart data.
+  void exportsChartsAndFullResolutionCsv() {
+    ControllerInTempDir fixture;
+    Controller& controller = fixture.controller;
+    QVERIFY(controller.start().isOk());
+    const double start = QDateTime::currentMSecsSinceEpoch() / 1000.0 - 30;
+    auto ingested = controller.store().ingest(syntheticRun(start));
+    ingested.waitForFinished();
+    QVERIFY(ingested.result().isOk());
+    DashboardTab tab(controller, kRunId);
+    tab.resize(1200, 900);
+    tab.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&tab));
+    emit controller.runDataChanged(kRunId);
+    QTRY_COMPARE(tab.lossChart()->seriesData(DashboardTab::rawLossName()).size(), size_t{150});
+    QTRY_COMPARE(tab.title(), QStringLiteral("synthetic run"));
+
+    // The menu has every chart, each with PNG and SVG; every chart's context menu saves it and
+    // exports the run's CSV; the file names start with the run's name.
+    const QList<MetricChart*> charts = tab.charts();
+    QCOMPARE(charts.size(), qsizetype{8});
+    QStringList titles;
+    for (QAction* action : tab.exportChartButton()->menu()->actions()) {
+      QVERIFY(action->menu() != nullptr);
+      QCOMPARE(action->menu()->actions().size(), qsizetype{2});
+      titles << action->text();
+    }
+    QCOMPARE(titles.size(), charts.size());
+    for (MetricChart* chart : charts) {
+      QVERIFY(titles.contains(chart->title()));
+      QStringList actions;
+      for (QAction* action : chart->contextMenu()->actions()) actions << action->text();
+      QVERIFY2(actions.contains(QStringLiteral("Save as &PNG…")) &&
+                   actions.contains(QStringLiteral("Save as &SVG…")) &&
+                   actions.contains(QStringLiteral("Export the run's metrics as CSV…")),
+               qPrintable(actions.join(QLatin1Char('|'))));
+      QVERIFY2(chart->exportName().startsWith(QStringLiteral("synthetic_run-")),
+               qPrintable(chart->exportName()));
+    }
+
+    QTemporaryDir out;
+    // The loss chart as SVG from the Export chart menu, answering its save dialog.
+    const QString svg = out.filePath(QStringLiteral("loss.svg"));
+    answerNextFileDialog(svg);
+    tab.exportChartButton()->menu()->actions().first()->menu()->actions().at(1)->trigger();
+    QVERIFY(QFile::exists(svg));
+    QSvgRenderer renderer(svg);
+    QVERIFY(renderer.isValid());
+    // The step-time chart as PNG from its context menu.
+    const QString png = out.filePath(QStringLiteral("step-time.png"));
+    answerNextFileDialog(png);
+    tab.stepTimeChart()->contextMenu()->actions().first()->trigger();
+    const QImage image(png);
+    QVERIFY(!image.isNull() && image.width() > 100);
+
+    // The CSV button: every stored sample.
+    const QString csv = out.filePath(QStringLiteral("metrics.csv"));
+    answerNextFileDialog(csv);
+    tab.exportCsvButton()->click();
+    QTRY_VERIFY(QFile::exists(csv));
+    QFile file(csv);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QList<QByteArray> lines = file.readAll().trimmed().split('\n');
+    QCOMPARE(lines.first(), QByteArray("step,epoch,wall_time,rank,name,value"));
+    auto count = controller.store().sampleCount(kRunId);
+    count.waitForFinished();
+    QCOMPARE(lines.size() - 1, count.result().value());
+    QCOMPARE(lines.size() - 1, 1504);  // 2 facts, 150 steps x (4 global + 3 ranks x 2), 2 test
+    const auto rowsOf = [&lines](const QByteArray& rank, const QByteArray& name) {
+      return std::count_if(lines.begin(), lines.end(), [&](const QByteArray& line) {
+        const QList<QByteArray> fields = line.split(',');
+        return fields.size() == 6 && fields[3] == rank && fields[4] == name;
+      });
+    };
+    QCOMPARE(rowsOf("-1", "train/loss"), 150);
+    QCOMPARE(rowsOf("1", "time/step_ms"), 150);
+  }
+
   void gpuChartsShowTheRunsGpusOnEveryNodeOfTheRun() {
     ControllerInTempDir fixture;
     Controller& controller = fixture.controller;
@@ -158,8 +291,9 @@ class DashboardTabTest : public QObject {
     const QString key = QString::fromStdString(agentKey->publicKey);
     QHash<QString, QString> ids;  // host -> node id
     for (const char* host : {"gpu-a", "gpu-b", "gpu-c"}) {
-      QVERIFY(controller.addNode(QStringLiteral("node %1").arg(QLatin1String(host + 4)),
-                                 QString::fromLatin1(host), 47600, 47601, key)
+      QVERIFY(controller
+                  .addNode(QStringLiteral("node %1").arg(QLatin1String(host + 4)),
+                           QString::fromLatin1(host), 47600, 47601, key)
                   .isOk());
     }
     for (const NodeView& node : controller.nodes()) {
@@ -186,8 +320,8 @@ class DashboardTabTest : public QObject {
     DashboardTab tab(controller, QStringLiteral("run-placed"));
     emit controller.runDataChanged(QStringLiteral("run-placed"));
     QTRY_COMPARE(tab.title(), QStringLiteral("placed run"));
-    for (const QString& host : {QStringLiteral("gpu-a"), QStringLiteral("gpu-b"),
-                                QStringLiteral("gpu-c")}) {
+    for (const QString& host :
+         {QStringLiteral("gpu-a"), QStringLiteral("gpu-b"), QStringLiteral("gpu-c")}) {
       v1::NodeTelemetry telemetry;
       telemetry.set_wall_time(1000);
       for (uint32_t index = 0; index < 2; ++index) {
@@ -315,6 +449,17 @@ class DashboardTabTest : public QObject {
     QCOMPARE(formatDuration(42.4), QStringLiteral("42 s"));
     QCOMPARE(formatDuration(185), QStringLiteral("3 min 05 s"));
     QCOMPARE(formatDuration(3720), QStringLiteral("1 h 02 min"));
+
+    // The epoch axis: step / steps per epoch; unknown steps per epoch leaves the steps alone.
+    const std::vector<SeriesPoint> bySteps{{1, 0.5}, {50, 0.4}, {100, 0.3}, {250, 0.2}};
+    const std::vector<SeriesPoint> epochs = stepsToEpochs(bySteps, 100);
+    QCOMPARE(epochs.size(), bySteps.size());
+    QCOMPARE(epochs[0].x, 0.01);
+    QCOMPARE(epochs[1].x, 0.5);
+    QCOMPARE(epochs[2].x, 1.0);  // the last step of the first epoch
+    QCOMPARE(epochs[3].x, 2.5);
+    QCOMPARE(epochs[3].y, 0.2);
+    QCOMPARE(stepsToEpochs(bySteps, 0)[3].x, 250.0);
   }
 
   // Under --lang de the read-outs use a decimal comma and group thousands with a dot.

@@ -20,13 +20,13 @@
 
 #include <cmath>
 
-#include "ringside/common/metric_names.h"
-#include "ringside/gui/compare_view.h"
-#include "ringside/gui/controller.h"
-#include "ringside/gui/history_panel.h"
-#include "ringside/gui/metric_chart.h"
-#include "ringside/gui/run_table_model.h"
 #include "gui_test_support.h"
+#include "ringside/common/metric_names.h"
+#include "ringside/gui/controller.h"
+#include "ringside/gui/run_table_model.h"
+#include "ringside/gui/widgets/compare_view.h"
+#include "ringside/gui/widgets/history_panel.h"
+#include "ringside/gui/widgets/metric_chart.h"
 
 using namespace ringside;
 using namespace ringside::gui;
@@ -154,11 +154,8 @@ class HistoryPanelTest : public QObject {
 
  private slots:
   void initTestCase() {
-    QVERIFY(dir_.isValid());
-    ControllerOptions options;
-    options.dataDir = dir_.path();
-    options.startLocalAgent = false;
-    controller_ = std::make_unique<Controller>(options);
+    fixture_ = std::make_unique<ControllerInTempDir>();
+    controller_ = &fixture_->controller;
     const Status started = controller_->start();
     QVERIFY2(started.isOk(), started.toString().c_str());
     MetricsStore& store = controller_->store();
@@ -176,7 +173,10 @@ class HistoryPanelTest : public QObject {
     QVERIFY(await(store.ingest(curves("r-2", 12000, 0.28, 0.89, 23000, 5.6))).isOk());
     QVERIFY(await(store.setNotes("r-3", "out of memory on rank 1")).isOk());
   }
-  void cleanupTestCase() { controller_.reset(); }
+  void cleanupTestCase() {
+    controller_ = nullptr;
+    fixture_.reset();
+  }
 
   void cloneEmitsTheFormOfTheStoredSpec() {
     HistoryPanel panel(*controller_);
@@ -404,8 +404,8 @@ class HistoryPanelTest : public QObject {
   }
 
  private:
-  QTemporaryDir dir_;
-  std::unique_ptr<Controller> controller_;
+  std::unique_ptr<ControllerInTempDir> fixture_;
+  Controller* controller_ = nullptr;  // fixture_'s
   QList<RunForm> forms_;
 };
 

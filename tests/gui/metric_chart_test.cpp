@@ -1,7 +1,8 @@
 // MetricChart: decimation reaches what is drawn (a 1,000,000-point series is drawn with about
 // two points per pixel column, spikes kept), the indexed decimation equals decimateMinMax, log
 // axes, EMA smoothing, stacked areas, the painted pixels (lines, areas, markers, legend entries),
-// hover read-out, zoom, and PNG/SVG export.
+// hover read-out, zoom, PNG/SVG export (the SVG drawn back and compared with the chart) and the
+// context menu.
 #include <QApplication>
 #include <QChart>
 #include <QChartView>
@@ -11,8 +12,11 @@
 #include <QLineSeries>
 #include <QLocale>
 #include <QLogValueAxis>
+#include <QMenu>
 #include <QMouseEvent>
+#include <QPainter>
 #include <QScopeGuard>
+#include <QSvgRenderer>
 #include <QTemporaryDir>
 #include <QValueAxis>
 #include <QXmlStreamReader>
@@ -22,7 +26,7 @@
 #include <limits>
 #include <random>
 
-#include "ringside/gui/metric_chart.h"
+#include "ringside/gui/widgets/metric_chart.h"
 
 using ringside::gui::AxisScale;
 using ringside::gui::decimateMinMax;
@@ -389,9 +393,13 @@ class MetricChartTest : public QObject {
     QTemporaryDir dir;
     MetricChart chart(QStringLiteral("export"));
     chart.resize(640, 420);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    const QColor blue(0, 0, 220);
     chart.setAxisTitles(QStringLiteral("step"), QStringLiteral("loss"));
     chart.setSeries(QStringLiteral("raw"), longSeries(10'000), QColor(Qt::red), true);
-    chart.setSeries(QStringLiteral("smoothed <EMA>"), emaSmooth(longSeries(10'000), 0.9));
+    chart.setSeries(QStringLiteral("smoothed \"EMA\" & co"), emaSmooth(longSeries(10'000), 0.9),
+                    blue);
     const QString png = dir.filePath(QStringLiteral("chart.png"));
     QVERIFY(chart.exportPng(png).isOk());
     const QImage image(png);
@@ -403,27 +411,118 @@ class MetricChartTest : public QObject {
     }
     QVERIFY(colours.size() > 3);  // not a blank image
 
+    // SVG, zoomed so that the line leaves the plot at the top and the bottom.
+    chart.setYRange(0.15, 0.55);
+    chart.forceReplot();
+    QApplication::processEvents();
+    chart.forceReplot();
     const QString svg = dir.filePath(QStringLiteral("chart.svg"));
     QVERIFY(chart.exportSvg(svg).isOk());
     QFile file(svg);
     QVERIFY(file.open(QIODevice::ReadOnly));
     QXmlStreamReader xml(&file);
-    QStringList names;
-    int pointCount = 0;
+    QStringList texts;
+    int polylines = 0;
     while (!xml.atEnd()) {
       xml.readNext();
-      if (xml.isStartElement() && xml.name() == QLatin1String("polyline")) {
-        names << xml.attributes().value(QLatin1String("data-name")).toString();
-        pointCount = static_cast<int>(
-            xml.attributes().value(QLatin1String("points")).split(QLatin1Char(' ')).size());
+      if (xml.isStartElement() && xml.name() == QLatin1String("polyline")) ++polylines;
+      if (xml.isStartElement() && xml.name() == QLatin1String("text")) {
+        texts << xml.readElementText(QXmlStreamReader::IncludeChildElements).trimmed();
       }
     }
     QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
-    QCOMPARE(names, (QStringList{QStringLiteral("raw"), QStringLiteral("smoothed <EMA>")}));
-    QCOMPARE(pointCount,
-             static_cast<int>(chart.drawnPoints(QStringLiteral("smoothed <EMA>")).size()));
+    QVERIFY(polylines >= 2);  // the raw and the smoothed line (each may be cut into parts)
+    for (const QString& expected :
+         {QStringLiteral("export"), QStringLiteral("smoothed \"EMA\" & co"), QStringLiteral("step"),
+          QStringLiteral("loss")}) {
+      QVERIFY2(texts.contains(expected), qPrintable(texts.join(QLatin1Char('|'))));
+    }
+
+    // Drawn back, the SVG shows the smoothed line where the chart draws it, and nothing of it
+    // outside the plot area (QSvgGenerator writes no clip: the lines are cut to the plot).
+    QSvgRenderer renderer(svg);
+    QVERIFY(renderer.isValid());
+    QCOMPARE(renderer.viewBox().size(), chart.chart()->size().toSize());
+    QImage drawn(renderer.viewBox().size(), QImage::Format_ARGB32);
+    drawn.fill(Qt::white);
+    QPainter painter(&drawn);
+    renderer.render(&painter);
+    painter.end();
+    const QPointF origin =
+        chart.chart()->mapRectToScene(chart.chart()->rect()).topLeft();  // the SVG's (0, 0)
+    const auto inSvg = [&](QPointF viewPosition) {
+      return (chart.chartView()->mapToScene(viewPosition.toPoint()) - origin).toPoint();
+    };
+    // The renderer antialiases: a line between pixel centres is two lighter pixels.
+    const auto bluish = [&drawn](QPoint at) {
+      for (int dy = -2; dy <= 2; ++dy) {
+        for (int dx = -2; dx <= 2; ++dx) {
+          const QPoint p = at + QPoint(dx, dy);
+          if (!drawn.rect().contains(p)) continue;
+          const QColor c = drawn.pixelColor(p);
+          if (c.blue() > c.red() + 60 && c.blue() > c.green() + 60) return true;
+        }
+      }
+      return false;
+    };
+    int checked = 0;
+    for (const SeriesPoint& point : chart.drawnPoints(QStringLiteral("smoothed \"EMA\" & co"))) {
+      if (point.x < 200 || point.x > 9'800 || point.y < 0.17 || point.y > 0.53) continue;
+      QVERIFY2(bluish(inSvg(chart.positionOf(point))),
+               qPrintable(QStringLiteral("no line at x = %1 in the SVG").arg(point.x)));
+      ++checked;
+    }
+    QVERIFY(checked > 20);
+    const QRect plot =
+        chart.chart()->mapRectToScene(chart.chart()->plotArea()).translated(-origin).toRect();
+    const QRect legend = chart.chart()
+                             ->legend()
+                             ->mapRectToScene(chart.chart()->legend()->rect())
+                             .translated(-origin)
+                             .toRect();
+    for (int x = 0; x < drawn.width(); x += 2) {
+      for (int y = 0; y < drawn.height(); y += 2) {
+        if (plot.adjusted(-2, -2, 2, 2).contains(x, y) || legend.contains(x, y)) continue;
+        const QColor c = drawn.pixelColor(x, y);
+        QVERIFY2(!(c.blue() > c.red() + 60 && c.blue() > c.green() + 60),
+                 qPrintable(QStringLiteral("series outside the plot at %1,%2").arg(x).arg(y)));
+      }
+    }
     QVERIFY(!chart.exportPng(QStringLiteral("/nonexistent-dir/x.png")).isOk());
     QVERIFY(!chart.exportSvg(QStringLiteral("/nonexistent-dir/x.svg")).isOk());
+    QVERIFY(!QFile::exists(QStringLiteral("/nonexistent-dir/x.svg")));
+  }
+
+  void contextMenuOffersExport() {
+    MetricChart chart(QStringLiteral("Loss / run"));
+    QStringList actions;
+    for (QAction* action : chart.contextMenu()->actions()) {
+      if (!action->isSeparator()) actions << action->text();
+    }
+    QCOMPARE(actions, (QStringList{QStringLiteral("Save as &PNG…"), QStringLiteral("Save as &SVG…"),
+                                   QStringLiteral("&Reset zoom")}));
+    QCOMPARE(chart.exportName(), QStringLiteral("Loss_run"));  // from the title, file-safe
+
+    // A right click opens the menu; a right drag pans and does not.
+    chart.resize(600, 400);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    chart.setSeries(QStringLiteral("s"), {{0, 0}, {10, 10}});
+    chart.forceReplot();
+    QWidget* viewport = chart.chartView()->viewport();
+    const QPoint middle = viewport->rect().center();
+    QTest::mousePress(viewport, Qt::RightButton, Qt::NoModifier, middle);
+    QTest::mouseMove(viewport, middle + QPoint(60, 0));
+    QTest::mouseRelease(viewport, Qt::RightButton, Qt::NoModifier, middle + QPoint(60, 0));
+    QVERIFY(!chart.contextMenu()->isVisible());
+    chart.replotNow();
+    QVERIFY(chart.visibleXRange().first < 0);  // dragged to the right: the view moved left
+    QTest::mousePress(viewport, Qt::RightButton, Qt::NoModifier, middle);
+    QTest::mouseRelease(viewport, Qt::RightButton, Qt::NoModifier, middle);
+    QTRY_VERIFY(chart.contextMenu()->isVisible());
+    chart.contextMenu()->hide();
+    chart.setExportName(QStringLiteral("my-run-loss"));
+    QCOMPARE(chart.exportName(), QStringLiteral("my-run-loss"));
   }
 };
 

@@ -9,10 +9,12 @@
 #include <QtTest>
 #include <csignal>
 
-#include "ringside/gui/add_node_dialog.h"
+#include "gui_test_support.h"
 #include "ringside/gui/controller.h"
-#include "ringside/gui/node_table_model.h"
-#include "ringside/gui/nodes_panel.h"
+#include "ringside/gui/widgets/add_node_dialog.h"
+#include "ringside/gui/widgets/node_detail_pane.h"
+#include "ringside/gui/widgets/node_table_model.h"
+#include "ringside/gui/widgets/nodes_panel.h"
 
 using namespace ringside::gui;
 
@@ -42,12 +44,11 @@ class NodesPanelProcessTest : public QObject {
   }
 
   void localNodeAppearsOnlineThenOfflineWhenKilled() {
-    QTemporaryDir dir;
     ControllerOptions options;
-    options.dataDir = dir.path();
     options.agentBinary = QStringLiteral(RINGSIDE_AGENT_BIN);
     options.trainerBinary = QStringLiteral(RINGSIDE_TRAINER_BIN);
-    Controller controller(options);
+    testing::ControllerInTempDir fixture(options);
+    Controller& controller = fixture.controller;
     NodesPanel panel(controller);
     panel.resize(1280, 760);
     panel.show();
@@ -76,7 +77,9 @@ class NodesPanelProcessTest : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(cell(panel, NodeTableModel::kState).startsWith("online ("), 10000);
 
     if (!qEnvironmentVariableIsEmpty("RINGSIDE_TEST_PNG_DIR")) {
-      QTest::qWait(4000);  // a few seconds of charts for the picture; only when one is saved
+      // A few seconds of charts for the picture (only when one is saved): wait for the samples,
+      // about one a second, not for a fixed time.
+      QTRY_VERIFY_WITH_TIMEOUT(panel.detailPane()->sampleCount(panel.selectedNodeId()) >= 5, 15000);
     }
     savePng(panel, QStringLiteral("nodes_panel.png"));
     panel.addNodeAction()->trigger();
@@ -87,7 +90,7 @@ class NodesPanelProcessTest : public QObject {
     dialog->reject();
 
     // Kill the agent: the node must show offline within 5 s of silence (+ one age tick).
-    QFile pidFile(dir.path() + QStringLiteral("/local-agent/gui-local-agent.pid"));
+    QFile pidFile(fixture.dir.path() + QStringLiteral("/local-agent/gui-local-agent.pid"));
     QVERIFY(pidFile.open(QIODevice::ReadOnly));
     const pid_t pid = static_cast<pid_t>(pidFile.readAll().trimmed().toLongLong());
     QVERIFY(pid > 0);

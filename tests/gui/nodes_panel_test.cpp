@@ -15,12 +15,12 @@
 #include <QtTest>
 #include <cmath>
 
-#include "ringside/gui/add_node_dialog.h"
-#include "ringside/gui/controller.h"
-#include "ringside/gui/node_detail_pane.h"
-#include "ringside/gui/node_table_model.h"
-#include "ringside/gui/nodes_panel.h"
 #include "gui_test_support.h"
+#include "ringside/gui/controller.h"
+#include "ringside/gui/widgets/add_node_dialog.h"
+#include "ringside/gui/widgets/node_detail_pane.h"
+#include "ringside/gui/widgets/node_table_model.h"
+#include "ringside/gui/widgets/nodes_panel.h"
 
 using namespace ringside::gui;
 using ringside::gui::testing::ControllerInTempDir;
@@ -89,8 +89,10 @@ class NodesPanelTest : public QObject {
     const QVariantList inUse =
         model.data(model.index(0, NodeTableModel::kGpus), NodeTableModel::kGpuInUseRole).toList();
     QCOMPARE(inUse, (QVariantList{false, true}));
-    const QString tooltip = model.data(model.index(0, NodeTableModel::kGpus), Qt::ToolTipRole).toString();
-    QVERIFY2(tooltip.contains(QStringLiteral("GPU 0: NVIDIA H100, 79.6 GiB, free")), qPrintable(tooltip));
+    const QString tooltip =
+        model.data(model.index(0, NodeTableModel::kGpus), Qt::ToolTipRole).toString();
+    QVERIFY2(tooltip.contains(QStringLiteral("GPU 0: NVIDIA H100, 79.6 GiB, free")),
+             qPrintable(tooltip));
     QVERIFY2(tooltip.contains(QStringLiteral("GPU 1: NVIDIA H100, 79.6 GiB, in use by a run")),
              qPrintable(tooltip));
     // Before any telemetry nothing is known to be in use, and the text does not claim it.

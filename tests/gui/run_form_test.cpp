@@ -123,6 +123,31 @@ class RunFormTest : public QObject {
     QCOMPARE(errors.first().field, QStringLiteral("command"));
   }
 
+  void cnnFieldsAreCheckedAndRoundTripThroughTheRunSpec() {
+    RunForm f = ringside::gui::watchedDefaultRun();
+    f.nodeIds = {QStringLiteral("n1")};
+    QVERIFY(validate(f, oneNode(8)).isEmpty());
+    f.channels = {32, 0};
+    QCOMPARE(validate(f, oneNode(8)).first().field, QStringLiteral("channels"));
+    f.channels = {8, 8, 8, 8, 8};
+    QCOMPARE(validate(f, oneNode(8)).first().field, QStringLiteral("channels"));
+    f.channels = {24, 48};
+    f.dropout = 1.0;
+    QCOMPARE(validate(f, oneNode(8)).first().field, QStringLiteral("dropout"));
+    f.dropout = 0.3;
+    f.model = QStringLiteral("resnet");
+    QCOMPARE(validate(f, oneNode(8)).first().field, QStringLiteral("model"));
+    f.model = QStringLiteral("cnn");
+    const ringside::v1::RunSpec spec = ringside::gui::toRunSpec(f, oneNode(8));
+    QCOMPARE(spec.trainer().config().model(), std::string("cnn"));
+    QCOMPARE(spec.trainer().config().channels_size(), 2);
+    QVERIFY(ringside::validateTrainerConfig(spec.trainer().config()).isOk());
+    const RunForm back = ringside::gui::fromRunSpec(spec);
+    QCOMPARE(back.model, QStringLiteral("cnn"));
+    QCOMPARE(back.channels, (QList<int>{24, 48}));
+    QCOMPARE(back.dropout, 0.3);
+  }
+
   void runSpecRoundTrip() {
     const RunForm form = sample();
     QVERIFY(validate(form, oneNode(8)).isEmpty());

@@ -1,13 +1,14 @@
 // The run setup form widget: fields round-trip a RunForm, errors show at the field and block
 // Launch, a valid form emits launchRequested, and the node list places a run on several nodes.
+#include <QComboBox>
 #include <QLabel>
 #include <QListWidget>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QtTest>
 
-#include "ringside/gui/run_setup_panel.h"
 #include "gui_test_support.h"
+#include "ringside/gui/widgets/run_setup_panel.h"
 
 using ringside::gui::NodeChoice;
 using ringside::gui::RunForm;
@@ -52,6 +53,37 @@ class RunSetupPanelTest : public QObject {
   }
 
  private slots:
+  // Issue 14: the form starts with the CNN run (the one to watch); the MLP is one choice away,
+  // and each model's own fields are the ones enabled.
+  void theFormStartsWithTheCnnAndTheMlpIsOneChoiceAway() {
+    RunSetupPanel panel;
+    panel.setNodes({nodeChoice("n1", "workstation", 8, "cpu", true, false, "ws")});
+    RunForm form = panel.form();
+    QCOMPARE(form.model, QStringLiteral("cnn"));
+    QCOMPARE(form.name, QStringLiteral("fashion-mnist cnn"));
+    QCOMPARE(form.channels, (QList<int>{32, 64}));
+    QVERIFY(
+        validate(form, {nodeChoice("n1", "workstation", 8, "cpu", true, false, "ws")}).isEmpty());
+    QComboBox* model = nullptr;
+    for (QComboBox* combo : panel.findChildren<QComboBox*>()) {
+      if (combo->findData(QStringLiteral("cnn")) >= 0) model = combo;
+    }
+    QVERIFY(model != nullptr);
+    model->setCurrentIndex(model->findData(QStringLiteral("mlp")));
+    form = panel.form();
+    QCOMPARE(form.model, QStringLiteral("mlp"));
+    QCOMPARE(trainerConfig(form).model(), std::string("mlp"));
+    QCOMPARE(form.hidden, (QList<int>{256, 128}));
+    form.model = QStringLiteral("cnn");
+    form.channels = {16, 32, 64};
+    form.dropout = 0.4;
+    panel.setForm(form);
+    const RunForm back = panel.form();
+    QCOMPARE(back.channels, (QList<int>{16, 32, 64}));
+    QCOMPARE(back.dropout, 0.4);
+    QCOMPARE(trainerConfig(back).channels_size(), 3);
+  }
+
   void formRoundTripsThroughTheWidgets() {
     RunSetupPanel panel;
     panel.setNodes({nodeChoice("n1", "workstation", 8, "cpu", true, false, "ws")});

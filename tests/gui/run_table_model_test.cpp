@@ -250,8 +250,10 @@ class RunTableModelTest : public QObject {
     QTRY_COMPARE(await(store_->run("r-b"))->tags, QStringLiteral("sweep, lr"));
     QVERIFY(model.setData(model.index(b, RunTableModel::kNotes), "diverged at step 40"));
     QTRY_COMPARE(await(store_->run("r-b"))->notes, QStringLiteral("diverged at step 40"));
-    // The store's runChanged refresh keeps the edit.
-    QTest::qWait(400);
+    // The store's runChanged refresh (still to come: the notes' runChanged is queued to the
+    // model and not delivered yet) keeps the edit.
+    QSignalSpy refreshed(&model, &RunTableModel::refreshed);
+    QTRY_VERIFY(refreshed.count() >= 1);
     QCOMPARE(model.index(model.rowOfRun("r-b"), RunTableModel::kTags).data().toString(),
              QStringLiteral("sweep, lr"));
   }

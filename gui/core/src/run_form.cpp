@@ -120,13 +120,32 @@ QList<FieldError> validateFields(const RunForm& form, const QList<NodeChoice>& n
     return errors;
   }
   if (form.dataDir.trimmed().isEmpty()) add("dataDir", tr("Choose the dataset directory."));
-  if (form.hidden.isEmpty())
-    add("hidden", tr("Give at least one hidden layer width, e.g. 256,128."));
-  for (int width : form.hidden) {
-    if (width <= 0) {
-      add("hidden", tr("Layer widths must be positive (got %1).").arg(width));
-      break;
+  if (form.model == QLatin1String("cnn")) {
+    if (form.channels.isEmpty() || form.channels.size() > 4) {
+      add("channels", tr("Give 1 to 4 conv stages' channels, e.g. 32,64 (each stage halves the "
+                         "28x28 image)."));
     }
+    for (int channels : form.channels) {
+      if (channels <= 0 || channels > kMaxConvChannels) {
+        add("channels",
+            tr("Channels must be from 1 to %L1 (got %2).").arg(kMaxConvChannels).arg(channels));
+        break;
+      }
+    }
+    if (!(form.dropout >= 0.0 && form.dropout < 1.0)) {
+      add("dropout", tr("Dropout is a probability from 0 to below 1."));
+    }
+  } else if (form.model == QLatin1String("mlp")) {
+    if (form.hidden.isEmpty())
+      add("hidden", tr("Give at least one hidden layer width, e.g. 256,128."));
+    for (int width : form.hidden) {
+      if (width <= 0) {
+        add("hidden", tr("Layer widths must be positive (got %1).").arg(width));
+        break;
+      }
+    }
+  } else {
+    add("model", tr("Choose the MLP or the CNN."));
   }
   if (form.epochs < 1) add("epochs", tr("Train for at least one epoch."));
   if (form.globalBatch < 1) add("globalBatch", tr("The global batch must be at least 1."));
@@ -203,8 +222,12 @@ QList<FieldError> validate(const RunForm& form, const QList<NodeChoice>& nodes) 
 v1::TrainerConfig trainerConfig(const RunForm& f) {
   v1::TrainerConfig config = f.trainerBase;
   config.set_data(f.dataDir.toStdString());
+  config.set_model(f.model.toStdString());
   config.clear_hidden();
   for (int width : f.hidden) config.add_hidden(width);
+  config.clear_channels();
+  for (int channels : f.channels) config.add_channels(channels);
+  config.set_dropout(f.dropout);
   config.set_optimizer(f.optimizer.toStdString());
   config.set_lr(f.lr);
   config.set_weight_decay(f.weightDecay);
@@ -281,7 +304,10 @@ namespace {
 void applyTrainerConfig(const v1::TrainerConfig& c, RunForm* f) {
   const auto text = [](const std::string& value) { return QString::fromStdString(value); };
   if (c.has_data()) f->dataDir = text(c.data());
+  if (c.has_model()) f->model = text(c.model());
   if (c.hidden_size() > 0) f->hidden = QList<int>(c.hidden().begin(), c.hidden().end());
+  if (c.channels_size() > 0) f->channels = QList<int>(c.channels().begin(), c.channels().end());
+  if (c.has_dropout()) f->dropout = c.dropout();
   if (c.has_optimizer()) f->optimizer = text(c.optimizer());
   if (c.has_lr()) f->lr = c.lr();
   if (c.has_momentum()) f->momentum = c.momentum();
@@ -413,6 +439,13 @@ RunForm fromPreset(const QJsonObject& preset, QString* error) {
   } else if (!preset["node_id"].toString().isEmpty()) {
     form.nodeIds << preset["node_id"].toString();  // a preset from before multi-node placement
   }
+  return form;
+}
+
+RunForm watchedDefaultRun() {
+  RunForm form;
+  form.name = QStringLiteral("fashion-mnist cnn");
+  form.model = QStringLiteral("cnn");
   return form;
 }
 

@@ -1,4 +1,4 @@
-#include "ringside/gui/add_node_dialog.h"
+#include "ringside/gui/widgets/add_node_dialog.h"
 
 #include <QClipboard>
 #include <QDialogButtonBox>

@@ -1,10 +1,8 @@
-#include "ringside/gui/compare_view.h"
+#include "ringside/gui/widgets/compare_view.h"
 #include "ringside/gui/when_ready.h"
 
 #include <QCheckBox>
 #include <QDateTime>
-#include <QDir>
-#include <QFileDialog>
 #include <QFutureWatcher>
 #include <QGridLayout>
 #include <QGroupBox>
@@ -13,12 +11,9 @@
 #include <QLabel>
 #include <QLocale>
 #include <QMenu>
-#include <QMessageBox>
 #include <QPixmap>
 #include <QPushButton>
-#include <QRegularExpression>
 #include <QSplitter>
-#include <QStandardPaths>
 #include <QTableWidget>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -29,8 +24,10 @@
 #include "ringside/gui/config_diff.h"
 #include "ringside/gui/controller.h"
 #include "ringside/gui/duration_format.h"
-#include "ringside/gui/metric_chart.h"
+#include "ringside/gui/export_files.h"
 #include "ringside/gui/run_table_model.h"
+#include "ringside/gui/widgets/metric_chart.h"
+#include "ringside/gui/widgets/run_csv_export.h"
 
 namespace ringside::gui {
 
@@ -40,12 +37,6 @@ constexpr int kReloadIntervalMs = 1000;  // live runs: re-read at most once a se
 
 bool isActive(v1::RunState state) {
   return state == v1::QUEUED || state == v1::STARTING || state == v1::RUNNING;
-}
-
-QString fileSafe(const QString& text) {
-  QString safe = text;
-  safe.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9._-]+")), QStringLiteral("_"));
-  return safe;
 }
 
 QIcon swatch(const QColor& color) {
@@ -117,8 +108,8 @@ CompareView::CompareView(Controller& controller, QStringList runIds, QWidget* pa
   for (const Chart& chart : charts_) {
     QMenu* menu = exportChartMenu->addMenu(chart.title);
     const QString metric = chart.metric;
-    menu->addAction(tr("As PNG…"), this, [this, metric] { askExportChart(metric, false); });
-    menu->addAction(tr("As SVG…"), this, [this, metric] { askExportChart(metric, true); });
+    menu->addAction(tr("As PNG…"), chart.widget, &MetricChart::askExportPng);
+    menu->addAction(tr("As SVG…"), chart.widget, &MetricChart::askExportSvg);
   }
   connect(exportCsv, &QPushButton::clicked, this, &CompareView::exportMetricsCsv);
 
@@ -162,6 +153,7 @@ QWidget* CompareView::buildCharts() {
     chart.data.resize(runIds_.size());
     chart.widget = new MetricChart(titles[c]);
     chart.widget->setAxisTitles(tr("step"), units[c]);
+    chart.widget->setExportName(chartFileBaseName(QStringLiteral("compare"), metrics[c]));
     chart.widget->setPlaceholderText(tr("Loading…"));
     chart.widget->setMinimumSize(320, 220);
     layout->addWidget(chart.widget, c / 2, c % 2);
@@ -313,8 +305,7 @@ void CompareView::fillSummary() {
         record->meanSamplesPerS && record->meanSamplesPerS == bestSpeed);
     double end = record->endTime;
     if (end <= 0 && isActive(record->state)) end = QDateTime::currentMSecsSinceEpoch() / 1000.0;
-    put(5, record->startTime > 0 && end > 0 ? formatDuration(end - record->startTime)
-                                            : na);
+    put(5, record->startTime > 0 && end > 0 ? formatDuration(end - record->startTime) : na);
     put(6, locale.toString(static_cast<qlonglong>(record->sampleCount)));
   }
 }
@@ -387,42 +378,13 @@ Status CompareView::exportChartSvg(const QString& metric, const QString& path) c
   return chart->widget->exportSvg(path);
 }
 
-void CompareView::askExportChart(const QString& metric, bool svg) {
-  const Chart* chart = chartOf(metric);
-  if (chart == nullptr) return;
-  const QString documents = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
-  const QString suggested = QDir(documents).filePath(
-      fileSafe(QStringLiteral("compare-") + QString(metric).replace('/', '-')) +
-      (svg ? QStringLiteral(".svg") : QStringLiteral(".png")));
-  const QString path = QFileDialog::getSaveFileName(
-      this, svg ? tr("Save chart as SVG") : tr("Save chart as PNG"), suggested,
-      svg ? tr("SVG images (*.svg)") : tr("PNG images (*.png)"));
-  if (path.isEmpty()) return;
-  const Status status = svg ? exportChartSvg(metric, path) : exportChartPng(metric, path);
-  if (!status.isOk()) {
-    QMessageBox::warning(this, tr("Export failed"), QString::fromStdString(status.message()));
-  }
-}
-
 void CompareView::exportMetricsCsv() {
-  const QString folder = QFileDialog::getExistingDirectory(
-      this, tr("Export the runs' metrics as CSV into folder"),
-      QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation));
-  if (folder.isEmpty()) return;
+  QList<RunToExport> runs;
   for (int i = 0; i < runIds_.size(); ++i) {
-    const QString& runId = runIds_[i];
-    const QString name = records_[i] ? records_[i]->name : QString();
-    const QString file = (name.isEmpty() ? runId : fileSafe(name) + QLatin1Char('-') + runId) +
-                         QStringLiteral(".csv");
-    const QString path = QDir(folder).filePath(file);
-    whenReady(this, controller_.store().exportCsv(runId, path), [this, path](const Status& status) {
-      if (status.isOk()) return;
-      QMessageBox::warning(
-          this, tr("Export failed"),
-          tr("Could not write %1: %2")
-              .arg(QDir::toNativeSeparators(path), QString::fromStdString(status.message())));
-    });
+    runs.append(
+        RunToExport{.runId = runIds_[i], .name = records_[i] ? records_[i]->name : QString()});
   }
+  askExportRunsCsv(this, controller_.store(), runs);
 }
 
 }  // namespace ringside::gui

@@ -1,4 +1,4 @@
-#include "ringside/gui/dashboard_tab.h"
+#include "ringside/gui/widgets/dashboard_tab.h"
 #include "ringside/gui/when_ready.h"
 
 #include <QCheckBox>
@@ -10,6 +10,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLocale>
+#include <QMenu>
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
@@ -19,6 +20,7 @@
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTimer>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -26,23 +28,21 @@
 #include "ringside/common/metric_names.h"
 #include "ringside/common/run_spec.h"
 #include "ringside/gui/controller.h"
-#include "ringside/gui/metric_chart.h"
-#include "ringside/gui/rank_view.h"
+#include "ringside/gui/export_files.h"
 #include "ringside/gui/run_placement.h"
+#include "ringside/gui/widgets/metric_chart.h"
+#include "ringside/gui/widgets/rank_view.h"
+#include "ringside/gui/widgets/run_csv_export.h"
 
 namespace ringside::gui {
 
 namespace {
 
-constexpr int kTickMs = 66;                 // ~15 Hz: re-query when dirty, refresh the clock
-constexpr qint64 kRankFetchEveryMs = 1000;  // per-rank values change once per log step
-constexpr int kLogTailLines = 300;
+constexpr int kTickMs = 66;                  // ~15 Hz: re-query when dirty, refresh the clock
+constexpr qint64 kRankFetchEveryMs = 1000;   // per-rank values change once per log step
 constexpr size_t kTelemetryPoints = 20'000;  // per GPU and value, oldest dropped first
 
 double nowSeconds() { return QDateTime::currentMSecsSinceEpoch() / 1000.0; }
-
-// A metric name of metric_names.h as the store's key.
-QString key(const char* metricName) { return QString::fromLatin1(metricName); }
 
 QString stateName(v1::RunState state) {
   switch (state) {
@@ -65,13 +65,6 @@ QString stateName(v1::RunState state) {
 
 bool ended(v1::RunState state) {
   return state == v1::COMPLETED || state == v1::FAILED || state == v1::STOPPED;
-}
-
-std::vector<SeriesPoint> shifted(std::vector<SeriesPoint> points, double origin) {
-  if (origin != 0) {
-    for (SeriesPoint& point : points) point.x -= origin;
-  }
-  return points;
 }
 
 void appendRolling(std::vector<SeriesPoint>& series, SeriesPoint point) {
@@ -160,7 +153,16 @@ void DashboardTab::buildUi() {
   auto* resetZoom = new QPushButton(tr("&Reset zoom"), this);
   resetZoom->setToolTip(
       tr("Zoom: drag a rectangle or use the wheel; pan: right-drag or arrow keys; reset: "
-         "double-click"));
+         "double-click; export: right-click a chart"));
+  exportChart_ = new QToolButton(this);
+  exportChart_->setText(tr("Export c&hart"));
+  exportChart_->setToolTip(tr("Save one chart, as shown, as PNG or SVG"));
+  exportChart_->setPopupMode(QToolButton::InstantPopup);
+  exportChart_->setMenu(new QMenu(exportChart_));
+  exportCsv_ = new QPushButton(tr("Export metrics CS&V…"), this);
+  exportCsv_->setToolTip(
+      tr("Write every metric sample of the run, every rank, at full resolution to a CSV file"));
+  connect(exportCsv_, &QPushButton::clicked, this, &DashboardTab::exportMetricsCsv);
   auto* controls = new QHBoxLayout;
   controls->addWidget(new QLabel(tr("X axis:"), this));
   controls->addWidget(xMode_);
@@ -172,6 +174,8 @@ void DashboardTab::buildUi() {
   controls->addWidget(smoothingValue_);
   controls->addStretch(1);
   controls->addWidget(resetZoom);
+  controls->addWidget(exportChart_);
+  controls->addWidget(exportCsv_);
 
   loss_ = new MetricChart(tr("Loss"), this);
   accuracy_ = new MetricChart(tr("Test accuracy"), this);
@@ -195,6 +199,15 @@ void DashboardTab::buildUi() {
   gpuUtil_->setAxisTitles(seconds, tr("utilization (%)"));
   gpuMem_->setAxisTitles(seconds, tr("memory used (MiB)"));
   setXMode(0);
+  for (MetricChart* chart : charts()) {
+    QMenu* menu = exportChart_->menu()->addMenu(chart->title());
+    menu->addAction(tr("As PNG…"), chart, &MetricChart::askExportPng);
+    menu->addAction(tr("As SVG…"), chart, &MetricChart::askExportSvg);
+    chart->contextMenu()->addSeparator();
+    chart->contextMenu()->addAction(tr("Export the run's metrics as CSV…"), this,
+                                    &DashboardTab::exportMetricsCsv);
+  }
+  updateExportNames();
 
   auto* grid = new QGridLayout;
   const QList<MetricChart*> all = {loss_,      accuracy_, throughput_, stepTime_,
@@ -295,122 +308,6 @@ void DashboardTab::onTick() {
   }
 }
 
-void DashboardTab::fetch() {
-  const SeriesX x = static_cast<SeriesX>(xMode_->currentIndex());
-  std::vector<std::pair<QString, SeriesX>> requests;
-  for (const char* name :
-       {metric::kTrainLoss, metric::kTestLoss, metric::kTestAccuracy, metric::kTrainSamplesPerS,
-        metric::kComputeMs, metric::kExposedCommMs, metric::kAllreduceMs, metric::kCommBusbw}) {
-    requests.emplace_back(key(name), x);
-  }
-  // For the ETA (runProgress): the run's facts and the last train step, by step.
-  for (const char* name : {metric::kRunTotalSteps, metric::kRunStepsPerEpoch}) {
-    requests.emplace_back(key(name), SeriesX::kStep);
-  }
-  if (x != SeriesX::kStep) requests.emplace_back(key(metric::kTrainLoss), SeriesX::kStep);
-  MetricsStore& store = controller_.store();
-  const int generation = generation_;
-  const int expected = static_cast<int>(requests.size()) + 2;
-  auto answered = std::make_shared<int>(0);
-  auto done = [this, generation, expected, answered] {
-    if (generation != generation_) return;
-    --inFlight_;
-    if (++*answered == expected) applySeries();
-  };
-  inFlight_ += expected;
-  whenReady(this, store.run(runId_), [this, generation, done](Result<RunRecord> run) {
-    if (generation == generation_ && run.isOk()) applyRun(run.value());
-    done();
-  });
-  whenReady(this, store.logTail(runId_, kLogTailLines),
-            [this, generation, done](Result<std::vector<v1::LogLine>> lines) {
-              if (generation == generation_ && lines.isOk()) {
-                QStringList text;
-                for (const v1::LogLine& line : lines.value()) {
-                  text << QString::fromStdString(line.text());
-                }
-                const QString joined = text.join(QLatin1Char('\n'));
-                if (joined != log_->toPlainText()) {
-                  QScrollBar* bar = log_->verticalScrollBar();
-                  const bool atEnd = bar->value() == bar->maximum();
-                  log_->setPlainText(joined);
-                  if (atEnd) bar->setValue(bar->maximum());
-                }
-              }
-              done();
-            });
-  for (const auto& [name, seriesX] : requests) {
-    const auto key = std::make_pair(name, static_cast<int>(seriesX));
-    whenReady(this, store.series(runId_, name, -1, seriesX),
-              [this, generation, done, key](Result<std::vector<SeriesPoint>> points) {
-                if (generation == generation_) {
-                  if (points.isOk()) {
-                    fetched_[key] = std::move(points.value());
-                  } else {
-                    message_->setText(QString::fromStdString(points.status().message()));
-                  }
-                }
-                done();
-              });
-  }
-}
-
-std::vector<SeriesPoint> DashboardTab::take(const QString& name, SeriesX x) {
-  auto it = fetched_.find({name, static_cast<int>(x)});
-  if (it == fetched_.end()) return {};
-  return x == SeriesX::kWallTime ? shifted(it->second, xOrigin()) : it->second;
-}
-
-double DashboardTab::xOrigin() const {
-  if (run_ && run_->startTime > 0) return run_->startTime;
-  if (run_ && run_->createdTime > 0) return run_->createdTime;
-  auto it = fetched_.find({key(metric::kTrainLoss), static_cast<int>(SeriesX::kWallTime)});
-  return it != fetched_.end() && !it->second.empty() ? it->second.front().x : 0.0;
-}
-
-void DashboardTab::applySeries() {
-  const SeriesX x = static_cast<SeriesX>(xMode_->currentIndex());
-  rawLoss_ = take(key(metric::kTrainLoss), x);
-  loss_->setSeries(rawLossName(), rawLoss_, QColor(0x20, 0x9f, 0xdf), true);
-  applySmoothing();
-  loss_->setSeries(testLossName(), take(key(metric::kTestLoss), x), QColor(0xe6, 0x7e, 0x22));
-  accuracy_->setSeries(tr("test accuracy"), take(key(metric::kTestAccuracy), x),
-                       QColor(0x27, 0xae, 0x60));
-  throughput_->setSeries(tr("samples/s"), take(key(metric::kTrainSamplesPerS), x),
-                         QColor(0x6d, 0x5f, 0xd5));
-  stepTime_->setSeries(tr("compute"), take(key(metric::kComputeMs), x), QColor(0x20, 0x9f, 0xdf));
-  stepTime_->setSeries(tr("exposed communication"), take(key(metric::kExposedCommMs), x),
-                       QColor(0xe7, 0x4c, 0x3c));
-  allreduce_->setSeries(tr("all-reduce"), take(key(metric::kAllreduceMs), x),
-                        QColor(0xbf, 0x59, 0x3e));
-  busbw_->setSeries(tr("busbw"), take(key(metric::kCommBusbw), x), QColor(0x2c, 0xa0, 0x8f));
-
-  // Progress for the ETA: the last train step, the run's facts (the last sample of each, at the
-  // step the run started from) and the latest samples/s.
-  const auto byStep = [&](const char* name) -> const std::vector<SeriesPoint>& {
-    static const std::vector<SeriesPoint> kEmpty;
-    auto it = fetched_.find({key(name), static_cast<int>(SeriesX::kStep)});
-    return it == fetched_.end() ? kEmpty : it->second;
-  };
-  const auto& lossBySteps = byStep(metric::kTrainLoss);
-  if (!lossBySteps.empty()) progress_.stepsDone = static_cast<int64_t>(lossBySteps.back().x);
-  const auto& totalSteps = byStep(metric::kRunTotalSteps);
-  if (!totalSteps.empty() && std::isfinite(totalSteps.back().y)) {
-    progress_.totalSteps = static_cast<int64_t>(totalSteps.back().y);
-    progress_.firstStep = static_cast<int64_t>(totalSteps.back().x);
-  }
-  const auto& perEpoch = byStep(metric::kRunStepsPerEpoch);
-  if (!perEpoch.empty() && std::isfinite(perEpoch.back().y)) {
-    progress_.stepsPerEpoch = static_cast<int64_t>(perEpoch.back().y);
-  }
-  progress_.samplesPerSecond.reset();
-  auto samples = fetched_.find({key(metric::kTrainSamplesPerS), static_cast<int>(x)});
-  if (samples != fetched_.end() && !samples->second.empty()) {
-    progress_.samplesPerSecond = samples->second.back().y;
-  }
-  updateClock();
-}
-
 void DashboardTab::applySmoothing() {
   loss_->setSeries(smoothedLossName(), emaSmooth(rawLoss_, smoothing_->value() / 100.0),
                    QColor(0x20, 0x9f, 0xdf));
@@ -434,7 +331,10 @@ void DashboardTab::applyRun(const RunRecord& run) {
   state_->setText(stateName(run.state));
   stop_->setEnabled(!ended(run.state));
   if (!run.reason.isEmpty()) message_->setText(run.reason);
-  if (title() != before) emit titleChanged(title());
+  if (title() != before) {
+    updateExportNames();
+    emit titleChanged(title());
+  }
   if (worldSizeChanged) rankDirty_ = true;
 }
 
@@ -453,56 +353,6 @@ void DashboardTab::updateClock() {
   progress_.runningSeconds = end - run_->startTime;
   const auto eta = runProgress(progress_).etaSeconds;
   eta_->setText(eta ? formatDuration(*eta) : tr("N/A"));
-}
-
-void DashboardTab::fetchRanks() {
-  sinceRankFetch_.restart();
-  rankDirty_ = false;  // again after the run's data changes
-  MetricsStore& store = controller_.store();
-  const int generation = generation_;
-  ++inFlight_;
-  whenReady(
-      this, store.metricRanks(runId_, key(metric::kStepMs)),
-      [this, generation, &store](Result<std::vector<int>> ranks) {
-        if (generation != generation_) return;
-        --inFlight_;
-        if (!ranks.isOk()) return;
-        std::vector<int> perRank;
-        for (int rank : ranks.value()) {
-          if (rank >= 0) perRank.push_back(rank);
-        }
-        if (perRank.empty()) return;
-        const QString nodeId = run_ ? run_->nodeId : controller_.nodeOfRun(runId_);
-        const auto node = controller_.node(nodeId);
-        const QString nodeName = node && !node->record.name.isEmpty() ? node->record.name : nodeId;
-        v1::RunSpec spec;
-        if (run_ && !run_->spec.isEmpty()) {
-          spec.ParseFromArray(run_->spec.constData(), static_cast<int>(run_->spec.size()));
-        }
-        auto stats = std::make_shared<std::vector<RankStat>>();
-        for (int rank : perRank) {
-          stats->push_back(RankStat{rank, hostOfRank(spec, rank, nodeName), {}, {}});
-        }
-        auto pending = std::make_shared<int>(static_cast<int>(2 * perRank.size()));
-        inFlight_ += *pending;
-        for (size_t i = 0; i < perRank.size(); ++i) {
-          for (bool exposed : {false, true}) {
-            const QString name = key(exposed ? metric::kExposedCommMs : metric::kStepMs);
-            whenReady(this, store.series(runId_, name, perRank[i]),
-                      [this, generation, stats, pending, i,
-                       exposed](Result<std::vector<SeriesPoint>> points) {
-                        if (generation != generation_) return;
-                        --inFlight_;
-                        if (points.isOk() && !points.value().empty() &&
-                            std::isfinite(points.value().back().y)) {
-                          auto& field = exposed ? (*stats)[i].exposedCommMs : (*stats)[i].stepMs;
-                          field = points.value().back().y;
-                        }
-                        if (--*pending == 0) rankView_->setRanks(*stats);
-                      });
-          }
-        }
-      });
 }
 
 void DashboardTab::onTelemetry(const QString& nodeId, const v1::NodeTelemetry& telemetry) {
@@ -544,6 +394,23 @@ void DashboardTab::onTelemetry(const QString& nodeId, const v1::NodeTelemetry& t
     if (gpu.has_mem_used_mib()) appendRolling(gpuMemSeries_[key], {x, gpu.mem_used_mib()});
   }
   gpuDirty_ = true;
+}
+
+void DashboardTab::updateExportNames() {
+  const QString run = title();
+  const QStringList names = {QStringLiteral("loss"),       QStringLiteral("accuracy"),
+                             QStringLiteral("throughput"), QStringLiteral("step-time"),
+                             QStringLiteral("all-reduce"), QStringLiteral("busbw"),
+                             QStringLiteral("gpu-util"),   QStringLiteral("gpu-memory")};
+  const QList<MetricChart*> all = charts();
+  for (int i = 0; i < all.size() && i < names.size(); ++i) {
+    all[i]->setExportName(chartFileBaseName(run, names[i]));
+  }
+}
+
+void DashboardTab::exportMetricsCsv() {
+  askExportRunsCsv(this, controller_.store(),
+                   {RunToExport{.runId = runId_, .name = run_ ? run_->name : QString()}});
 }
 
 void DashboardTab::requestStop() {

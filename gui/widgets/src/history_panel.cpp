@@ -1,9 +1,7 @@
-#include "ringside/gui/history_panel.h"
+#include "ringside/gui/widgets/history_panel.h"
 #include "ringside/gui/when_ready.h"
 
 #include <QComboBox>
-#include <QDir>
-#include <QFileDialog>
 #include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -14,9 +12,7 @@
 #include <QLocale>
 #include <QMessageBox>
 #include <QPushButton>
-#include <QRegularExpression>
 #include <QShortcut>
-#include <QStandardPaths>
 #include <QStyle>
 #include <QStyleOptionViewItem>
 #include <QTableView>
@@ -26,6 +22,7 @@
 
 #include "ringside/gui/controller.h"
 #include "ringside/gui/run_table_model.h"
+#include "ringside/gui/widgets/run_csv_export.h"
 
 namespace ringside::gui {
 
@@ -36,13 +33,6 @@ constexpr int kColumnPadding = 12;
 
 bool isActive(v1::RunState state) {
   return state == v1::QUEUED || state == v1::STARTING || state == v1::RUNNING;
-}
-
-// "fmnist baseline" + "r-1234" -> "fmnist_baseline-r-1234.csv".
-QString csvFileName(const QString& name, const QString& runId) {
-  QString base = name;
-  base.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9._-]+")), QStringLiteral("_"));
-  return (base.isEmpty() ? runId : base + QLatin1Char('-') + runId) + QStringLiteral(".csv");
 }
 
 QString withShortcut(const QString& text, const QKeySequence& key) {
@@ -301,35 +291,12 @@ void HistoryPanel::compareSelected() {
 
 void HistoryPanel::exportSelectedCsv() {
   if (!export_->isEnabled()) return;
-  const QStringList ids = selectedRunIds();
-  const QString documents = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
-  QList<QPair<QString, QString>> targets;  // run id, file
-  if (ids.size() == 1) {
-    const QString path = QFileDialog::getSaveFileName(
-        this, tr("Export metrics as CSV"),
-        QDir(documents).filePath(csvFileName(displayName(ids.first()), ids.first())),
-        tr("CSV files (*.csv);;All files (*)"));
-    if (path.isEmpty()) return;
-    targets.append({ids.first(), path});
-  } else {
-    const QString folder =
-        QFileDialog::getExistingDirectory(this, tr("Export metrics as CSV into folder"), documents);
-    if (folder.isEmpty()) return;
-    for (const QString& runId : ids) {
-      targets.append({runId, QDir(folder).filePath(csvFileName(displayName(runId), runId))});
-    }
+  QList<RunToExport> runs;
+  for (const QString& runId : selectedRunIds()) {
+    const RunRecord* run = model_->record(model_->rowOfRun(runId));
+    runs.append(RunToExport{.runId = runId, .name = run != nullptr ? run->name : QString()});
   }
-  for (const auto& target : targets) {
-    const QString& path = target.second;
-    whenReady(this, controller_.store().exportCsv(target.first, path),
-              [this, path](const Status& status) {
-                if (status.isOk()) return;
-                QMessageBox::warning(this, tr("Export failed"),
-                                     tr("Could not write %1: %2")
-                                         .arg(QDir::toNativeSeparators(path),
-                                              QString::fromStdString(status.message())));
-              });
-  }
+  askExportRunsCsv(this, controller_.store(), runs);
 }
 
 void HistoryPanel::deleteSelected() {

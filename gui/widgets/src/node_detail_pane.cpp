@@ -1,4 +1,4 @@
-#include "ringside/gui/node_detail_pane.h"
+#include "ringside/gui/widgets/node_detail_pane.h"
 
 #include <QChart>
 #include <QChartView>
@@ -18,7 +18,7 @@
 #include <optional>
 
 #include "ringside/gui/controller.h"
-#include "ringside/gui/node_table_model.h"
+#include "ringside/gui/widgets/node_table_model.h"
 
 namespace ringside::gui {
 

@@ -1,4 +1,4 @@
-#include "ringside/gui/node_table_model.h"
+#include "ringside/gui/widgets/node_table_model.h"
 
 #include <QApplication>
 #include <QColor>
@@ -10,7 +10,7 @@
 
 #include <algorithm>
 
-#include "ringside/gui/add_node_dialog.h"
+#include "ringside/gui/widgets/add_node_dialog.h"
 
 namespace ringside::gui {
 

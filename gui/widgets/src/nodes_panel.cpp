@@ -1,4 +1,4 @@
-#include "ringside/gui/nodes_panel.h"
+#include "ringside/gui/widgets/nodes_panel.h"
 
 #include <QAction>
 #include <QHeaderView>
@@ -10,10 +10,10 @@
 #include <QToolBar>
 #include <QVBoxLayout>
 
-#include "ringside/gui/add_node_dialog.h"
 #include "ringside/gui/controller.h"
-#include "ringside/gui/node_detail_pane.h"
-#include "ringside/gui/node_table_model.h"
+#include "ringside/gui/widgets/add_node_dialog.h"
+#include "ringside/gui/widgets/node_detail_pane.h"
+#include "ringside/gui/widgets/node_table_model.h"
 
 namespace ringside::gui {
 

@@ -1,4 +1,4 @@
-#include "ringside/gui/rank_view.h"
+#include "ringside/gui/widgets/rank_view.h"
 
 #include <QHeaderView>
 #include <QLabel>

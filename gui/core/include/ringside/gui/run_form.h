@@ -31,7 +31,12 @@ struct RunForm {
   Job job = Job::kTrainer;
   // Trainer settings; the defaults are ringside-trainer's (defaultTrainerConfig()).
   QString dataDir = QString::fromStdString(defaultTrainerConfig().data());
+  // mlp | cnn; hidden is the MLP's, channels and dropout the CNN's (docs/trainer.md, Models).
+  QString model = QString::fromStdString(defaultTrainerConfig().model());
   QList<int> hidden{defaultTrainerConfig().hidden().begin(), defaultTrainerConfig().hidden().end()};
+  QList<int> channels{defaultTrainerConfig().channels().begin(),
+                      defaultTrainerConfig().channels().end()};
+  double dropout = defaultTrainerConfig().dropout();
   QString optimizer = QString::fromStdString(defaultTrainerConfig().optimizer());  // sgd | adamw
   double lr = defaultTrainerConfig().lr();
   double momentum = defaultTrainerConfig().momentum();
@@ -68,6 +73,12 @@ struct RunForm {
   // Ranks the run would start: nodeIds.size() x ranksPerNode (one node when none is chosen yet).
   int worldSize() const;
 };
+
+// The run the New run form starts with: the trainer's defaults with the CNN (--model cnn), named
+// "fashion-mnist cnn": a run long enough to watch (3 epochs, about a minute and a half at 2 ranks
+// on 2 cores), where a RunForm{} is the trainer's own default, the MLP (a few seconds); the MLP
+// is one choice away in the form's Model box.
+RunForm watchedDefaultRun();
 
 // A node the run can be placed on, as the run setup form needs to know it (the controller makes
 // these from its nodes: Controller::nodeChoices()).

@@ -1,13 +1,17 @@
 // Progress and ETA of a run from the facts its samples carry (docs/metrics.md): the run's size,
 // which the trainer reports once at its start (run/total_steps, run/steps_per_epoch, the same
-// values as its "start" record), the last step trained, and the throughput. Pure arithmetic with
-// no Qt, so the dashboard's read-outs are tested without a display.
+// values as its "start" record), the last step trained, and the throughput; and the fractional
+// epoch axis of its charts. Pure arithmetic with no Qt, so the dashboard's read-outs are tested
+// without a display.
 //
 // Thread-safety: pure functions; safe from any thread.
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <vector>
+
+#include "ringside/gui/decimation.h"
 
 namespace ringside::gui {
 
@@ -39,5 +43,11 @@ RunProgress runProgress(const ProgressFacts& facts);
 // the total or the rate is unknown or not positive; 0 once stepsDone >= totalSteps.
 std::optional<double> etaSeconds(int64_t stepsDone, std::optional<int64_t> totalSteps,
                                  std::optional<double> stepsPerSecond);
+
+// A series by step (x = global steps completed, the first step is 1) with x as fractional epochs:
+// step / stepsPerEpoch, so the steps of epoch e (0-based) spread over (e, e + 1] and its last
+// step, where its test metrics are recorded, is at e + 1. A resumed run keeps its global steps and
+// so its epochs. The input unchanged when stepsPerEpoch <= 0 (unknown).
+std::vector<SeriesPoint> stepsToEpochs(std::vector<SeriesPoint> byStep, int64_t stepsPerEpoch);
 
 }  // namespace ringside::gui

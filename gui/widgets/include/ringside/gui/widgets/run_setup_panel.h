@@ -74,7 +74,10 @@ class RunSetupPanel : public QWidget {
   QRadioButton* commandJob_;
   QStackedWidget* jobPages_;
   QLineEdit* dataDir_;
+  QComboBox* model_;
   QLineEdit* hidden_;
+  QLineEdit* channels_;
+  QDoubleSpinBox* dropout_;
   QComboBox* optimizer_;
   QDoubleSpinBox* lr_;
   QDoubleSpinBox* momentum_;

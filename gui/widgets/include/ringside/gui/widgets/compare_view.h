@@ -65,7 +65,8 @@ class CompareView : public QWidget {
   void errorMessage(const QString& message);
 
  public slots:
-  // Asks for a folder and writes <name>-<run id>.csv per run (every sample, full resolution).
+  // Asks for a folder and writes <name>-<run id>.csv per run (every sample, full resolution;
+  // askExportRunsCsv).
   void exportMetricsCsv();
 
  private:
@@ -85,7 +86,6 @@ class CompareView : public QWidget {
   void updateCharts();
   void fillSummary();
   void fillConfig();
-  void askExportChart(const QString& metric, bool svg);
   const Chart* chartOf(const QString& metric) const;
   QString runLabel(int runIndex) const;
 

@@ -2,10 +2,13 @@
 // faint, behind an EMA-smoothed line, with test loss per epoch), test accuracy, samples/s, step
 // time split into compute and exposed communication (stacked), all-reduce time, bus bandwidth,
 // and GPU utilization and memory of the run's GPUs on every node of the run (RunInfo.placement;
-// every GPU of the owner's node when an older agent did not report it); a per-rank view; a header with the run's
-// name, state, elapsed time, ETA and a Stop button; and the log tail. The ETA comes from
-// runProgress() over the run's own facts (run/total_steps, run/steps_per_epoch), its last step and
-// its throughput.
+// every GPU of the owner's node when an older agent did not report it); a per-rank view; a header
+// with the run's name, state, elapsed time, ETA and a Stop button; and the log tail. The ETA comes
+// from runProgress() over the run's own facts (run/total_steps, run/steps_per_epoch), its last step
+// and its throughput. The x axis shows steps, fractional epochs (step / run/steps_per_epoch; whole
+// epochs for a run that does not report it) or time since the start. Export: any chart as PNG or
+// SVG (the "Export chart" menu, or a chart's context menu), and the run's metrics as CSV at full
+// resolution from the store (every metric and rank, not the decimated chart data).
 //
 // Data flow (DESIGN.md decision 7): Controller::runDataChanged only marks the tab dirty; a timer
 // (15 Hz) re-queries the store asynchronously (QFuture continuations on this object) when dirty
@@ -30,6 +33,7 @@
 
 class QCheckBox;
 class QComboBox;
+class QToolButton;
 class QLabel;
 class QPlainTextEdit;
 class QPushButton;
@@ -41,7 +45,6 @@ namespace ringside::gui {
 class Controller;
 class MetricChart;
 class RankView;
-
 
 class DashboardTab : public QWidget {
   Q_OBJECT
@@ -63,6 +66,11 @@ class DashboardTab : public QWidget {
   MetricChart* gpuUtilChart() const { return gpuUtil_; }
   MetricChart* gpuMemChart() const { return gpuMem_; }
   RankView* rankView() const { return rankView_; }
+  QComboBox* xModeBox() const { return xMode_; }
+  QToolButton* exportChartButton() const { return exportChart_; }
+  QPushButton* exportCsvButton() const { return exportCsv_; }
+  // Every chart, in display order.
+  QList<MetricChart*> charts() const;
   QString etaText() const;
   QString stateText() const;
   QString logText() const;
@@ -78,6 +86,8 @@ class DashboardTab : public QWidget {
  public slots:
   // Asks for confirmation, then Controller::stopRun.
   void requestStop();
+  // Asks for a file (askExportRunsCsv) and writes every sample of the run to it as CSV.
+  void exportMetricsCsv();
 
  private:
   struct Request {
@@ -96,9 +106,15 @@ class DashboardTab : public QWidget {
   void updateClock();
   void onTelemetry(const QString& nodeId, const v1::NodeTelemetry& telemetry);
   void setXMode(int index);
-  QList<MetricChart*> charts() const;
-  std::vector<SeriesPoint> take(const QString& name, SeriesX x);
+  // What the x axis shows (the combo box): kStep, kEpoch (fractional) or kWallTime.
+  SeriesX xMode() const;
+  // A charted series from the last answers, its x as the x axis shows it.
+  std::vector<SeriesPoint> take(const QString& name);
   double xOrigin() const;
+  // The charts' export file names: "<run>-<chart>".
+  void updateExportNames();
+
+  static constexpr int kLogTailLines = 300;
 
   Controller& controller_;
   QString runId_;
@@ -115,6 +131,8 @@ class DashboardTab : public QWidget {
   QCheckBox* logY_;
   QSlider* smoothing_;
   QLabel* smoothingValue_;
+  QToolButton* exportChart_;
+  QPushButton* exportCsv_;
   MetricChart* loss_;
   MetricChart* accuracy_;
   MetricChart* throughput_;
@@ -133,6 +151,8 @@ class DashboardTab : public QWidget {
   bool rankDirty_ = true;  // per-rank values to re-query (at most once a second)
   QElapsedTimer sinceRankFetch_;
   std::map<std::pair<QString, int>, std::vector<SeriesPoint>> fetched_;  // (name, SeriesX)
+  // The x the charted series were last queried with: kStep also for fractional epochs.
+  SeriesX chartX_ = SeriesX::kStep;
   std::vector<SeriesPoint> rawLoss_;
   // For the ETA: the run's facts and its last step from the store, the global batch from its
   // spec; runningSeconds is filled in on every clock tick.

@@ -5,8 +5,10 @@
 // area (a QLineSeries would rebuild a path and a stroked shape per change, costlier than drawing).
 // Zoom (rubber band with the left button, wheel), pan (right or middle drag, arrow keys), reset
 // (double-click, Home), linear or log axes, a hover read-out of the nearest drawn point, a legend,
-// an optional stacked-area mode, and PNG or SVG export. Replots are coalesced: every change only
-// marks the chart dirty and a single-shot timer (at most ~30 Hz) redraws once. GUI thread only.
+// an optional stacked-area mode, and PNG or SVG export (QSvgGenerator), also from the chart's
+// context menu (a right click without dragging, or the menu key). Replots are coalesced: every
+// change only marks the chart dirty and a single-shot timer (at most ~30 Hz) redraws once. The
+// axis arithmetic lives in gui_core (chart_axis.h). GUI thread only.
 #pragma once
 
 #include <QColor>
@@ -21,12 +23,14 @@
 #include <vector>
 
 #include "ringside/common/status.h"
+#include "ringside/gui/chart_axis.h"
 #include "ringside/gui/decimation.h"
 #include "ringside/gui/smoothing.h"
 
 class QChart;
 class QChartView;
 class QLabel;
+class QMenu;
 class QPainter;
 class QTimer;
 class QAbstractAxis;
@@ -62,6 +66,9 @@ class MetricChart : public QWidget {
   // nearest earlier x). For "step time = compute + exposed communication".
   void setStacked(bool stacked);
   bool stacked() const { return stacked_; }
+
+  // The title drawn above the chart.
+  QString title() const;
 
   void setAxisTitles(const QString& x, const QString& y);
   // Log scale (base 10) per axis; points with x <= 0 (y <= 0) are not drawn on a log axis.
@@ -104,10 +111,20 @@ class MetricChart : public QWidget {
 
   // PNG of the chart as shown. Errors: kIOError when the file cannot be written.
   Status exportPng(const QString& path);
-  // SVG 1.1 of the chart as shown: plot frame, axis ticks and labels, every visible series as a
-  // polyline (its drawn, decimated points; stacked areas as polygons), title and legend.
-  // Errors: kIOError when the file cannot be written.
+  // SVG (1.2 Tiny) of the chart as shown, drawn by QSvgGenerator: title, axes with ticks, labels
+  // and grid, the legend, and every visible series as polylines of its drawn (decimated) points
+  // cut to the plot area (stacked areas as filled polygons, sparse series with markers). Written
+  // to a temporary file and renamed, so `path` is complete or untouched. Errors: kIOError when
+  // the file cannot be written.
   Status exportSvg(const QString& path);
+
+  // The base of the file name the save dialogs suggest (in the user's documents folder, with
+  // .png or .svg added); the title made file-safe until set.
+  void setExportName(const QString& baseName);
+  QString exportName() const;
+  // The menu a right click opens: Save as PNG…, Save as SVG…, Reset zoom. Owners may add their
+  // own actions (the dashboard adds its CSV export).
+  QMenu* contextMenu() const { return menu_; }
 
   // For tests and the benchmark.
   QChart* chart() const { return chart_; }
@@ -115,6 +132,12 @@ class MetricChart : public QWidget {
   // The points the last replot drew for `name` (value space; the decimated visible range, its
   // upper line in stacked mode); empty when unknown or nothing is drawable.
   std::vector<SeriesPoint> drawnPoints(const QString& name) const;
+
+ public slots:
+  // Ask for a file name (QFileDialog) and write the chart as PNG (SVG); a failure is shown in a
+  // message box. Nothing happens when the dialog is cancelled.
+  void askExportPng();
+  void askExportSvg();
 
  signals:
   // The visible ranges changed through zoom or pan (not through new data).
@@ -132,16 +155,20 @@ class MetricChart : public QWidget {
 
   void scheduleReplot();
   void replot();
-  // Draws every series' shown points over the plot area (Plot's paint, chart coordinates).
-  void paintSeries(QPainter& painter) const;
+  // Draws every series' shown points over the plot area (Plot's paint, chart coordinates). With
+  // `cutToPlot` the lines and areas are cut to the plot area geometrically instead of by the
+  // painter's clip, which QSvgGenerator (Qt 6.4) does not write.
+  void paintSeries(QPainter& painter, bool cutToPlot) const;
+  void askExport(bool svg);
+  void showContextMenu(QPoint globalPosition);
   void rebuildAxes();
   void updateHover(QPointF position);
   std::pair<double, double> dataXRange() const;
   Series* find(const QString& name);
   const Series* find(const QString& name) const;
   void rebuildStack();
-  QPointF toPixel(SeriesPoint point) const;  // chart coordinates
-  SeriesPoint fromPixel(QPointF pixel) const;
+  // Value space <-> chart coordinates for the ranges of the last replot.
+  PlotMapping mapping() const;
 
   QChart* chart_;
   View* view_;
@@ -149,6 +176,9 @@ class MetricChart : public QWidget {
   QLabel* readout_;
   QLabel* placeholder_;
   QTimer* replotTimer_;
+  QMenu* menu_;
+  QString exportName_;      // empty: from the title
+  bool cutToPlot_ = false;  // set while exportSvg paints
   QAbstractAxis* axisX_ = nullptr;
   QAbstractAxis* axisY_ = nullptr;
   QString xTitle_;

@@ -1,0 +1,57 @@
+#include "ringside/gui/widgets/run_csv_export.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileDialog>
+#include <QMessageBox>
+#include <QPair>
+#include <QStandardPaths>
+#include <QWidget>
+
+#include "ringside/gui/export_files.h"
+#include "ringside/gui/metrics_store.h"
+#include "ringside/gui/when_ready.h"
+
+namespace ringside::gui {
+
+namespace {
+
+// The translation context of this file's strings.
+class RunCsvExport {
+  Q_DECLARE_TR_FUNCTIONS(RunCsvExport)
+};
+
+}  // namespace
+
+void askExportRunsCsv(QWidget* parent, MetricsStore& store, const QList<RunToExport>& runs) {
+  if (runs.isEmpty()) return;
+  const QString documents = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+  QList<QPair<QString, QString>> targets;  // run id, file
+  if (runs.size() == 1) {
+    const RunToExport& run = runs.first();
+    const QString path =
+        QFileDialog::getSaveFileName(parent, RunCsvExport::tr("Export metrics as CSV"),
+                                     QDir(documents).filePath(runCsvFileName(run.name, run.runId)),
+                                     RunCsvExport::tr("CSV files (*.csv);;All files (*)"));
+    if (path.isEmpty()) return;
+    targets.append({run.runId, path});
+  } else {
+    const QString folder = QFileDialog::getExistingDirectory(
+        parent, RunCsvExport::tr("Export metrics as CSV into folder"), documents);
+    if (folder.isEmpty()) return;
+    for (const RunToExport& run : runs) {
+      targets.append({run.runId, QDir(folder).filePath(runCsvFileName(run.name, run.runId))});
+    }
+  }
+  for (const auto& [runId, path] : targets) {
+    whenReady(parent, store.exportCsv(runId, path), [parent, path](const Status& status) {
+      if (status.isOk()) return;
+      QMessageBox::warning(
+          parent, RunCsvExport::tr("Export failed"),
+          RunCsvExport::tr("Could not write %1: %2")
+              .arg(QDir::toNativeSeparators(path), QString::fromStdString(status.message())));
+    });
+  }
+}
+
+}  // namespace ringside::gui
