@@ -293,8 +293,9 @@ void MainWindow::runScreenshotTour(const QString& dir) {
   auto launchNext = [this] {
     RunForm form = setup_->form();
     form.epochs = 2;
-    if (!tourRuns_.isEmpty()) {
+    if (!tourRuns_.isEmpty()) {  // the second run: the MLP, one choice away in the form
       form.name = QStringLiteral("fashion-mnist mlp, lr 0.05");
+      form.model = QStringLiteral("mlp");
       form.lr = 0.05;
       form.hidden = {512, 256};
     }

@@ -446,6 +446,7 @@ RunForm watchedDefaultRun() {
   RunForm form;
   form.name = QStringLiteral("fashion-mnist cnn");
   form.model = QStringLiteral("cnn");
+  form.epochs = 5;
   return form;
 }
 

@@ -93,8 +93,8 @@ RunSetupPanel::RunSetupPanel(QWidget* parent) : QWidget(parent) {
   model_->addItem(tr("CNN: 2 conv layers (oneDNN / cuDNN)"), QStringLiteral("cnn"));
   model_->addItem(tr("MLP: fully connected"), QStringLiteral("mlp"));
   model_->setToolTip(
-      tr("The CNN learns more and trains for about a minute and a half at 2 "
-         "ranks on 2 cores; the MLP finishes in seconds"));
+      tr("The CNN learns more; 5 epochs take about a minute at 2 ranks on 2 cores. The MLP "
+         "finishes in seconds"));
   dataForm->addRow(tr("&Model:"), model_);
   addErrorLabel(QStringLiteral("model"), nullptr, dataForm);
   hidden_ = new QLineEdit;
