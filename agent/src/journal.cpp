@@ -695,7 +695,7 @@ Result<v1::FetchRunDataReply> Journal::fetchSince(const std::string& runId, uint
         return Status::ok();
       });
       if (full) sized = Status::ok();
-      RINGSIDE_RETURN_IF_ERROR(impl.damageOf(sized, "sizing the entries of run " + runId));
+      RINGSIDE_RETURN_IF_ERROR(impl.damageOf(sized, "reading the entries of run " + runId));
       if (full) upper = fits;
     }
     reply.set_last_seq(upper);

@@ -219,6 +219,9 @@ TEST_F(HostileInputTest, RepliesStayUnderTheFrameLimitAndOversizedRequestFieldsA
     ASSERT_TRUE(reply.has_launch_run_reply()) << reply.error().message();
     EXPECT_LT(reply.ByteSizeLong(), protocol::kMaxMessageBytes);
     launched.insert(reply.launch_run_reply().run().run_id());
+    // Each run holds a slot until it ends; the node has as many as cores.
+    waitForState(reply.launch_run_reply().run().run_id(),
+                 {v1::COMPLETED, v1::FAILED, v1::STOPPED});
   }
   std::set<std::string> listed;
   std::string token;
