@@ -43,8 +43,10 @@ void askExportRunsCsv(QWidget* parent, MetricsStore& store, const QList<RunToExp
       targets.append({run.runId, QDir(folder).filePath(runCsvFileName(run.name, run.runId))});
     }
   }
-  for (const auto& [runId, path] : targets) {
-    whenReady(parent, store.exportCsv(runId, path), [parent, path](const Status& status) {
+  for (const auto& target : targets) {
+    // (Not a structured binding: clang 14 cannot capture one in a lambda.)
+    const QString path = target.second;
+    whenReady(parent, store.exportCsv(target.first, path), [parent, path](const Status& status) {
       if (status.isOk()) return;
       QMessageBox::warning(
           parent, RunCsvExport::tr("Export failed"),
