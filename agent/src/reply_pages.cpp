@@ -3,28 +3,11 @@
 #include <algorithm>
 #include <charconv>
 #include <deque>
-#include <fstream>
 
 #include "ringside/agent/log_tailer.h"
+#include "ringside/common/file_io.h"
 
 namespace ringside::agent {
-namespace {
-
-// A file's last `maxBytes` (from the first whole line in them).
-std::string fileTail(const std::string& path, std::streamoff maxBytes) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) return "";
-  const std::streamoff size = in.tellg();
-  const std::streamoff from = std::max<std::streamoff>(0, size - maxBytes);
-  in.seekg(from);
-  std::string text(static_cast<size_t>(size - from), '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<size_t>(in.gcount()));
-  if (from > 0) text.erase(0, std::min(text.size(), text.find('\n') + 1));
-  return text;
-}
-
-}  // namespace
 
 Result<v1::ListRunsReply> listRunsPage(const std::vector<StoredRun>& runs,
                                        const std::string& pageToken, size_t budgetBytes) {
@@ -60,7 +43,7 @@ v1::TailLogReply tailLogReply(const std::string& runId, const std::string& runDi
   v1::TailLogReply reply;
   reply.set_run_id(runId);
   for (const char* stream : {"stdout", "stderr"}) {
-    const std::string text = fileTail(runDir + "/" + stream + ".log", std::streamoff{16} << 20);
+    const std::string text = readFileTail(runDir + "/" + stream + ".log", size_t{16} << 20);
     std::vector<std::string_view> all;
     for (size_t begin = 0; begin < text.size();) {
       size_t end = text.find('\n', begin);

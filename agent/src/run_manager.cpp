@@ -91,21 +91,6 @@ std::string readFile(const std::string& path) {
   return text.str();
 }
 
-// The last `maxBytes` of a file (all of a smaller one; empty when it cannot be read), from the
-// start of the first whole line in them.
-std::string readFileTail(const std::string& path, std::streamoff maxBytes) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) return "";
-  const std::streamoff size = in.tellg();
-  const std::streamoff from = std::max<std::streamoff>(0, size - maxBytes);
-  in.seekg(from);
-  std::string text(static_cast<size_t>(size - from), '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<size_t>(in.gcount()));
-  if (from > 0) text.erase(0, std::min(text.size(), text.find('\n') + 1));
-  return text;
-}
-
 // Field 22 (starttime, clock ticks since boot) and the state letter of /proc/<pid>/stat.
 bool procStat(pid_t pid, int64_t* startTicks, char* state) {
   const std::string stat = readFile("/proc/" + std::to_string(pid) + "/stat");
@@ -560,7 +545,7 @@ void RunManager::finish(Tracked& run, int exitCode, bool statusKnown) {
   } else {
     // The end of a long run's stderr says why it ended; 8 MiB bounds the agent's memory and time.
     const std::string stderrText =
-        readFileTail(fs::path(runDir(run.info.run_id())) / kStderrFile, std::streamoff{8} << 20);
+        readFileTail(fs::path(runDir(run.info.run_id())) / kStderrFile, size_t{8} << 20);
     setState(run, v1::FAILED,
              runFailureReason(stderrText, run.info.placement(), statusKnown, exitCode));
   }

@@ -3,9 +3,11 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <utility>
 
 namespace ringside {
@@ -103,6 +105,20 @@ std::string trimSpace(std::string_view text) {
   if (begin == std::string_view::npos) return {};
   const size_t end = text.find_last_not_of(kSpace);
   return std::string(text.substr(begin, end - begin + 1));
+}
+
+std::string readFileTail(const std::string& path, size_t maxBytes) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) return "";
+  const std::streamoff size = in.tellg();
+  const std::streamoff from =
+      std::max<std::streamoff>(0, size - static_cast<std::streamoff>(maxBytes));
+  in.seekg(from);
+  std::string text(static_cast<size_t>(size - from), '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(in.gcount()));
+  if (from > 0) text.erase(0, std::min(text.size(), text.find('\n') + 1));
+  return text;
 }
 
 }  // namespace ringside

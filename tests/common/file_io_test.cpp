@@ -72,5 +72,13 @@ TEST_F(FileIoTest, WriteIntoAMissingDirectoryIsAnIoErrorNamingThePath) {
   EXPECT_NE(status.message().find(path), std::string::npos) << status.message();
 }
 
+TEST_F(FileIoTest, FileTailStartsAtTheFirstWholeLineOfTheLastBytes) {
+  const std::string path = (dir_ / "log").string();
+  ASSERT_TRUE(writeFileAtomic(path, "first line\nsecond line\nthird\n", 0600).isOk());
+  EXPECT_EQ(readFileTail(path, 1000), "first line\nsecond line\nthird\n");
+  EXPECT_EQ(readFileTail(path, 15), "third\n");  // "ond line\nthird\n" without the cut line
+  EXPECT_EQ(readFileTail((dir_ / "missing").string(), 10), "");
+}
+
 }  // namespace
 }  // namespace ringside

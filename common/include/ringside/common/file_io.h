@@ -18,11 +18,16 @@ namespace ringside {
 // text), Corruption (not a regular file, or larger than maxBytes).
 Result<std::string> readSmallFile(const std::string& path, off_t maxBytes, struct stat* info);
 
+// The last `maxBytes` bytes of the file `path` (all of a smaller one), from the first whole line in
+// them when the file is longer: for the end of a log that can be of any size. Empty when the file
+// cannot be read.
+std::string readFileTail(const std::string& path, size_t maxBytes);
+
 // Replaces `path` with `content` atomically and durably, with `mode` narrowed by the umask (as
-// open(2) creates files; never wider than `mode`): a temporary file in the same directory, fsync, rename over `path`,
-// fsync of the directory. A reader sees the old file or the new one, never a mix; after a crash
-// the file is one of the two. Errors: IOError naming the file and the failed step (the
-// temporary file is removed).
+// open(2) creates files; never wider than `mode`): a temporary file in the same directory, fsync,
+// rename over `path`, fsync of the directory. A reader sees the old file or the new one, never a
+// mix; after a crash the file is one of the two. Errors: IOError naming the file and the failed
+// step (the temporary file is removed).
 Status writeFileAtomic(const std::string& path, std::string_view content, mode_t mode);
 
 // `text` without the spaces, tabs, carriage returns and newlines around it (for the lines of
