@@ -41,6 +41,23 @@ struct Received {
 };
 
 // Collects every run's entries, so that nothing delivered before the run id is known is missed.
+// A fake plaintext agent for the tests to script: a ROUTER (control) and a PUB (events) socket
+// bound on free loopback ports.
+struct FakeAgentSockets {
+  zmq::context_t context;
+  zmq::socket_t router{context, zmq::socket_type::router};
+  zmq::socket_t pub{context, zmq::socket_type::pub};
+
+  FakeAgentSockets() {
+    for (zmq::socket_t* socket : {&router, &pub}) {
+      socket->set(zmq::sockopt::linger, 0);
+      socket->bind("tcp://127.0.0.1:*");
+    }
+  }
+  QString control() { return QString::fromStdString(router.get(zmq::sockopt::last_endpoint)); }
+  QString events() { return QString::fromStdString(pub.get(zmq::sockopt::last_endpoint)); }
+};
+
 void collect(AgentConnection& connection, std::map<std::string, Received>& runs) {
   QObject::connect(&connection, &AgentConnection::eventsReceived, &connection,
                    [&runs](const EventBatch& batch) {
@@ -101,15 +118,11 @@ class AgentConnectionProcessTest : public QObject {
   // A fake plaintext agent sends garbage on both sockets; the connection counts it, keeps
   // working, and still delivers the good frames.
   void malformedFramesAreSurvived() {
-    zmq::context_t context;
-    zmq::socket_t router(context, zmq::socket_type::router);
-    zmq::socket_t pub(context, zmq::socket_type::pub);
-    router.set(zmq::sockopt::linger, 0);
-    pub.set(zmq::sockopt::linger, 0);
-    router.bind("tcp://127.0.0.1:*");
-    pub.bind("tcp://127.0.0.1:*");
-    const QString control = QString::fromStdString(router.get(zmq::sockopt::last_endpoint));
-    const QString events = QString::fromStdString(pub.get(zmq::sockopt::last_endpoint));
+    FakeAgentSockets fake;
+    zmq::socket_t& router = fake.router;
+    zmq::socket_t& pub = fake.pub;
+    const QString control = fake.control();
+    const QString events = fake.events();
 
     AgentConnection connection(keys_);
     QSignalSpy batches(&connection, &AgentConnection::eventsReceived);
@@ -181,17 +194,11 @@ class AgentConnectionProcessTest : public QObject {
   // a word (the node showed N/A). Both ends now take frames up to the transport cap, and the GUI
   // refuses one over the protocol limit saying so, and stays connected.
   void aReplyOverTheFrameLimitIsRefusedAndSaid() {
-    zmq::context_t context;
-    zmq::socket_t router(context, zmq::socket_type::router);
-    zmq::socket_t pub(context, zmq::socket_type::pub);
-    router.set(zmq::sockopt::linger, 0);
-    pub.set(zmq::sockopt::linger, 0);
-    router.bind("tcp://127.0.0.1:*");
-    pub.bind("tcp://127.0.0.1:*");
+    FakeAgentSockets fake;
+    zmq::socket_t& router = fake.router;
     AgentConnection connection(keys_);
     QSignalSpy errors(&connection, &AgentConnection::connectionError);
-    connection.connectTo(QString::fromStdString(router.get(zmq::sockopt::last_endpoint)),
-                         QString::fromStdString(pub.get(zmq::sockopt::last_endpoint)), "");
+    connection.connectTo(fake.control(), fake.events(), "");
     const std::string oversized(protocol::kMaxMessageBytes + 1024, 'x');
     QElapsedTimer timer;
     timer.start();
@@ -227,21 +234,16 @@ class AgentConnectionProcessTest : public QObject {
   // PUB drops a message (seq 2 never arrives live): the connection sees the gap, fetches from
   // the last seq it delivered, and delivers each seq exactly once (a repeated seq 1 is dropped).
   void gapInLiveSeqsIsFetchedAndDuplicatesDropped() {
-    zmq::context_t context;
-    zmq::socket_t router(context, zmq::socket_type::router);
-    zmq::socket_t pub(context, zmq::socket_type::pub);
-    router.set(zmq::sockopt::linger, 0);
-    pub.set(zmq::sockopt::linger, 0);
-    router.bind("tcp://127.0.0.1:*");
-    pub.bind("tcp://127.0.0.1:*");
+    FakeAgentSockets fake;
+    zmq::socket_t& router = fake.router;
+    zmq::socket_t& pub = fake.pub;
     AgentConnection connection(keys_);
     std::map<std::string, Received> runs;
     collect(connection, runs);
     bool sawTelemetry = false;
     QObject::connect(&connection, &AgentConnection::eventsReceived, &connection,
                      [&](const EventBatch& batch) { sawTelemetry |= !batch.telemetry.empty(); });
-    connection.connectTo(QString::fromStdString(router.get(zmq::sockopt::last_endpoint)),
-                         QString::fromStdString(pub.get(zmq::sockopt::last_endpoint)), "");
+    connection.connectTo(fake.control(), fake.events(), "");
 
     auto sample = [](uint64_t seq) {
       v1::MetricSample s;
