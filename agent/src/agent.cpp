@@ -19,6 +19,7 @@
 #include <zmq.hpp>
 #include <zmq_addon.hpp>
 
+#include "ringside/agent/hang_monitor.h"
 #include "ringside/agent/inventory.h"
 #include "ringside/agent/journal.h"
 #include "ringside/agent/log_tailer.h"
@@ -49,6 +50,8 @@ constexpr size_t kMaxRankBurst = 256;  // rank batches journaled per commit
 constexpr auto kRetentionInterval = std::chrono::hours(1);
 // How often the allowlist file is checked for changes (`ringside-agent authorize` / `revoke`).
 constexpr std::chrono::milliseconds kAllowlistReloadInterval{1000};
+// How often running runs are judged for a stall (hang_monitor.h): heartbeats come once a second.
+constexpr std::chrono::milliseconds kHangCheckInterval{1000};
 // How long a re-bind after a revocation retries while libzmq releases the old listener.
 constexpr std::chrono::seconds kRebindTimeout{5};
 
@@ -127,6 +130,7 @@ struct Agent::Impl {
   // and when: a few seconds after the end, when every batch the ranks sent has been journaled.
   std::map<std::string, Clock::time_point> recoveries;
   std::string allowlistError;  // the last reload error reported (reported once per change)
+  HangMonitor hangs;           // stalls and hang timeouts of the runs this agent owns
 
   explicit Impl(AgentConfig c) : config(std::move(c)) {}
 
@@ -294,6 +298,11 @@ struct Agent::Impl {
         "(the agent was away or their queue was full)]";
     logLine("info", "run " + runId + ": " + note);
     publishSamples(runId, std::move(report->recovered));
+    appendAgentNote(runId, note);
+  }
+
+  // Journals and publishes a line of the agent's own in a run's log (stream "stderr").
+  void appendAgentNote(const std::string& runId, const std::string& note) {
     v1::LogLine line;
     line.set_wall_time(wallSeconds());
     line.set_stream("stderr");
@@ -303,6 +312,35 @@ struct Agent::Impl {
       envelope.mutable_log_batch()->set_run_id(runId);
       for (const auto& journaled : *lines) *envelope.mutable_log_batch()->add_lines() = journaled;
       publish(envelope);
+    }
+  }
+
+  // Judges the running runs (hang_monitor.h) and applies the verdicts: a stall or its end is a
+  // state event (RunInfo.stall) and a note in the run's log; a hang timeout fails the run.
+  void checkHangs() {
+    for (const HangMonitor::Action& action :
+         hangs.poll(runs->runs(/*includeEnded=*/false), node.hostname(), wallSeconds())) {
+      switch (action.kind) {
+        case HangMonitor::Action::Kind::kStalled:
+          logLine("warning", "run " + action.runId + " stalled: " + action.verdict.summary());
+          runs->setStall(action.runId, &action.verdict);
+          appendAgentNote(action.runId,
+                          "[ringside-agent: the run stalled: " + action.verdict.summary() + "]");
+          break;
+        case HangMonitor::Action::Kind::kCleared:
+          logLine("info", "run " + action.runId + ": " + action.reason);
+          runs->setStall(action.runId, nullptr);
+          appendAgentNote(action.runId, "[ringside-agent: " + action.reason + "]");
+          break;
+        case HangMonitor::Action::Kind::kTimedOut:
+          logLine("warning", "run " + action.runId + " " + action.reason + ": stopping it");
+          appendAgentNote(action.runId, "[ringside-agent: " + action.reason +
+                                            "; the agent stops the run and fails it]");
+          if (Status s = runs->failHung(action.runId, action.reason); !s.isOk()) {
+            logLine("error", "run " + action.runId + ": " + s.toString());
+          }
+          break;
+      }
     }
   }
 
@@ -321,6 +359,7 @@ struct Agent::Impl {
 
   void publishSamples(const std::string& runId, std::vector<v1::MetricSample> samples) {
     if (samples.empty()) return;
+    hangs.onSamples(runId, samples, wallSeconds());
     v1::Envelope envelope = protocol::newEnvelope(0);
     envelope.mutable_metric_batch()->set_run_id(runId);
     auto* out = envelope.mutable_metric_batch()->mutable_samples();
@@ -339,18 +378,24 @@ struct Agent::Impl {
     batches.reserve(messages.size());
     for (const zmq::message_t& message : messages) {
       auto decoded = protocol::decodeEnvelope(message.data(), message.size());
-      if (!decoded.isOk() || !decoded->has_rank_metrics()) {
+      if (!decoded.isOk() || (!decoded->has_rank_metrics() && !decoded->has_rank_heartbeat())) {
         logLine("warning", "dropped a malformed message on the ranks socket");
         continue;
       }
+      const std::string& runId = decoded->has_rank_heartbeat() ? decoded->rank_heartbeat().run_id()
+                                                               : decoded->rank_metrics().run_id();
       if (remote) {
         const char* userId = zmq_msg_gets(const_cast<zmq_msg_t*>(message.handle()), "User-Id");
-        const std::string runKey = runs->runPublicKey(decoded->rank_metrics().run_id());
+        const std::string runKey = runs->runPublicKey(runId);
         if (userId == nullptr || runKey.empty() || runKey != userId) {
-          logLine("warning", "dropped rank metrics for run " + decoded->rank_metrics().run_id() +
-                                 " sent with another run's key");
+          logLine("warning",
+                  "dropped rank metrics for run " + runId + " sent with another run's key");
           continue;
         }
+      }
+      if (decoded->has_rank_heartbeat()) {
+        hangs.onHeartbeat(decoded->rank_heartbeat(), wallSeconds());
+        continue;
       }
       batches.push_back(std::move(*decoded->mutable_rank_metrics()));
     }
@@ -382,6 +427,7 @@ struct Agent::Impl {
       if (!chunk.lines.empty()) {
         auto lines = journal->appendLogLines(runId, chunk.lines);
         if (lines.isOk()) {
+          hangs.onLogLines(runId, *lines, wallSeconds());
           v1::Envelope envelope = protocol::newEnvelope(0);
           envelope.mutable_log_batch()->set_run_id(runId);
           for (const auto& line : *lines) *envelope.mutable_log_batch()->add_lines() = line;
@@ -674,6 +720,7 @@ Status Agent::run() {
   auto nextPoll = Clock::now();
   auto nextRetention = Clock::now() + kRetentionInterval;
   auto nextAllowlistCheck = Clock::now() + kAllowlistReloadInterval;
+  auto nextHangCheck = Clock::now() + kHangCheckInterval;
   zmq::pollitem_t items[] = {{nullptr, 0, ZMQ_POLLIN, 0},
                              {d.ranks.handle(), 0, ZMQ_POLLIN, 0},
                              {d.remoteRanks.handle(), 0, ZMQ_POLLIN, 0}};
@@ -704,6 +751,10 @@ Status Agent::run() {
       d.tailLogs();
       d.runDueRecoveries();
       nextPoll = now + kPollInterval;
+    }
+    if (now >= nextHangCheck) {
+      d.checkHangs();
+      nextHangCheck = now + kHangCheckInterval;
     }
     if (now >= nextAllowlistCheck) {
       d.reloadAllowlist();

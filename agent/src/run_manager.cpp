@@ -30,6 +30,8 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kExitStatusFile = "exit_status";
+// Written by failHung(): the reason a run ended by its hang timeout fails with.
+constexpr const char* kHangFailureFile = "hang_failure";
 constexpr const char* kStdoutFile = "stdout.log";
 constexpr const char* kStderrFile = "stderr.log";
 constexpr const char* kSpecFile = "spec.json";
@@ -172,6 +174,7 @@ uint32_t RunManager::localRanks(const v1::RunSpec& spec) const {
 
 Status RunManager::checkJob(v1::RunSpec* spec, std::vector<std::string>* argv) const {
   RINGSIDE_RETURN_IF_ERROR(validateRunSpecLimits(*spec));
+  RINGSIDE_RETURN_IF_ERROR(validateHangTimeout(*spec));
   for (const auto& [name, value] : spec->env()) RINGSIDE_RETURN_IF_ERROR(validateRunEnvName(name));
   if (spec->has_trainer()) {
     const std::string trainer = spec->trainer().trainer_path().empty()
@@ -500,6 +503,38 @@ Result<v1::RunInfo> RunManager::stop(const std::string& runId, double graceSecon
   return run.info;
 }
 
+Status RunManager::failHung(const std::string& runId, const std::string& reason) {
+  auto it = runs_.find(runId);
+  if (it == runs_.end()) return Status::notFound("no run " + runId + " owned by this node");
+  Tracked& run = it->second;
+  if (isEnded(run.info.state())) {
+    return Status::failedPrecondition("run " + runId + " already ended");
+  }
+  run.hangFailure = reason.empty() ? "hung" : reason;
+  std::ofstream(fs::path(runDir(runId)) / kHangFailureFile) << run.hangFailure << "\n";
+  run.stopRequested = true;
+  run.killDeadline = steadySeconds() + kHangStopGraceSeconds;
+  for (pid_t pid : rankPids(runId)) kill(pid, SIGTERM);
+  run.info.set_reason("hang timeout: SIGTERM sent to the ranks, SIGKILL after " +
+                      secondsText(kHangStopGraceSeconds));
+  if (onStateChange_) onStateChange_(run.info, run.ids);
+  return Status::ok();
+}
+
+void RunManager::setStall(const std::string& runId, const v1::StallVerdict* verdict) {
+  auto it = runs_.find(runId);
+  if (it == runs_.end() || isEnded(it->second.info.state())) return;
+  Tracked& run = it->second;
+  if (verdict != nullptr) {
+    *run.info.mutable_stall() = *verdict;
+  } else if (run.info.has_stall()) {
+    run.info.clear_stall();
+  } else {
+    return;
+  }
+  if (onStateChange_) onStateChange_(run.info, run.ids);
+}
+
 const std::vector<RankProcess>& RunManager::rankProcesses(bool fresh) const {
   const double now = steadySeconds();
   if (fresh || rankScanTime_ < 0 || now - rankScanTime_ >= 1.0) {
@@ -529,7 +564,10 @@ bool RunManager::shimAlive(const RunProcessIds& ids) const {
 
 void RunManager::finish(Tracked& run, int exitCode, bool statusKnown) {
   run.info.set_exit_code(statusKnown ? exitCode : -1);
-  if (run.stopRequested) {
+  run.info.clear_stall();
+  if (!run.hangFailure.empty()) {
+    setState(run, v1::FAILED, run.hangFailure);
+  } else if (run.stopRequested) {
     std::string reason;
     if (run.killed) {
       reason = "stopped on request; killed after the grace period";
@@ -585,6 +623,9 @@ void RunManager::poll() {
       setState(run, v1::RUNNING, "");
     }
     if (run.stopRequested && run.killDeadline > 0 && steadySeconds() >= run.killDeadline) {
+      // The ranks too: Open MPI may put them in process groups of their own, and a stopped
+      // (SIGSTOP) rank outlives mpirun otherwise.
+      for (pid_t pid : rankPids(id)) kill(pid, SIGKILL);
       kill(-run.ids.shimPid, SIGKILL);
       run.killDeadline = 0;
       run.killed = true;
@@ -601,6 +642,11 @@ void RunManager::adopt(const v1::RunInfo& info) {
   run.ids.shimPid = static_cast<pid_t>(pid);
   std::error_code ec;
   run.stopRequested = fs::exists(fs::path(runDir(info.run_id())) / "stop_requested", ec);
+  if (fs::exists(fs::path(runDir(info.run_id())) / kHangFailureFile, ec)) {
+    run.hangFailure = readFile(fs::path(runDir(info.run_id())) / kHangFailureFile);
+    while (!run.hangFailure.empty() && run.hangFailure.back() == '\n') run.hangFailure.pop_back();
+    run.stopRequested = true;
+  }
   if (run.stopRequested) run.killDeadline = steadySeconds() + options_.defaultGraceSeconds;
   loadRunKey(run);
   runs_[info.run_id()] = std::move(run);

@@ -93,6 +93,7 @@ v1::TrainerConfig makeDefaults() {
   c.set_log_every(10);
   c.set_metrics_out("");
   c.set_quiet(false);
+  c.set_collective_timeout_s(900);
   c.set_checkpoint_dir("checkpoints");
   c.set_checkpoint_every(0);
   c.set_keep_checkpoints(3);
@@ -177,6 +178,12 @@ Status validateTrainerConfig(const v1::TrainerConfig& config) {
        }) {
     RINGSIDE_RETURN_IF_ERROR(status);
   }
+  if (c.collective_timeout_s() != 0 && (c.collective_timeout_s() < kMinCollectiveTimeoutSeconds ||
+                                        c.collective_timeout_s() > kMaxTimeoutSeconds)) {
+    return outOfRange("collective_timeout_s", std::to_string(c.collective_timeout_s()),
+                      "0 (wait forever) or " + std::to_string(kMinCollectiveTimeoutSeconds) +
+                          " to " + std::to_string(kMaxTimeoutSeconds) + " seconds");
+  }
   if (c.checkpoint_dir().empty()) {
     return outOfRange("checkpoint_dir", "empty", "a directory name, e.g. checkpoints");
   }
@@ -236,6 +243,32 @@ Result<v1::TrainerConfig> trainerConfigOf(const v1::TrainerJob& job) {
 #pragma GCC diagnostic pop
   if (legacy.empty()) return v1::TrainerConfig();
   return trainerConfigFromJson(legacy, "config_json");
+}
+
+uint32_t hangTimeoutSeconds(const v1::RunSpec& spec) {
+  return spec.has_hang_timeout_s() ? spec.hang_timeout_s() : kDefaultHangTimeoutSeconds;
+}
+
+Status validateHangTimeout(const v1::RunSpec& spec) {
+  const uint32_t hang = hangTimeoutSeconds(spec);
+  if (hang > static_cast<uint32_t>(kMaxTimeoutSeconds)) {
+    return Status::invalidArgument("the hang timeout (hang_timeout_s) is " + std::to_string(hang) +
+                                   " s: use 0 (never) or at most " +
+                                   std::to_string(kMaxTimeoutSeconds) + " s (a week)");
+  }
+  if (hang == 0 || !spec.has_trainer()) return Status::ok();
+  auto config = trainerConfigOf(spec.trainer());
+  if (!config.isOk()) return Status::ok();
+  const int collective = withTrainerDefaults(*config).collective_timeout_s();
+  if (collective != 0 && hang >= static_cast<uint32_t>(collective)) {
+    return Status::invalidArgument(
+        "the hang timeout (" + std::to_string(hang) +
+        " s) must be shorter than the trainer's collective timeout (collective_timeout_s, " +
+        std::to_string(collective) +
+        " s), or the trainer aborts a hung run before the agent can say which rank hung: lower "
+        "the hang timeout or raise the collective timeout");
+  }
+  return Status::ok();
 }
 
 }  // namespace ringside

@@ -40,10 +40,6 @@ using Clock = std::chrono::steady_clock;
 using gpu::DeviceBuffer;
 using gpu::ErrorContext;
 
-// How long the host waits for a step's GPU work (all-reduces included) before it declares a peer
-// dead or hung and aborts the communicator. Generous: a first step also pays for NCCL's lazy
-// connection setup and cuBLAS's first-call initialisation.
-constexpr std::chrono::seconds kCompletionTimeout{300};
 
 double msBetween(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
@@ -265,7 +261,15 @@ Status NcclBackend::createCommunicator() {
                                .withContext("broadcasting the NCCL unique id from rank 0"));
   // Kept only on success: a failed init leaves no communicator to destroy or abort.
   ncclComm_t created = nullptr;
-  RINGSIDE_NCCL_CHECK(where_, ncclCommInitRank(&created, comm_.worldSize(), id, comm_.rank()));
+  {
+    // No deadline of its own: the collective watchdog (communicator.h) ends a set-up that waits
+    // past the collective timeout for a rank that never joins.
+    RankActivity* activity = options_.activity;
+    const ScopedWait waiting(activity, kWaitNcclSetup,
+                             activity != nullptr ? activity->beginCollective() : 0);
+    RINGSIDE_NCCL_CHECK(where_,
+                        ncclCommInitRank(&created, comm_.worldSize(), id, comm_.rank()));
+  }
   nccl_ = created;
   return Status::ok();
 }
@@ -295,6 +299,7 @@ Status NcclBackend::trainStepImpl(const float* x, const int32_t* labels, int loc
                                   const BatchPosition& position, double lr, double* localLoss,
                                   StepTimings* timings) {
   RINGSIDE_RETURN_IF_ERROR(usable());
+  if (options_.activity != nullptr) options_.activity->setPhase(v1::COMPUTE);
   const Clock::time_point start = Clock::now();
   RINGSIDE_CUDA_CHECK(where_, cudaSetDevice(device_));
   // Checks the batch size (InvalidArgument) before anything is enqueued.
@@ -402,7 +407,19 @@ Status NcclBackend::finishComputeStream(const char* what) {
 }
 
 Status NcclBackend::pollUntilDone(cudaEvent_t event, const char* what) {
-  const Clock::time_point deadline = Clock::now() + kCompletionTimeout;
+  // How long the host waits for a step's GPU work (all-reduces included) before it declares a
+  // peer dead or hung and aborts the communicator: the run's collective timeout. The error is
+  // first-hand (Internal, not Aborted), so the trainer ends every rank with MPI_Abort.
+  // The collective watchdog (communicator.h) fires first, after collectiveTimeoutSeconds, and
+  // names the rank that did not arrive; this deadline, a little later, is the safety net.
+  const int timeoutSeconds = options_.collectiveTimeoutSeconds;
+  const Clock::time_point deadline =
+      timeoutSeconds > 0 ? Clock::now() + std::chrono::seconds(timeoutSeconds) +
+                               std::chrono::seconds(int(kCollectiveAnswerWaitSeconds) + 5)
+                         : Clock::time_point::max();
+  RankActivity* activity = options_.activity;
+  const ScopedWait waiting(distributed() ? activity : nullptr, kWaitGpuStep,
+                           activity != nullptr && distributed() ? activity->beginCollective() : 0);
   for (;;) {
     const cudaError_t query = cudaEventQuery(event);
     if (query == cudaSuccess) break;
@@ -419,9 +436,9 @@ Status NcclBackend::pollUntilDone(cudaEvent_t event, const char* what) {
       }
     }
     if (Clock::now() > deadline) {
-      return Status::aborted(
+      return Status::internal(
           where_.prefix() + ": " + what + " did not complete within " +
-          std::to_string(kCompletionTimeout.count()) +
+          std::to_string(timeoutSeconds) +
           " s; another rank has probably died or hung (check its log), so this rank aborts the "
           "NCCL communicator and stops");
     }

@@ -137,6 +137,8 @@ class CpuBackend final : public Backend {
       return stop != 0;
     };
     *timings = StepTimings{};
+    RankActivity* activity = options_.activity;
+    if (activity != nullptr) activity->setPhase(v1::COMPUTE);
     *localLoss =
         model_->forward(params_.data(), x, labels, localBatch, &position, nullptr, stopCheck);
     RINGSIDE_RETURN_IF_ERROR(commStatus);
@@ -196,21 +198,25 @@ class CpuBackend final : public Backend {
 
     const Clock::time_point backwardDone = Clock::now();
     if (distributed) {
+      if (activity != nullptr) activity->setPhase(v1::ALLREDUCE);
       if (nextBucket < buckets_.size()) {
+        if (activity != nullptr) activity->setBucket(static_cast<int>(buckets_.size() - 1));
         const GradientBucket& last = buckets_.back();
         if (nextBucket == 0) firstStart = backwardDone;
         RINGSIDE_RETURN_IF_ERROR(comm_.allreduceSum(grads_.data() + last.offset, last.count)
                                      .withContext("gradient all-reduce"));
         lastDone = Clock::now();
       }
-      for (CommRequest& request : pending_) {
-        if (request == 0) continue;
-        RINGSIDE_RETURN_IF_ERROR(comm_.waitRequest(request).withContext("gradient all-reduce"));
-        request = 0;
+      for (size_t b = 0; b < pending_.size(); ++b) {
+        if (pending_[b] == 0) continue;
+        if (activity != nullptr) activity->setBucket(static_cast<int>(b));
+        RINGSIDE_RETURN_IF_ERROR(comm_.waitRequest(pending_[b]).withContext("gradient all-reduce"));
+        pending_[b] = 0;
         lastDone = Clock::now();
       }
     }
     const Clock::time_point commDone = Clock::now();
+    if (activity != nullptr) activity->setPhase(v1::OPTIMIZER);
     // Sum -> mean over the world size (DDP divides the gradients the same way), folded into the
     // update.
     optimizerStep(options_.optimizer, lr, params_.data(), grads_.data(), grads_.size(),
@@ -235,9 +241,9 @@ class CpuBackend final : public Backend {
     const int chunk = model_->evalChunk();
     for (int begin = 0; begin < count; begin += chunk) {
       const int batch = std::min(chunk, count - begin);
-      const float meanLoss = model_->forward(params_.data(), x + size_t(begin) * dim,
-                                             labels + begin, batch, nullptr, &sums->correct,
-                                             stopCheck);
+      const float meanLoss =
+          model_->forward(params_.data(), x + size_t(begin) * dim, labels + begin, batch, nullptr,
+                          &sums->correct, stopCheck);
       if (model_->stopped()) {
         sums->stopped = true;
         return Status::ok();

@@ -40,14 +40,15 @@ MetricRecord rankRecord(int64_t step, int64_t epoch, double wallTime, int rank,
 
 Trainer::Trainer(const v1::TrainerConfig& spec, Communicator& comm, Backend& backend,
                  const DatasetSplits& data, MetricSink* sink, MetricSink* agentSink,
-                 const std::atomic<bool>& stopRequested)
+                 const std::atomic<bool>& stopRequested, RankActivity* activity)
     : spec_(spec),
       comm_(comm),
       backend_(backend),
       data_(data),
       sink_(sink),
       agentSink_(agentSink),
-      stopRequested_(stopRequested) {
+      stopRequested_(stopRequested),
+      activity_(activity) {
   auto model = modelLayoutOf(spec_, data.train);
   if (model.isOk()) model_ = std::move(model).value();
   numParams_ = model_.numParams();
@@ -82,10 +83,10 @@ Result<Trainer::Resumed> Trainer::initializeOrResume(int64_t stepsPerEpoch) {
         const OptimizerConfig opt = optimizerConfigOf(spec_);
         const std::string held = describeModelShape(ckpt.model, ckpt.layerSizes);
         if (ckpt.model != model_.kind()) {
-          readStatus = Status::invalidArgument(
-              path + " holds " + held + ", but this run trains " + model_.describe() +
-              ": resume it with --model " + modelKindName(ckpt.model) +
-              ", or start this run without --resume");
+          readStatus = Status::invalidArgument(path + " holds " + held + ", but this run trains " +
+                                               model_.describe() + ": resume it with --model " +
+                                               modelKindName(ckpt.model) +
+                                               ", or start this run without --resume");
         } else if (ckpt.layerSizes != model_.shapeVector()) {
           readStatus = Status::invalidArgument(
               path + " holds " + held + ", this run has " + model_.describe() +
@@ -145,6 +146,7 @@ int evaluationBatch(int evalBatch, int64_t testCount, int worldSize) {
 
 Status Trainer::evaluate(int64_t step, int64_t epoch, TrainingOutcome* outcome, bool* stopped) {
   // The test set is sharded into contiguous slices, one per rank, and the sums reduced.
+  const ScopedPhase phase(activity_, v1::EVALUATION);
   const ImageDataset& test = data_.test;
   const int world = comm_.worldSize();
   const int64_t begin = test.count * comm_.rank() / world;
@@ -165,6 +167,7 @@ Status Trainer::evaluate(int64_t step, int64_t epoch, TrainingOutcome* outcome, 
     for (int i = 0; i < count; ++i) indices[i] = first + i;
     gatherBatch(test, data_.normalization, indices, x.data(), labels.data());
     RINGSIDE_RETURN_IF_ERROR(backend_.evaluate(x.data(), labels.data(), count, &sums));
+    if (activity_ != nullptr) activity_->workDone();
   }
   double totals[4] = {sums.lossSum, static_cast<double>(sums.correct),
                       static_cast<double>(sums.count), sums.stopped ? 1.0 : 0.0};
@@ -188,6 +191,7 @@ Status Trainer::evaluate(int64_t step, int64_t epoch, TrainingOutcome* outcome, 
 }
 
 Result<std::string> Trainer::checkpoint(int64_t step, int64_t stepsPerEpoch) {
+  const ScopedPhase phase(activity_, v1::CHECKPOINT);
   Status status;
   std::string path;
   if (comm_.rank() == 0) {
@@ -216,6 +220,7 @@ Result<std::string> Trainer::checkpoint(int64_t step, int64_t stepsPerEpoch) {
     if (comm_.rank() == 0) return status.withContext("writing checkpoint");
     return Status::aborted("rank 0 could not write the checkpoint");
   }
+  if (activity_ != nullptr) activity_->workDone();
   return path;
 }
 
@@ -286,6 +291,7 @@ Result<TrainingOutcome> Trainer::run() {
     const int64_t epoch = step / stepsPerEpoch;
     const int64_t inEpoch = step % stepsPerEpoch;
     sampler.setEpoch(epoch);
+    if (activity_ != nullptr) activity_->setPhase(v1::DATA);
     gatherBatch(data_.train, data_.normalization, sampler.localBatch(inEpoch), x.data(),
                 labels.data());
     const double lr = learningRate(schedule, step, stepsPerEpoch, totalSteps);
@@ -302,6 +308,10 @@ Result<TrainingOutcome> Trainer::run() {
       break;
     }
     ++step;
+    if (activity_ != nullptr) {
+      activity_->stepCompleted(step, timings.stepMs);
+      activity_->setPhase(v1::SYNC);
+    }
     interval[kLoss] += loss;
     interval[kStepMs] += timings.stepMs;
     interval[kComputeMs] += timings.computeMs;
@@ -390,6 +400,7 @@ Result<TrainingOutcome> Trainer::run() {
       outcome.checkpointPath = *path;
     }
   }
+  if (activity_ != nullptr) activity_->setPhase(v1::FINISHING);
   if (!stopped && (step % stepsPerEpoch != 0 || !evaluated)) {
     // A run cut short by --max-steps (or resumed at its end) still reports where it ended.
     RINGSIDE_RETURN_IF_ERROR(

@@ -220,6 +220,12 @@ void addTrainerOptions(CLI::App& app, v1::TrainerConfig& config) {
   addSpecOption(
       app, flags, "--eval-batch", [](Config& c, int32_t v) { c.set_eval_batch(v); }, d.eval_batch(),
       "Samples per evaluation batch", exec);
+  addSpecOption(
+      app, flags, "--collective-timeout-s",
+      [](Config& c, int32_t v) { c.set_collective_timeout_s(v); }, d.collective_timeout_s(),
+      "Seconds a rank waits in one collective before all ranks abort, naming the rank that did "
+      "not arrive (0: forever; else 10 to 604800)",
+      exec);
 
   const std::string out = "Output";
   addSpecOption(

@@ -42,7 +42,7 @@ int launcherRank() {
 // ipc:// PULL endpoint, or for a multi-node run its CURVE tcp:// rank endpoint with the keys in
 // RINGSIDE_AGENT_PUBLIC_KEY / RINGSIDE_RUN_*_KEY) and RINGSIDE_RUN_ID in the ranks' environment.
 // Null without an agent.
-Result<std::unique_ptr<MetricSink>> makeAgentSink(int rank) {
+Result<std::unique_ptr<MetricSink>> makeAgentSink(int rank, const RankActivity* activity) {
   using protocol::kAgentEndpointEnv;
   using protocol::kRunIdEnv;
   const char* endpoint = std::getenv(kAgentEndpointEnv);
@@ -54,6 +54,7 @@ Result<std::unique_ptr<MetricSink>> makeAgentSink(int rank) {
                                    " to run without an agent");
   }
   ZmqMetricSinkOptions options;
+  options.activity = activity;  // the heartbeat
   // A multi-node run: the owning agent's CURVE rank endpoint, opened by the run's own keypair.
   const auto env = [](const char* name) {
     const char* value = std::getenv(name);
@@ -130,6 +131,9 @@ int runTrainerProgram(int argc, char** argv) {
     }
     return kExitUsage;
   }
+  // What this rank is doing, for the heartbeat to the agent and the collective watchdog; declared
+  // before the communicator, whose watchdog reads it until the communicator is gone.
+  RankActivity activity;
   std::unique_ptr<Communicator> comm;
   if (launchedByMpirun()) {
     auto mpi = makeMpiCommunicator(&argc, &argv);
@@ -142,6 +146,11 @@ int runTrainerProgram(int argc, char** argv) {
     comm = makeSelfCommunicator();
   }
   installStopHandlers();  // again, in case the MPI library installed its own
+  if (Status watched = comm->watchCollectives(&activity, config.collective_timeout_s());
+      !watched.isOk()) {
+    std::fprintf(stderr, "ringside-trainer: %s\n", watched.message().c_str());
+    comm->abortAll(kExitFailure);
+  }
   // Measured before this rank loads anything: the memory plan below counts the data too.
   const std::optional<AvailableMemory> available = availableMemory();
 
@@ -186,6 +195,8 @@ int runTrainerProgram(int argc, char** argv) {
       options.bucketBytes = static_cast<size_t>(config.bucket_mb() * 1024 * 1024);
       options.threads = config.threads();
       options.stopRequested = &gStopRequested;
+      options.activity = &activity;
+      options.collectiveTimeoutSeconds = config.collective_timeout_s();
       auto made = makeBackend(kind, *comm, std::move(options));
       if (made.isOk()) {
         backend = std::move(made).value();
@@ -214,7 +225,7 @@ int runTrainerProgram(int argc, char** argv) {
   // Every rank sends its own samples to the agent (rank 0 also the global ones).
   std::unique_ptr<MetricSink> agentSink;
   if (setup.isOk()) {
-    auto made = makeAgentSink(comm->rank());
+    auto made = makeAgentSink(comm->rank(), &activity);
     if (made.isOk()) {
       agentSink = std::move(made).value();
     } else {
@@ -227,7 +238,7 @@ int runTrainerProgram(int argc, char** argv) {
   }
 
   Trainer trainer(config, *comm, *backend, *data, comm->rank() == 0 ? &sink : nullptr,
-                  agentSink.get(), gStopRequested);
+                  agentSink.get(), gStopRequested, &activity);
   auto outcome = trainer.run();
   if (!outcome.isOk()) {
     const Status& status = outcome.status();

@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include <unistd.h>
+
 #include <zmq.hpp>
 
 #include "ringside/common/protocol.h"
@@ -157,6 +159,37 @@ class ZmqMetricSink::Sender {
     return resend ? SendResult::kResent : SendResult::kSentNew;
   }
 
+  // Sends one heartbeat (RankHeartbeat) of `activity` without waiting; one the socket cannot take
+  // now (no agent connected, or its pipe full) is dropped: the next one replaces it.
+  void sendHeartbeat(const RankActivity& activity, const std::string& host) {
+    const RankActivity::Snapshot a = activity.snapshot();
+    ringside::v1::Envelope envelope;
+    envelope.set_protocol_version(kProtocolVersion);
+    ringside::v1::RankHeartbeat* beat = envelope.mutable_rank_heartbeat();
+    beat->set_run_id(runId_);
+    beat->set_rank(rank_);
+    beat->set_host(host);
+    beat->set_pid(static_cast<int64_t>(::getpid()));
+    beat->set_phase(a.phase);
+    beat->set_phase_seconds(a.phaseSeconds);
+    beat->set_step(a.step);
+    beat->set_bucket(a.bucket);
+    if (a.waitingIn != nullptr) {
+      beat->set_waiting_in(RankActivity::describeWait(a));
+      beat->set_waiting_seconds(a.waitingSeconds);
+    }
+    beat->set_work_done(a.workDone);
+    beat->set_last_step_ms(a.lastStepMs);
+    beat->set_wall_time(
+        std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count());
+    const std::string bytes = envelope.SerializeAsString();
+    try {
+      (void)push_.send(zmq::buffer(bytes), zmq::send_flags::dontwait);
+    } catch (const zmq::error_t&) {
+      // EINTR or a closed connection: the next heartbeat tries again.
+    }
+  }
+
   // Waits until the socket can send or reports an event, at most `timeout`.
   void waitForAgent(std::chrono::milliseconds timeout) {
     zmq::pollitem_t items[] = {{push_.handle(), 0, ZMQ_POLLOUT, 0},
@@ -189,8 +222,9 @@ Result<std::unique_ptr<ZmqMetricSink>> ZmqMetricSink::create(const std::string& 
                                                              const std::string& runId, int rank,
                                                              const ZmqMetricSinkOptions& options) {
   if (options.queueCapacity < 1 || options.maxBatchPoints < 1 || options.sendHighWaterMark < 1 ||
-      options.flushInterval.count() <= 0 || options.reconnectInterval.count() <= 0 ||
-      options.flushTimeout.count() < 0 || options.linger.count() < 0) {
+      options.flushInterval.count() <= 0 || options.heartbeatInterval.count() <= 0 ||
+      options.reconnectInterval.count() <= 0 || options.flushTimeout.count() < 0 ||
+      options.linger.count() < 0) {
     return Status::invalidArgument(
         "agent metrics sink options out of range: queueCapacity, maxBatchPoints, "
         "sendHighWaterMark, flushInterval and reconnectInterval must be positive, flushTimeout "
@@ -198,11 +232,12 @@ Result<std::unique_ptr<ZmqMetricSink>> ZmqMetricSink::create(const std::string& 
   }
   if (endpoint.starts_with("tcp://") && !curve::isLoopbackEndpoint(endpoint) &&
       options.agentPublicKey.empty()) {
-    return Status::invalidArgument(
-        "agent endpoint '" + endpoint + "' is tcp:// but no CURVE keys were given (" +
-        protocol::kAgentPublicKeyEnv + ", " + protocol::kRunPublicKeyEnv + ", " +
-        protocol::kRunSecretKeyEnv + "): metrics never cross nodes in plaintext; the agent sets "
-        "them for multi-node runs");
+    return Status::invalidArgument("agent endpoint '" + endpoint +
+                                   "' is tcp:// but no CURVE keys were given (" +
+                                   protocol::kAgentPublicKeyEnv + ", " +
+                                   protocol::kRunPublicKeyEnv + ", " + protocol::kRunSecretKeyEnv +
+                                   "): metrics never cross nodes in plaintext; the agent sets "
+                                   "them for multi-node runs");
   }
   auto sender = std::make_unique<Sender>(runId, rank);
   try {
@@ -312,11 +347,21 @@ void ZmqMetricSink::senderLoop() {
   uint64_t reportedDrops = 0;
   Clock::time_point lastDropReport;
   std::deque<Point> points;
+  Clock::time_point nextHeartbeat = Clock::now();
+  std::string host;
+  if (options_.activity != nullptr) {
+    char name[256] = {};
+    if (::gethostname(name, sizeof name - 1) == 0) host = name;
+  }
   for (;;) {
     // Read before sending, so that the last pass sends everything written before the stop.
     const bool stopping = stop_.load(std::memory_order_acquire);
     // Events first: after a reconnect the resend window must go out before any new batch.
     sender.handleMonitorEvents();
+    if (options_.activity != nullptr && !stopping && Clock::now() >= nextHeartbeat) {
+      sender.sendHeartbeat(*options_.activity, host);
+      nextHeartbeat = Clock::now() + options_.heartbeatInterval;
+    }
     bool blocked = false;
     for (;;) {
       if (sender.outboxEmpty()) {

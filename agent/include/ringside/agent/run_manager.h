@@ -38,6 +38,9 @@ namespace ringside::agent {
 // on SIGTERM, which takes seconds to minutes; a stop that may wait longer than an hour is a
 // mistake (or "inf", which would never escalate). StopRunRequest.grace_seconds and --stop-grace.
 inline constexpr double kMaxStopGraceSeconds = 3600.0;
+// SIGTERM -> SIGKILL of a run ended by its hang timeout: short, since hung ranks cannot
+// checkpoint; enough for the ranks that only wait to exit on SIGTERM.
+inline constexpr double kHangStopGraceSeconds = 10.0;
 
 // OK for StopRunRequest.grace_seconds: 0 (the agent's default) or a finite number of seconds
 // above 0 and at most kMaxStopGraceSeconds. Errors: InvalidArgument naming the value (inf, nan,
@@ -110,6 +113,18 @@ class RunManager {
   // neither, FailedPrecondition (Status::aborted) for a run that already ended.
   Result<v1::RunInfo> stop(const std::string& runId, double graceSeconds);
 
+  // Ends a hung run (the hang timeout, docs/metrics.md "Hangs"): SIGTERM to its ranks now,
+  // SIGKILL to its process group after kHangStopGraceSeconds; the run then ends FAILED with
+  // `reason` (the stall verdict), whatever its exit status. Remembered in the run directory
+  // (hang_failure), so that an agent that adopts the run meanwhile ends it the same way.
+  // Errors: NotFound for a run this node does not own, FailedPrecondition for an ended one.
+  Status failHung(const std::string& runId, const std::string& reason);
+
+  // Sets (or, with null, clears) the stall verdict of a running run it owns (RunInfo.stall)
+  // and reports the change through the state callback (journaled and published as a state
+  // event). Does nothing for an unknown or ended run.
+  void setStall(const std::string& runId, const v1::StallVerdict* verdict);
+
   // What would stop `ranks` ranks of `spec` on this node (PreflightRequest): the job's program
   // and the dataset missing here, too few free slots or GPUs; each a sentence that says what to
   // do. Empty: ready. (Draining is the agent's to check.)
@@ -153,10 +168,11 @@ class RunManager {
     v1::RunInfo info;
     RunProcessIds ids;
     bool stopRequested = false;
-    double killDeadline = 0.0;  // steady seconds; 0 = none
-    bool killed = false;        // SIGKILL sent after the grace period
-    std::vector<uint32_t> gpus; // handed to the ranks on this node
-    std::string runPublicKey;   // multi-node runs: the ranks' CURVE key
+    double killDeadline = 0.0;   // steady seconds; 0 = none
+    bool killed = false;         // SIGKILL sent after the grace period
+    std::string hangFailure;     // failHung(): the run ends FAILED with this reason
+    std::vector<uint32_t> gpus;  // handed to the ranks on this node
+    std::string runPublicKey;    // multi-node runs: the ranks' CURVE key
   };
   // A stop of ranks here of a run another node owns.
   struct ForeignStop {

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -29,6 +30,13 @@ inline constexpr int kMaxHiddenWidth = 1 << 20;
 // Bounds of TrainerConfig.channels (the cnn model): conv stages and channels per stage.
 inline constexpr int kMaxConvStages = 8;
 inline constexpr int kMaxConvChannels = 4096;
+// TrainerConfig.collective_timeout_s and RunSpec.hang_timeout_s: 0 (never) or at most a week.
+// A collective deadline under 10 s would abort healthy runs whose first step pays for lazy
+// connection set-up (NCCL, Open MPI).
+inline constexpr int kMinCollectiveTimeoutSeconds = 10;
+inline constexpr int kMaxTimeoutSeconds = 7 * 24 * 3600;
+// RunSpec.hang_timeout_s when the field is absent: 10 minutes.
+inline constexpr uint32_t kDefaultHangTimeoutSeconds = 600;
 
 // ringside-trainer's defaults with every field set (weight_decay = 0, the default of the default
 // optimizer sgd). The one definition of each default in the code base; the .proto's comments and
@@ -75,5 +83,17 @@ std::string trainerConfigToJson(const v1::TrainerConfig& config, bool multiline 
 // empty config (all defaults). Errors: trainerConfigFromJson's, for a config_json that is not a
 // valid run spec.
 Result<v1::TrainerConfig> trainerConfigOf(const v1::TrainerJob& job);
+
+// The run's hang timeout in seconds (RunSpec.hang_timeout_s; kDefaultHangTimeoutSeconds when
+// absent); 0: never.
+uint32_t hangTimeoutSeconds(const v1::RunSpec& spec);
+
+// Checks RunSpec.hang_timeout_s: at most kMaxTimeoutSeconds, and for a trainer job shorter than
+// its collective_timeout_s when both are on (else the trainer's own abort would end a hung run
+// before the agent's verdict). Errors: InvalidArgument saying which value to change, e.g.
+// "the hang timeout (1200 s) must be shorter than the trainer's collective timeout
+// (collective_timeout_s, 900 s): ...". A trainer config that cannot be read is left to the
+// launch's own check.
+Status validateHangTimeout(const v1::RunSpec& spec);
 
 }  // namespace ringside

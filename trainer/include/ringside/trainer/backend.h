@@ -18,6 +18,7 @@
 #include "ringside/trainer/mlp.h"
 #include "ringside/trainer/model.h"
 #include "ringside/trainer/optimizer.h"
+#include "ringside/trainer/rank_activity.h"
 
 namespace ringside::trainer {
 
@@ -60,6 +61,14 @@ struct BackendOptions {
   // Polled inside long steps and evaluations (see trainStep, evaluate); null: never. Must
   // outlive the backend.
   const std::atomic<bool>* stopRequested = nullptr;
+  // Where this rank reports its phases inside a step (COMPUTE, ALLREDUCE with the bucket waited
+  // for, OPTIMIZER) for the heartbeat and the collective watchdog (rank_activity.h); null: none.
+  // Must outlive the backend.
+  RankActivity* activity = nullptr;
+  // nccl backend: how long the host waits for a step's GPU work, all-reduces included, before
+  // it aborts the NCCL communicator and the run (TrainerConfig.collective_timeout_s); seconds,
+  // 0: forever.
+  int collectiveTimeoutSeconds = 900;
 };
 
 class Backend {

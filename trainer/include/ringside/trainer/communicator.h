@@ -13,6 +13,7 @@
 #include <string>
 
 #include "ringside/common/status.h"
+#include "ringside/trainer/rank_activity.h"
 
 namespace ringside::trainer {
 
@@ -51,19 +52,36 @@ class Communicator {
   // Blocks until the all-reduce has completed (the handle is then spent).
   virtual Status waitRequest(CommRequest request) = 0;
 
+  // From now on, marks in `activity` (which must outlive the communicator; null: none) every
+  // collective this rank starts and every wait in one (RankActivity::beginWait), and, with
+  // timeoutSeconds > 0 and more than one rank, starts the collective watchdog: a thread that,
+  // once one collective has waited longer than timeoutSeconds, asks every other rank what it is
+  // doing (waiting up to kCollectiveAnswerWaitSeconds for answers), prints
+  // describeCollectiveTimeout's message (hang_report.h) on stderr prefixed
+  // "ringside-trainer: error on rank R (host): ", and ends every rank of the run (MPI_Abort with
+  // exit status 1). Collective: every rank calls it once, at the same point, before training.
+  // Asking the others needs MPI_THREAD_MULTIPLE; an MPI library without it still gets the timeout,
+  // with a message that names no other rank. Errors: Internal from MPI.
+  virtual Status watchCollectives(RankActivity* activity, int timeoutSeconds) = 0;
+
   // Ends every rank of the run at once with `exitCode` (MPI_Abort); never returns.
   [[noreturn]] virtual void abortAll(int exitCode) = 0;
-  // Orderly shutdown (MPI_Finalize). Called once, before exit.
+  // Orderly shutdown (stops the watchdog, MPI_Finalize). Called once, before exit.
   virtual void finalize() = 0;
 
  protected:
   std::string hostname_;
 };
 
+// How long a rank whose collective timed out waits for the other ranks' answers: seconds.
+inline constexpr double kCollectiveAnswerWaitSeconds = 10.0;
+
 // True when this process was started by mpirun (Open MPI's or PMIx's rank variables are set).
 bool launchedByMpirun();
 
-// The MPI communicator over MPI_COMM_WORLD; calls MPI_Init_thread (MPI_THREAD_FUNNELED) and sets
+// The MPI communicator over MPI_COMM_WORLD; calls MPI_Init_thread (asking for
+// MPI_THREAD_MULTIPLE, which the collective watchdog needs; the training thread alone calls every
+// other MPI function) and sets
 // MPI_ERRORS_RETURN so failures come back as Status. Errors: Internal when MPI cannot start.
 Result<std::unique_ptr<Communicator>> makeMpiCommunicator(int* argc, char*** argv);
 

@@ -38,7 +38,7 @@ class Trainer {
   // must have every field set (addTrainerOptions' result, or withTrainerDefaults()).
   Trainer(const v1::TrainerConfig& spec, Communicator& comm, Backend& backend,
           const DatasetSplits& data, MetricSink* sink, MetricSink* agentSink,
-          const std::atomic<bool>& stopRequested);
+          const std::atomic<bool>& stopRequested, RankActivity* activity = nullptr);
 
   // Collective. Initialises (or resumes) the model and trains until the configured steps are done
   // or a stop is requested, then writes a checkpoint. Rank 0 writes the "start" record (with the
@@ -70,6 +70,8 @@ class Trainer {
   MetricSink* sink_;
   MetricSink* agentSink_;
   const std::atomic<bool>& stopRequested_;
+  // Where the loop reports its phase and completed steps (rank_activity.h); null: nowhere.
+  RankActivity* activity_;
   ModelLayout model_;  // modelLayoutOf(spec, data.train); empty when the spec describes none
   size_t numParams_ = 0;
 };

@@ -11,8 +11,9 @@
 // A message written to a connection that then dies (agent SIGKILL) is lost inside the kernel or
 // ZeroMQ, so the sender keeps the last `resendWindow` batches it sent and sends them again, ahead
 // of anything new, each time the socket connects. The agent skips a batch_seq it already journaled,
-// so nothing is counted twice. docs/metrics.md ("The agent sink") describes the behaviour for
-// users.
+// so nothing is counted twice. With ZmqMetricSinkOptions::activity the same thread sends the
+// rank's heartbeat about once a second (docs/metrics.md, "Hangs"). docs/metrics.md ("The agent
+// sink") describes the behaviour for users.
 #pragma once
 
 #include <atomic>
@@ -28,6 +29,7 @@
 #include "ringside/common/mutex.h"
 #include "ringside/common/status.h"
 #include "ringside/trainer/metrics_sink.h"
+#include "ringside/trainer/rank_activity.h"
 
 namespace ringside::trainer {
 
@@ -59,6 +61,12 @@ struct ZmqMetricSinkOptions {
   // RINGSIDE_RUN_PUBLIC_KEY and RINGSIDE_RUN_SECRET_KEY the agent sets). Empty: no CURVE (ipc://).
   std::string agentPublicKey;
   curve::KeyPair runKeys;
+  // Not null: the sender thread also sends a heartbeat of this rank (RankHeartbeat: its phase,
+  // step and the collective it waits in) every heartbeatInterval, whatever the training thread
+  // is doing; heartbeats are never queued or resent (a newer one replaces a lost one). Must
+  // outlive the sink.
+  const RankActivity* activity = nullptr;
+  std::chrono::milliseconds heartbeatInterval{1000};
 };
 
 // Counters of a ZmqMetricSink, for tests and the destructor's report.
