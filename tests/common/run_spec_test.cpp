@@ -236,5 +236,37 @@ TEST(RunSpecTest, ValidationNamesTheKeyTheFlagAndTheRange) {
   EXPECT_NE(messageOf([](auto& c) { c.set_data(""); }).find("data (--data)"), std::string::npos);
 }
 
+TEST(RunSpecTest, CollectiveAndHangTimeoutsAreBoundedAndOrdered) {
+  EXPECT_EQ(defaultTrainerConfig().collective_timeout_s(), 900);
+  v1::TrainerConfig config;
+  config.set_collective_timeout_s(5);
+  EXPECT_EQ(validateTrainerConfig(config).message(),
+            "collective_timeout_s (--collective-timeout-s) is 5: use 0 (wait forever) or 10 to "
+            "604800 seconds");
+  config.set_collective_timeout_s(0);
+  EXPECT_TRUE(validateTrainerConfig(config).isOk());
+
+  v1::RunSpec spec;
+  EXPECT_EQ(hangTimeoutSeconds(spec), 600u);
+  spec.mutable_trainer();
+  EXPECT_TRUE(validateHangTimeout(spec).isOk());  // 600 s < the default 900 s
+  spec.set_hang_timeout_s(0);
+  EXPECT_EQ(hangTimeoutSeconds(spec), 0u);
+  EXPECT_TRUE(validateHangTimeout(spec).isOk());
+  spec.set_hang_timeout_s(900);
+  const Status tooLong = validateHangTimeout(spec);
+  EXPECT_EQ(tooLong.code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(tooLong.message().find("collective_timeout_s, 900 s"), std::string::npos)
+      << tooLong.message();
+  spec.mutable_trainer()->mutable_config()->set_collective_timeout_s(0);  // the trainer never
+  EXPECT_TRUE(validateHangTimeout(spec).isOk());
+  spec.set_hang_timeout_s(kMaxTimeoutSeconds + 1);
+  EXPECT_NE(validateHangTimeout(spec).message().find("at most 604800"), std::string::npos);
+  v1::RunSpec command;
+  command.mutable_command()->add_argv("python3");
+  command.set_hang_timeout_s(3600);  // no trainer deadline to be shorter than
+  EXPECT_TRUE(validateHangTimeout(command).isOk());
+}
+
 }  // namespace
 }  // namespace ringside

@@ -215,10 +215,27 @@ TEST(TrainerProcessTest, SigtermEndsALongStepWithinSeconds) {
   TempDir dir;
   const std::string marker = dir.path() + "/long";
   // 37M parameters (no momentum buffer), local batch 8192: about 2.2 GB in all for both ranks.
-  ChildProcess run({RINGSIDE_MPIEXEC, "-np", "2", "--bind-to", "none", RINGSIDE_TRAINER_BIN,
-                    "--backend", "mpi", "--quiet", "--hidden", "4096,4096,4096", "--global-batch",
-                    "16384", "--train-samples", "16384", "--test-samples", "1000", "--momentum",
-                    "0", "--checkpoint-dir", marker},
+  ChildProcess run({RINGSIDE_MPIEXEC,
+                    "-np",
+                    "2",
+                    "--bind-to",
+                    "none",
+                    RINGSIDE_TRAINER_BIN,
+                    "--backend",
+                    "mpi",
+                    "--quiet",
+                    "--hidden",
+                    "4096,4096,4096",
+                    "--global-batch",
+                    "16384",
+                    "--train-samples",
+                    "16384",
+                    "--test-samples",
+                    "1000",
+                    "--momentum",
+                    "0",
+                    "--checkpoint-dir",
+                    marker},
                    dir.path(), kMpiEnv);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
   std::vector<int> pids;
@@ -245,6 +262,47 @@ TEST(TrainerProcessTest, SigtermEndsALongStepWithinSeconds) {
   EXPECT_EQ(ends[0]["step"], 0) << "the abandoned step is not counted";
   EXPECT_TRUE(fs::exists(ends[0]["checkpoint"].get<std::string>()));
   std::cout << "stopped " << seconds << " s after SIGTERM\n";
+}
+
+// The collective watchdog (communicator.h): rank 1 stopped with SIGSTOP never arrives at the next
+// collective; after --collective-timeout-s rank 0 asks it, gets no answer, names it and ends the
+// run instead of waiting forever.
+TEST(TrainerProcessTest, CollectiveTimeoutNamesTheRankThatDidNotArriveAndEndsTheRun) {
+  TempDir dir;
+  const std::string marker = dir.path() + "/watchdog";
+  ChildProcess run(trainer(2, {"--epochs", "200", "--log-every", "1", "--collective-timeout-s",
+                               "10", "--checkpoint-dir", marker}),
+                   dir.path(), kMpiEnv);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  int rank1 = -1;
+  while (std::chrono::steady_clock::now() < deadline && rank1 < 0) {
+    if (!records(run.outputSoFar(), "metrics").empty()) {
+      for (int pid : trainerPids(marker)) {
+        std::ifstream in("/proc/" + std::to_string(pid) + "/environ");
+        std::string env((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        if (env.find(std::string("OMPI_COMM_WORLD_RANK=1") + '\0') != std::string::npos) {
+          rank1 = pid;
+        }
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_GT(rank1, 0) << run.errorSoFar();
+  const auto stopped = std::chrono::steady_clock::now();
+  ASSERT_EQ(kill(rank1, SIGSTOP), 0);
+  ProcessResult ended = run.wait(90);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - stopped).count();
+  ASSERT_FALSE(ended.timedOut) << "the run must end on its collective timeout";
+  EXPECT_NE(ended.exitCode, 0);
+  // 10 s of waiting, then up to 10 s for answers that do not come.
+  EXPECT_GE(seconds, 10.0);
+  EXPECT_NE(ended.err.find("ringside-trainer: error on rank 0 ("), std::string::npos) << ended.err;
+  EXPECT_NE(ended.err.find("collective timeout 10 s"), std::string::npos) << ended.err;
+  EXPECT_NE(ended.err.find("rank 1 ("), std::string::npos) << ended.err;
+  EXPECT_NE(ended.err.find("did not answer within 10 s"), std::string::npos) << ended.err;
+  EXPECT_TRUE(trainerPids(marker).empty()) << "a rank outlived the aborted run";
+  std::cout << "ended " << seconds << " s after rank 1 stopped\n";
 }
 
 TEST(TrainerProcessTest, OneEpochOnTenThousandSamplesLearns) {
@@ -283,8 +341,8 @@ TEST(TrainerProcessTest, OneEpochOnTenThousandSamplesLearns) {
 // docs/trainer.md).
 TEST(TrainerProcessTest, CnnTwoRanksOfLocalBatch32MatchOneRankOfBatch64) {
   TempDir dir;
-  const std::vector<std::string> common = {"--model", "cnn",  "--global-batch", "64",
-                                           "--max-steps", "20", "--seed", "7"};
+  const std::vector<std::string> common = {"--model",     "cnn", "--global-batch", "64",
+                                           "--max-steps", "20",  "--seed",         "7"};
   auto args = [&](const char* ckptDir) {
     auto a = common;
     a.insert(a.end(), {"--checkpoint-dir", ckptDir});
@@ -305,8 +363,8 @@ TEST(TrainerProcessTest, CnnTwoRanksOfLocalBatch32MatchOneRankOfBatch64) {
 
 TEST(TrainerProcessTest, CnnResumedRunEndsWithTheUninterruptedParameters) {
   TempDir dir;
-  const std::vector<std::string> common = {"--model", "cnn", "--global-batch", "64",
-                                           "--max-steps", "50"};
+  const std::vector<std::string> common = {"--model", "cnn",         "--global-batch",
+                                           "64",      "--max-steps", "50"};
   auto with = [&](std::vector<std::string> extra) {
     auto a = common;
     a.insert(a.end(), extra.begin(), extra.end());
@@ -346,13 +404,13 @@ TEST(TrainerProcessTest, MlpCheckpointIsRefusedByACnnRunNamingBothModels) {
     EXPECT_NE(cnn.err.find(part), std::string::npos) << part << " in:\n" << cnn.err;
   }
   // And the other way round, and a CNN of other channels.
-  auto cnnMade = runTrainer(dir, 0, {"--model", "cnn", "--max-steps", "2", "--checkpoint-dir", "c"});
+  auto cnnMade =
+      runTrainer(dir, 0, {"--model", "cnn", "--max-steps", "2", "--checkpoint-dir", "c"});
   EXPECT_RAN(cnnMade);
   auto asMlp = runTrainer(dir, 0, {"--resume", "c", "--checkpoint-dir", "m2"});
   EXPECT_EQ(asMlp.exitCode, 2);
   EXPECT_NE(asMlp.err.find("resume it with --model cnn"), std::string::npos) << asMlp.err;
-  auto narrower =
-      runTrainer(dir, 0, {"--model", "cnn", "--channels", "16,32", "--resume", "c"});
+  auto narrower = runTrainer(dir, 0, {"--model", "cnn", "--channels", "16,32", "--resume", "c"});
   EXPECT_EQ(narrower.exitCode, 2);
   EXPECT_NE(narrower.err.find("resume with the same --channels"), std::string::npos)
       << narrower.err;

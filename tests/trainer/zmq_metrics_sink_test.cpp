@@ -4,6 +4,7 @@
 #include "ringside/trainer/zmq_metrics_sink.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -159,6 +160,51 @@ TEST(ZmqMetricSinkTest, GlobalRecordsAreMarkedGlobal) {
   EXPECT_TRUE(batches[0].points(1).global());
   EXPECT_FALSE(batches[0].points(2).global());
   EXPECT_FALSE(batches[0].points(3).global());
+}
+
+// The heartbeat comes from the sender thread: it keeps coming while the "training thread" (this
+// test) is blocked in a collective, and says where.
+TEST(ZmqMetricSinkTest, HeartbeatsKeepComingWhileTheTrainingThreadIsBlocked) {
+  TempDir dir;
+  const std::string endpoint = "ipc://" + dir.path() + "/ranks.sock";
+  zmq::context_t context;
+  zmq::socket_t pull(context, zmq::socket_type::pull);
+  pull.set(zmq::sockopt::linger, 0);
+  pull.set(zmq::sockopt::rcvtimeo, 100);
+  pull.bind(endpoint);
+  RankActivity activity;
+  activity.stepCompleted(41, 3.5);
+  activity.setPhase(v1::ALLREDUCE);
+  activity.setBucket(2);
+  const ScopedWait blocked(&activity, kWaitAllreduce, activity.beginCollective());
+  ZmqMetricSinkOptions options;
+  options.activity = &activity;
+  options.heartbeatInterval = std::chrono::milliseconds(200);
+  auto sink = makeSink(endpoint, options, 1);
+  ASSERT_NE(sink, nullptr);
+  std::vector<v1::RankHeartbeat> beats;
+  const auto deadline = Clock::now() + 10s;
+  while (beats.size() < 3 && Clock::now() < deadline) {
+    zmq::message_t frame;
+    if (!pull.recv(frame)) continue;
+    v1::Envelope envelope;
+    ASSERT_TRUE(envelope.ParseFromArray(frame.data(), static_cast<int>(frame.size())));
+    ASSERT_TRUE(envelope.has_rank_heartbeat());
+    beats.push_back(envelope.rank_heartbeat());
+  }
+  ASSERT_EQ(beats.size(), 3u);
+  const v1::RankHeartbeat& last = beats.back();
+  EXPECT_EQ(last.run_id(), "run-1");
+  EXPECT_EQ(last.rank(), 1);
+  EXPECT_EQ(last.pid(), static_cast<int64_t>(::getpid()));
+  EXPECT_FALSE(last.host().empty());
+  EXPECT_EQ(last.phase(), v1::ALLREDUCE);
+  EXPECT_EQ(last.step(), 41);
+  EXPECT_EQ(last.bucket(), 2);
+  EXPECT_EQ(last.work_done(), 1u);
+  EXPECT_DOUBLE_EQ(last.last_step_ms(), 3.5);
+  EXPECT_EQ(last.waiting_in(), "the all-reduce of bucket 2 of step 42");
+  EXPECT_GT(last.waiting_seconds(), beats.front().waiting_seconds());
 }
 
 TEST(ZmqMetricSinkTest, FullQueueDropsAndCountsWithoutBlocking) {

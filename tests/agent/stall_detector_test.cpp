@@ -1,0 +1,183 @@
+// The stall rule (stall_detector.h, docs/metrics.md "Hangs") on recorded heartbeats: what two
+// ranks of a ringside-trainer run sent while rank 1 was stopped with SIGSTOP, and variations.
+#include "ringside/agent/stall_detector.h"
+
+#include <gtest/gtest.h>
+
+namespace ringside::agent {
+namespace {
+
+v1::RankHeartbeat beat(int rank, int64_t step, uint64_t work, v1::RankPhase phase,
+                       const std::string& waitingIn = "", double phaseSeconds = 0.1) {
+  v1::RankHeartbeat b;
+  b.set_run_id("r");
+  b.set_rank(rank);
+  b.set_step(step);
+  b.set_work_done(work);
+  b.set_phase(phase);
+  b.set_phase_seconds(phaseSeconds);
+  b.set_waiting_in(waitingIn);
+  b.set_waiting_seconds(waitingIn.empty() ? 0.0 : phaseSeconds);
+  b.set_last_step_ms(4.0);
+  return b;
+}
+
+// Two ranks stepping every 4 ms, heartbeats once a second from t = 100 to `until`.
+void healthy(StallDetector& d, double from, double until, int64_t* step) {
+  for (double t = from; t < until; t += 1.0) {
+    *step += 250;
+    d.onHeartbeat(beat(0, *step, *step, v1::COMPUTE), t);
+    d.onHeartbeat(beat(1, *step, *step, v1::DATA), t + 0.01);
+  }
+}
+
+TEST(StallDetectorTest, StoppedRankIsNamedAfterTheTenSecondFloor) {
+  StallDetector d({"node-1", "node-2"}, /*heartbeats=*/true, 100.0);
+  int64_t step = 0;
+  healthy(d, 100.0, 110.0, &step);  // last progress: rank 0 at t = 109
+  const double last = 109.0;
+  // Rank 1 is stopped: no more heartbeats. Rank 0 waits in the all-reduce of the next step.
+  for (double t = 110.0; t < 125.0; t += 1.0) {
+    d.onHeartbeat(
+        beat(0, step, step, v1::ALLREDUCE, "the all-reduce of bucket 0 of step 2501", t - 109.5),
+        t);
+    if (t < last + 10.0) EXPECT_FALSE(d.evaluate(t)) << "flagged at " << t;
+  }
+  d.onProcesses({RankProcessView{1, "stopped", 12.5}}, 124.0);
+  const auto verdict = d.evaluate(124.0);
+  ASSERT_TRUE(verdict);
+  EXPECT_DOUBLE_EQ(verdict->threshold_seconds(), 10.0);  // 20 x 4 ms is far below the floor
+  EXPECT_NEAR(verdict->since(), last, 1e-9);
+  EXPECT_NEAR(verdict->detected_time(), last + 10.0, 1e-9);
+  EXPECT_EQ(verdict->step(), step);
+  ASSERT_EQ(verdict->stuck_ranks_size(), 1);
+  EXPECT_EQ(verdict->stuck_ranks(0), 1);
+  ASSERT_EQ(verdict->stuck_nodes_size(), 1);
+  EXPECT_EQ(verdict->stuck_nodes(0), "node-2");
+  EXPECT_EQ(verdict->ranks(1).process_state(), "stopped");
+  EXPECT_FALSE(verdict->ranks(0).stuck());
+  EXPECT_EQ(verdict->summary(),
+            "no progress for 15 s (threshold 10 s): rank 1 on node-2 has not reported for 15 s "
+            "(process stopped); rank 0 waits in the all-reduce of bucket 0 of step 2501");
+}
+
+TEST(StallDetectorTest, ProgressClearsTheVerdict) {
+  StallDetector d({"a", "a"}, true, 0.0);
+  int64_t step = 0;
+  healthy(d, 0.0, 5.0, &step);
+  EXPECT_TRUE(d.evaluate(20.0));
+  healthy(d, 20.0, 21.0, &step);
+  EXPECT_FALSE(d.evaluate(21.5));
+}
+
+TEST(StallDetectorTest, ThresholdGrowsWithTheMedianStepTime) {
+  StallDetector d({"a", "a"}, true, 0.0);
+  // Steps of 2 s: 20 x 2 s = 40 s; 12 s of quiet is a slow step, not a stall.
+  for (int i = 1; i <= 10; ++i) {
+    v1::RankHeartbeat b0 = beat(0, i, i, v1::COMPUTE);
+    b0.set_last_step_ms(2000.0);
+    d.onHeartbeat(b0, 2.0 * i);
+  }
+  EXPECT_NEAR(d.thresholdSeconds(), 40.0, 1e-9);
+  EXPECT_FALSE(d.evaluate(20.0 + 12.0));
+  EXPECT_TRUE(d.evaluate(20.0 + 41.0));
+}
+
+TEST(StallDetectorTest, EvaluationBatchesAndSetUpAreProgress) {
+  StallDetector d({"a", "a"}, true, 0.0);
+  // Set-up for 30 s: heartbeats in SETUP, not waiting, keep the run alive.
+  for (double t = 0.0; t <= 30.0; t += 1.0) {
+    d.onHeartbeat(beat(0, 0, 0, v1::SETUP), t);
+    d.onHeartbeat(beat(1, 0, 0, v1::SETUP), t);
+  }
+  EXPECT_FALSE(d.evaluate(31.0));
+  // A long evaluation: no step, but work_done grows.
+  for (int i = 1; i <= 30; ++i) {
+    d.onHeartbeat(beat(0, 0, i, v1::EVALUATION), 31.0 + i);
+    d.onHeartbeat(beat(1, 0, i, v1::EVALUATION), 31.0 + i);
+  }
+  EXPECT_FALSE(d.evaluate(62.0));
+}
+
+TEST(StallDetectorTest, BusyRankOutsideACollectiveIsTheOneTheOthersWaitFor) {
+  StallDetector d({"n1", "n1", "n2"}, true, 0.0);
+  int64_t step = 0;
+  for (double t = 0; t < 3; t += 1.0) {
+    step += 100;
+    for (int r = 0; r < 3; ++r) d.onHeartbeat(beat(r, step, step, v1::COMPUTE), t);
+  }
+  // Rank 2 keeps reporting, stuck in its data phase (a deadlocked data loader); 0 and 1 wait.
+  for (double t = 3; t < 16; t += 1.0) {
+    d.onHeartbeat(beat(0, step, step, v1::ALLREDUCE, "the all-reduce of bucket 1 of step 301"), t);
+    d.onHeartbeat(beat(1, step, step, v1::ALLREDUCE, "the all-reduce of bucket 1 of step 301"), t);
+    d.onHeartbeat(beat(2, step, step, v1::DATA, "", t - 2.0), t);
+  }
+  const auto verdict = d.evaluate(15.5);
+  ASSERT_TRUE(verdict);
+  ASSERT_EQ(verdict->stuck_ranks_size(), 1);
+  EXPECT_EQ(verdict->stuck_ranks(0), 2);
+  EXPECT_EQ(verdict->stuck_nodes(0), "n2");
+  EXPECT_NE(verdict->summary().find("rank 2 on n2 has been in the data phase of step 301 for 13 s"),
+            std::string::npos)
+      << verdict->summary();
+  EXPECT_NE(verdict->summary().find("ranks 0 and 1 wait in the all-reduce of bucket 1"),
+            std::string::npos)
+      << verdict->summary();
+}
+
+TEST(StallDetectorTest, EveryRankWaitingBlamesTheCollective) {
+  StallDetector d({"a", "b"}, true, 0.0);
+  d.onHeartbeat(beat(0, 5, 5, v1::COMPUTE), 0.5);
+  d.onHeartbeat(beat(1, 5, 5, v1::COMPUTE), 0.5);
+  for (double t = 1; t < 13; t += 1.0) {
+    d.onHeartbeat(beat(0, 5, 5, v1::ALLREDUCE, "the all-reduce of bucket 0 of step 6"), t);
+    d.onHeartbeat(beat(1, 5, 5, v1::ALLREDUCE, "the all-reduce of bucket 0 of step 6"), t);
+  }
+  const auto verdict = d.evaluate(12.5);
+  ASSERT_TRUE(verdict);
+  EXPECT_EQ(verdict->stuck_ranks_size(), 0);
+  EXPECT_NE(verdict->summary().find("the collective itself hung"), std::string::npos)
+      << verdict->summary();
+}
+
+TEST(StallDetectorTest, CustomCommandIsJudgedFromItsStepsOnlyAfterTheFirstOne) {
+  StallDetector d({"a", "a"}, /*heartbeats=*/false, 0.0);
+  EXPECT_FALSE(d.armed());
+  EXPECT_FALSE(d.evaluate(1000.0));  // nothing reported yet: no judgement
+  // Both ranks log every 100 steps, every 5 s: the report gap (x3 = 15 s) sets the threshold.
+  for (int i = 1; i <= 6; ++i) {
+    d.onMetricStep(0, 100 * i, 1000.0 + 5.0 * i);
+    d.onMetricStep(1, 100 * i, 1000.0 + 5.0 * i + 0.1);
+  }
+  EXPECT_TRUE(d.armed());
+  EXPECT_NEAR(d.thresholdSeconds(), 15.0, 0.2);
+  // Rank 0 reports once more, rank 1 does not.
+  d.onMetricStep(0, 700, 1035.0);
+  EXPECT_FALSE(d.evaluate(1045.0));
+  const auto verdict = d.evaluate(1051.0);
+  ASSERT_TRUE(verdict);
+  ASSERT_EQ(verdict->stuck_ranks_size(), 1);
+  EXPECT_EQ(verdict->stuck_ranks(0), 1);
+  EXPECT_NE(verdict->summary().find("rank 1 on a is behind: it reported step 600, others step 700"),
+            std::string::npos)
+      << verdict->summary();
+  // A stopped process outweighs the steps.
+  d.onProcesses({RankProcessView{0, "stopped", 3.0}}, 1051.0);
+  const auto stopped = d.evaluate(1052.0);
+  ASSERT_TRUE(stopped);
+  ASSERT_EQ(stopped->stuck_ranks_size(), 1);
+  EXPECT_EQ(stopped->stuck_ranks(0), 0);
+  EXPECT_TRUE(StallDetector::differs(verdict, stopped));
+  EXPECT_FALSE(StallDetector::differs(stopped, stopped));
+}
+
+TEST(StallDetectorTest, ProcessStateLetters) {
+  EXPECT_EQ(processStateName('T'), "stopped");
+  EXPECT_EQ(processStateName('t'), "stopped");
+  EXPECT_EQ(processStateName('D'), "disk wait");
+  EXPECT_EQ(processStateName('Z'), "zombie");
+  EXPECT_EQ(processStateName('S'), "sleeping");
+}
+
+}  // namespace
+}  // namespace ringside::agent
