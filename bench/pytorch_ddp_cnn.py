@@ -24,13 +24,12 @@ Run it with Debian's /usr/bin/python3 (python3-torch 1.13).
 
 import argparse
 import json
-import math
 import os
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import pytorch_ddp_mlp as common  # noqa: E402  (data loading, BLAS probe, ports, ours' records)
+import pytorch_ddp_common as common  # noqa: E402  (data, training loop, probe, ours' records)
 
 CHANNELS = (32, 64)
 HIDDEN = 128
@@ -40,7 +39,6 @@ DROPOUT = 0.25
 GLOBAL_BATCH = 128
 LR = 0.1
 MOMENTUM = 0.9
-EVAL_BATCH = 1000
 MIN_ACCURACY = 0.80  # correctness floor of any run (the benchmark's "-c")
 TARGET_ACCURACY = 0.916  # the published 2-conv Fashion-MNIST baseline (docs/trainer.md)
 
@@ -49,8 +47,8 @@ def flops_per_sample():
     """Forward + backward FLOPs per training sample of the convolutions and Linear layers.
 
     A conv 3x3 stage: 2 * out * H * W * in * 9 forward; the same again for the weight gradient
-    and for the input gradient (not for the first stage). Linear layers as pytorch_ddp_mlp.py.
-    Bias, ReLU, pooling, dropout, loss and optimizer work is not counted.
+    and for the input gradient (not for the first stage). Linear layers as
+    common.gemm_flops_per_sample. Bias, ReLU, pooling, dropout, loss and optimizer work is not counted.
     """
     total, size, channels = 0, IMAGE, 1
     for stage, out in enumerate(CHANNELS):
@@ -58,7 +56,7 @@ def flops_per_sample():
         total += conv * (2 if stage == 0 else 3)
         channels, size = out, size // 2
     flat = channels * size * size
-    total += common.flops_per_sample((flat, HIDDEN, CLASSES)) + 2 * flat * HIDDEN  # + d/d flat
+    total += common.gemm_flops_per_sample((flat, HIDDEN, CLASSES)) + 2 * flat * HIDDEN  # + d/d flat
     return total
 
 
@@ -74,25 +72,9 @@ def build_model(torch):
     return nn.Sequential(*layers)
 
 
-def evaluate(torch, model, x, y):
-    import torch.nn.functional as F
-
-    model.eval()
-    loss_sum, correct = 0.0, 0
-    with torch.no_grad():
-        for begin in range(0, x.shape[0], EVAL_BATCH):
-            logits = model(x[begin : begin + EVAL_BATCH])
-            target = y[begin : begin + EVAL_BATCH]
-            loss_sum += F.cross_entropy(logits, target, reduction="sum").item()
-            correct += (logits.argmax(dim=1) == target).sum().item()
-    model.train()
-    return loss_sum / x.shape[0], correct / x.shape[0]
-
-
 def train_worker(rank, args, port):
     import torch
     import torch.distributed as dist
-    import torch.nn.functional as F
     from torch.nn.parallel import DistributedDataParallel as DDP
 
     torch.set_num_threads(1)
@@ -108,62 +90,13 @@ def train_worker(rank, args, port):
 
     torch.manual_seed(args.seed + rank)  # dropout masks differ per rank, as DDP users' do
     model = DDP(build_model(torch))  # DDP broadcasts rank 0's parameters
-    optimizer = torch.optim.SGD(model.parameters(), lr=LR, momentum=MOMENTUM, nesterov=True)
-    schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda step: 0.5 * (1.0 + math.cos(math.pi * step / max(total_steps - 1, 1))))
-
-    def train_step(order, step):
-        begin = step * GLOBAL_BATCH + rank * local_batch
-        idx = order[begin : begin + local_batch]
-        loss = F.cross_entropy(model(x_train[idx]), y_train[idx])
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        optimizer.step()
-        return loss
-
-    epoch_seconds, epoch_log = [], []
-    for epoch in range(args.epochs):
-        order = torch.randperm(x_train.shape[0], generator=torch.Generator().manual_seed(
-            args.seed + epoch))
-        loss_sum = 0.0
-        dist.barrier()
-        start = time.perf_counter()
-        for step in range(steps_per_epoch):
-            loss = train_step(order, step)
-            schedule.step()
-            loss_sum += loss.item()
-        epoch_seconds.append(time.perf_counter() - start)
-        test_loss, test_accuracy = evaluate(torch, model.module, x_test, y_test)
-        epoch_log.append({"epoch": epoch + 1, "train_seconds": epoch_seconds[-1],
-                          "train_loss": loss_sum / steps_per_epoch, "test_loss": test_loss,
-                          "test_accuracy": test_accuracy})
-        if rank == 0:
-            print(f"torch world {world} epoch {epoch + 1}/{args.epochs}: train "
-                  f"{epoch_seconds[-1]:.3f} s, loss {loss_sum / steps_per_epoch:.4f}, test accuracy "
-                  f"{test_accuracy:.4f}", file=sys.stderr, flush=True)
-
-    # Exposed communication as pytorch_ddp_mlp.py measures it: steps with DDP's all-reduce
-    # against steps under no_sync(), in alternating blocks, slowest rank.
-    probe = {"blocks": args.probe_blocks, "steps_per_block": args.probe_steps}
-    order = torch.randperm(x_train.shape[0], generator=torch.Generator().manual_seed(args.seed))
-    sums = {"sync": 0.0, "no_sync": 0.0}
-    for block in range(2 * args.probe_blocks):
-        mode = ("sync", "no_sync")[(block + block // 2) % 2]
-        dist.barrier()
-        start = time.perf_counter()
-        for step in range(args.probe_steps):
-            if mode == "sync":
-                train_step(order, step).item()
-            else:
-                with model.no_sync():
-                    train_step(order, step).item()
-        sums[mode] += time.perf_counter() - start
-    per_step = torch.tensor([sums["sync"], sums["no_sync"]], dtype=torch.float64)
-    per_step /= args.probe_blocks * args.probe_steps
-    dist.all_reduce(per_step, op=dist.ReduceOp.MAX)
-    probe["sync_step_ms"] = per_step[0].item() * 1e3
-    probe["no_sync_step_ms"] = per_step[1].item() * 1e3
-    probe["exposed_comm_ms"] = probe["sync_step_ms"] - probe["no_sync_step_ms"]
+    optimizer, schedule = common.sgd_with_cosine(torch, model, LR, MOMENTUM, total_steps)
+    train_step = common.make_train_step(model, optimizer, x_train, y_train, rank, GLOBAL_BATCH,
+                                        local_batch)
+    epoch_seconds, epoch_log = common.train_epochs(
+        torch, dist, args, rank, model, train_step, schedule, (x_train, y_train, x_test, y_test),
+        steps_per_epoch)
+    probe = common.probe_exposed_comm(torch, dist, args, model, train_step, x_train.shape[0])
 
     if rank == 0:
         train_seconds = sum(epoch_seconds)
@@ -246,32 +179,14 @@ def cmd_report(args):
           "exposed ms: ours = the trainer's own timer (wait after backward until the all-reduce "
           "completes); PyTorch = step with all-reduce minus step under no_sync(), slowest rank.")
 
-    failures, misses = [], []
+    misses = []
     print("correctness (every run):")
-    for label, runs in (("ours", ours), ("torch", torch_runs)):
-        for world, r in runs.items():
-            acc, loss = r["test_accuracy"], r["test_loss"]
-            ok = math.isfinite(loss) and math.isfinite(acc) and acc >= MIN_ACCURACY
-            print(f"  {label}-{world}: test accuracy {acc:.4f} >= {MIN_ACCURACY}, loss {loss:.4f} "
-                  f"finite: {'PASS' if ok else 'FAIL'}")
-            if not ok:
-                failures.append(f"{label}-{world} accuracy {acc} / loss {loss}")
-    for world, r in ours.items():
-        start = r["start"] or {}
-        config = start.get("config", {})
-        expected = {"model": "cnn", "channels": list(CHANNELS), "dropout": DROPOUT,
-                    "global_batch": GLOBAL_BATCH, "optimizer": "sgd", "lr": LR,
-                    "momentum": MOMENTUM, "nesterov": True, "lr_schedule": "cosine",
-                    "threads": 1, "train_samples": 0, "max_steps": 0}
-        wrong = {k: config.get(k) for k, v in expected.items() if config.get(k) != v}
-        if start.get("world_size") != world:
-            wrong["world_size"] = start.get("world_size")
-        if r.get("step") != torch_runs[world]["steps"]:
-            wrong["steps run"] = r.get("step")
-        print(f"  ours-{world}: configuration and steps as the reference's: "
-              f"{'FAIL ' + str(wrong) if wrong else 'PASS'}")
-        if wrong:
-            failures.append(f"ours-{world} differs from the reference: {wrong}")
+    failures = common.check_accuracy(ours, torch_runs, MIN_ACCURACY)
+    expected = {"model": "cnn", "channels": list(CHANNELS), "dropout": DROPOUT,
+                "global_batch": GLOBAL_BATCH, "optimizer": "sgd", "lr": LR, "momentum": MOMENTUM,
+                "nesterov": True, "lr_schedule": "cosine", "threads": 1, "train_samples": 0,
+                "max_steps": 0}
+    failures += common.check_ours_config(ours, torch_runs, expected, show_steps=False)
 
     print("targets:")
     for world, factor in ((1, 1.0), (2, 2.0)):

@@ -18,118 +18,29 @@ a correctness check fails, 3 if the runs were correct but a target was missed, e
 """
 
 import argparse
-import ctypes
-import gzip
 import json
-import math
 import os
-import socket
-import struct
 import sys
-import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pytorch_ddp_common as common  # noqa: E402  (data, training loop, probe, ours' records)
 
 # Layer widths of the default model; FLOP counts below follow from them.
 LAYERS = (784, 256, 128, 10)
 GLOBAL_BATCH = 128
 LR = 0.1
 MOMENTUM = 0.9
-EVAL_BATCH = 1000
 # Correctness floor for any run (the benchmark's "-c"): below this the run trained wrongly.
 MIN_ACCURACY = 0.80
 
 
 def flops_per_sample(layers=LAYERS):
-    """Forward + backward GEMM FLOPs per training sample.
-
-    Forward 2*in*out per layer; backward 2*in*out for the weight gradient of every layer and
-    2*in*out for the input gradient of every layer but the first (nothing needs d/d input).
-    Bias, activation, loss and optimizer work is not counted.
-    """
-    pairs = list(zip(layers[:-1], layers[1:]))
-    forward = sum(2 * i * o for i, o in pairs)
-    weight_grads = forward
-    input_grads = sum(2 * i * o for i, o in pairs[1:])
-    return forward + weight_grads + input_grads
+    """Forward + backward GEMM FLOPs per training sample (common.gemm_flops_per_sample)."""
+    return common.gemm_flops_per_sample(layers)
 
 
 # ---------------------------------------------------------------------------------------------
 # train
-
-
-def read_idx(path):
-    """Reads an IDX file (.gz or raw) into a numpy array of its stored shape."""
-    import numpy as np
-
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rb") as f:
-        data = f.read()
-    zero, dtype_code, ndim = struct.unpack(">HBB", data[:4])
-    if zero != 0 or dtype_code != 0x08:
-        raise ValueError(f"{path}: not an unsigned-byte IDX file")
-    dims = struct.unpack(">" + "I" * ndim, data[4 : 4 + 4 * ndim])
-    return np.frombuffer(data, dtype=np.uint8, offset=4 + 4 * ndim).reshape(dims)
-
-
-def find_idx(data_dir, stem):
-    for candidate in (os.path.join(data_dir, stem + ".gz"), os.path.join(data_dir, stem)):
-        if os.path.isfile(candidate):
-            return candidate
-    raise FileNotFoundError(f"{stem}(.gz) not found in {data_dir}: pass --data DIR")
-
-
-def load_data(data_dir):
-    """Returns (x_train, y_train, x_test, y_test) as torch tensors, features normalized."""
-    import numpy as np
-    import torch
-
-    def split(prefix):
-        images = read_idx(find_idx(data_dir, f"{prefix}-images-idx3-ubyte"))
-        labels = read_idx(find_idx(data_dir, f"{prefix}-labels-idx1-ubyte"))
-        return images.reshape(images.shape[0], -1), labels.astype(np.int64)
-
-    train_images, train_labels = split("train")
-    test_images, test_labels = split("t10k")
-    # Mean and std over all training pixels after scaling to [0, 1], in double (as ours).
-    scaled = train_images.astype(np.float64) / 255.0
-    mean = scaled.mean()
-    std = scaled.std()
-
-    def normalize(images):
-        return torch.from_numpy(((images.astype(np.float32) / 255.0 - mean) / std).astype(np.float32))
-
-    return (normalize(train_images), torch.from_numpy(train_labels),
-            normalize(test_images), torch.from_numpy(test_labels))
-
-
-def blas_info():
-    """Which BLAS this process really mapped, and OpenBLAS's kernel and threads if it is one."""
-    libs = set()
-    with open("/proc/self/maps") as maps:
-        for line in maps:
-            path = line.split()[-1]
-            name = os.path.basename(path)
-            if "blas" in name or "lapack" in name or "mkl" in name:
-                libs.add(path)
-    info = {"libraries": sorted(libs), "openblas": None}
-    openblas = sorted(p for p in libs if "libopenblas" in os.path.basename(p))
-    if openblas:
-        # dlopen of an already-mapped library returns that same instance.
-        lib = ctypes.CDLL(openblas[0])
-        lib.openblas_get_corename.restype = ctypes.c_char_p
-        lib.openblas_get_config.restype = ctypes.c_char_p
-        info["openblas"] = {
-            "path": openblas[0],
-            "core": lib.openblas_get_corename().decode(),
-            "config": lib.openblas_get_config().decode(),
-            "threads": lib.openblas_get_num_threads(),
-        }
-    return info
-
-
-def free_loopback_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def build_model(torch):
@@ -142,26 +53,9 @@ def build_model(torch):
     return nn.Sequential(*layers)
 
 
-def evaluate(torch, model, x, y):
-    """Mean cross-entropy and accuracy of `model` on (x, y), in batches of EVAL_BATCH."""
-    import torch.nn.functional as F
-
-    model.eval()
-    loss_sum, correct = 0.0, 0
-    with torch.no_grad():
-        for begin in range(0, x.shape[0], EVAL_BATCH):
-            logits = model(x[begin : begin + EVAL_BATCH])
-            target = y[begin : begin + EVAL_BATCH]
-            loss_sum += F.cross_entropy(logits, target, reduction="sum").item()
-            correct += (logits.argmax(dim=1) == target).sum().item()
-    model.train()
-    return loss_sum / x.shape[0], correct / x.shape[0]
-
-
 def train_worker(rank, args, port):
     import torch
     import torch.distributed as dist
-    import torch.nn.functional as F
     from torch.nn.parallel import DistributedDataParallel as DDP
 
     torch.set_num_threads(1)
@@ -169,83 +63,29 @@ def train_worker(rank, args, port):
                             world_size=args.world)
     world = args.world
     local_batch = GLOBAL_BATCH // world
-    x_train, y_train, x_test, y_test = load_data(args.data)
+    data = common.load_data(args.data)
+    x_train, y_train = data[0], data[1]
     steps_per_epoch = x_train.shape[0] // GLOBAL_BATCH  # last partial batch dropped
     total_steps = steps_per_epoch * args.epochs
 
     torch.manual_seed(args.seed)
     model = DDP(build_model(torch))  # DDP broadcasts rank 0's parameters
-    optimizer = torch.optim.SGD(model.parameters(), lr=LR, momentum=MOMENTUM, nesterov=True)
-    schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda step: 0.5 * (1.0 + math.cos(math.pi * step / max(total_steps - 1, 1))))
-
-    def batch_indices(order, step):
-        begin = step * GLOBAL_BATCH + rank * local_batch
-        return order[begin : begin + local_batch]
-
-    def train_step(order, step):
-        idx = batch_indices(order, step)
-        loss = F.cross_entropy(model(x_train[idx]), y_train[idx])
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        optimizer.step()
-        return loss
-
-    epoch_seconds, epoch_log = [], []
-    for epoch in range(args.epochs):
-        # One permutation per epoch, the same on every rank (DistributedSampler's scheme).
-        order = torch.randperm(x_train.shape[0], generator=torch.Generator().manual_seed(
-            args.seed + epoch))
-        loss_sum = 0.0
-        dist.barrier()
-        start = time.perf_counter()
-        for step in range(steps_per_epoch):
-            loss = train_step(order, step)
-            schedule.step()
-            loss_sum += loss.item()  # ours also returns every step's loss
-        epoch_seconds.append(time.perf_counter() - start)
-        test_loss, test_accuracy = evaluate(torch, model.module, x_test, y_test)
-        epoch_log.append({"epoch": epoch + 1, "train_seconds": epoch_seconds[-1],
-                          "train_loss": loss_sum / steps_per_epoch, "test_loss": test_loss,
-                          "test_accuracy": test_accuracy})
-        if rank == 0:
-            print(f"torch world {world} epoch {epoch + 1}/{args.epochs}: train {epoch_seconds[-1]:.3f} s"
-                  f", loss {loss_sum / steps_per_epoch:.4f}, test accuracy {test_accuracy:.4f}",
-                  file=sys.stderr, flush=True)
+    optimizer, schedule = common.sgd_with_cosine(torch, model, LR, MOMENTUM, total_steps)
+    train_step = common.make_train_step(model, optimizer, x_train, y_train, rank, GLOBAL_BATCH,
+                                        local_batch)
+    epoch_seconds, epoch_log = common.train_epochs(torch, dist, args, rank, model, train_step,
+                                                   schedule, data, steps_per_epoch)
 
     ddp_logging = {}
     try:  # sampled runtime stats of DDP's reducer (ns), informative only
-        data = model._get_ddp_logging_data()
-        ddp_logging = {k: data[k] for k in ("avg_forward_compute_time", "avg_backward_compute_time",
-                                            "avg_backward_comm_time",
-                                            "avg_backward_compute_comm_overlap_time") if k in data}
+        stats = model._get_ddp_logging_data()
+        ddp_logging = {k: stats[k] for k in ("avg_forward_compute_time", "avg_backward_compute_time",
+                                             "avg_backward_comm_time",
+                                             "avg_backward_compute_comm_overlap_time") if k in stats}
     except Exception:  # noqa: BLE001 - private API, absent in other versions
         pass
 
-    # Exposed communication: the same training step with DDP's all-reduce and under no_sync()
-    # (no all-reduce, every rank computes alone), in alternating blocks after training. With
-    # all-reduce every step waits for the slowest rank, so the baseline is the slowest rank's
-    # no_sync time. The difference is what the all-reduce adds to a step.
-    probe = {"blocks": args.probe_blocks, "steps_per_block": args.probe_steps}
-    order = torch.randperm(x_train.shape[0], generator=torch.Generator().manual_seed(args.seed))
-    sums = {"sync": 0.0, "no_sync": 0.0}
-    for block in range(2 * args.probe_blocks):
-        mode = ("sync", "no_sync")[(block + block // 2) % 2]  # sync, no_sync, no_sync, sync, ...
-        dist.barrier()
-        start = time.perf_counter()
-        for step in range(args.probe_steps):
-            if mode == "sync":
-                train_step(order, step).item()
-            else:
-                with model.no_sync():
-                    train_step(order, step).item()
-        sums[mode] += time.perf_counter() - start
-    per_step = torch.tensor([sums["sync"], sums["no_sync"]], dtype=torch.float64)
-    per_step /= args.probe_blocks * args.probe_steps
-    dist.all_reduce(per_step, op=dist.ReduceOp.MAX)
-    probe["sync_step_ms"] = per_step[0].item() * 1e3
-    probe["no_sync_step_ms"] = per_step[1].item() * 1e3
-    probe["exposed_comm_ms"] = probe["sync_step_ms"] - probe["no_sync_step_ms"]
+    probe = common.probe_exposed_comm(torch, dist, args, model, train_step, x_train.shape[0])
 
     if rank == 0:
         train_seconds = sum(epoch_seconds)
@@ -265,7 +105,7 @@ def train_worker(rank, args, port):
             "ddp_logging_ns": ddp_logging,
             "torch_version": torch.__version__,
             "torch_threads": torch.get_num_threads(),
-            "blas": blas_info(),
+            "blas": common.blas_info(),
             "env": {k: os.environ.get(k) for k in ("OPENBLAS_CORETYPE", "OPENBLAS_NUM_THREADS",
                                                    "OMP_NUM_THREADS", "LD_LIBRARY_PATH")},
         }
@@ -280,16 +120,11 @@ def cmd_train(args):
 
     if GLOBAL_BATCH % args.world != 0:
         sys.exit(f"global batch {GLOBAL_BATCH} is not divisible by world size {args.world}")
-    mp.spawn(train_worker, args=(args, free_loopback_port()), nprocs=args.world, join=True)
+    mp.spawn(train_worker, args=(args, common.free_loopback_port()), nprocs=args.world, join=True)
 
 
 # ---------------------------------------------------------------------------------------------
 # report
-
-
-def load_json(path):
-    with open(path) as f:
-        return json.load(f)
 
 
 # The trainer's configuration this reference mirrors; checked against ours' "start" record.
@@ -299,34 +134,14 @@ EXPECTED_CONFIG = {"hidden": list(LAYERS[1:-1]), "global_batch": GLOBAL_BATCH, "
                    "train_samples": 0, "max_steps": 0}
 
 
-def load_ours(path):
-    """The trainer's JSON Lines output: returns its end record with the start record under "start"."""
-    start, end = None, None
-    with open(path) as f:
-        for line in f:
-            record = json.loads(line)
-            if record.get("type") == "start":
-                start = record
-            elif record.get("type") == "end":
-                end = record
-    if end is None:
-        raise SystemExit(f"{path}: no end record")
-    end["start"] = start
-    return end
-
-
-def number(value):
-    """A metric as float; NaN where the producer wrote null (nlohmann::json writes NaN as null)."""
-    return float(value) if isinstance(value, (int, float)) else float("nan")
-
-
 def cmd_report(args):
     fps = flops_per_sample()
-    ours = {1: load_ours(args.ours1), 2: load_ours(args.ours2)}
-    torch_runs = {1: load_json(args.torch1), 2: load_json(args.torch2)}
+    ours = {1: common.load_ours(args.ours1), 2: common.load_ours(args.ours2)}
+    torch_runs = {1: common.load_json(args.torch1), 2: common.load_json(args.torch2)}
     rows = []  # (label, samples/s, epoch s, accuracy, loss, exposed ms, GFLOP/s)
     for r in list(ours.values()) + list(torch_runs.values()):
-        r["test_accuracy"], r["test_loss"] = number(r.get("test_accuracy")), number(r.get("test_loss"))
+        r["test_accuracy"] = common.number(r.get("test_accuracy"))
+        r["test_loss"] = common.number(r.get("test_loss"))
     for world in (1, 2):
         o, t = ours[world], torch_runs[world]
         rows.append((f"ours-{world}", o["samples_per_s"], o["train_seconds"] / args.epochs,
@@ -369,7 +184,7 @@ def cmd_report(args):
           f"skips it); its no_sync() step approximates a plain model without DDP: {plain:.0f} "
           f"samples/s, ours-1/that = {ours[1]['samples_per_s'] / plain:.2f}x")
     if args.ours_nocomm:
-        nocomm = load_json(args.ours_nocomm)
+        nocomm = common.load_json(args.ours_nocomm)
         o2 = ours[2]
         step_ms = o2["train_seconds"] / o2["step"] * 1e3
         base_ms = max(r["train_seconds"] / r["step"] for r in nocomm["runs"]) * 1e3
@@ -378,30 +193,11 @@ def cmd_report(args):
               f"({base_ms:.3f} ms) = {step_ms - base_ms:.3f} ms/step "
               f"({nocomm['runs'][0]['step']} steps each)")
 
-    failures, misses = [], []
+    misses = []
     print()
     print("correctness (every run):")
-    for label, runs in (("ours", ours), ("torch", torch_runs)):
-        for world, r in runs.items():
-            acc, loss = r["test_accuracy"], r["test_loss"]
-            ok = math.isfinite(loss) and math.isfinite(acc) and acc >= MIN_ACCURACY
-            print(f"  {label}-{world}: test accuracy {acc:.4f} >= {MIN_ACCURACY}, loss {loss:.4f} "
-                  f"finite: {'PASS' if ok else 'FAIL'}")
-            if not ok:
-                failures.append(f"{label}-{world} accuracy {acc} / loss {loss}")
-
-    for world, r in ours.items():
-        start = r["start"] or {}
-        config = start.get("config", {})
-        wrong = {k: config.get(k) for k, v in EXPECTED_CONFIG.items() if config.get(k) != v}
-        if start.get("world_size") != world:
-            wrong["world_size"] = start.get("world_size")
-        if r.get("step") != torch_runs[world]["steps"]:
-            wrong["steps run"] = r.get("step")
-        print(f"  ours-{world}: configuration and steps as the reference's "
-              f"({torch_runs[world]['steps']} steps): {'FAIL ' + str(wrong) if wrong else 'PASS'}")
-        if wrong:
-            failures.append(f"ours-{world} differs from the reference: {wrong}")
+    failures = common.check_accuracy(ours, torch_runs, MIN_ACCURACY)
+    failures += common.check_ours_config(ours, torch_runs, EXPECTED_CONFIG, show_steps=True)
 
     print("targets:")
     ratio = ours[2]["samples_per_s"] / torch_runs[2]["samples_per_s"]

@@ -3,69 +3,36 @@
 // rows measured in the same run. Checks the answer as nccl-tests' -c does: the subscriber must
 // receive every sample with the values the ranks sent, and fetching the run from seq 0 must return
 // every sample with gap-free seqs. bench/README.md has the command and figures.
-#include <fcntl.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sqlite3.h>
-#include <sys/wait.h>
+//
+// This file runs the benchmark; its parts are described in telemetry_bench.h.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <array>
 #include <atomic>
-#include <cerrno>
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <latch>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 #include <zmq.hpp>
 
-#include "ringside/common/agent_ready.h"
-#include "ringside/common/metric_names.h"
+#include "agent_harness.h"
+#include "noise_meter.h"
 #include "ringside/common/protocol.h"
 #include "ringside/common/status.h"
-
-extern char** environ;
+#include "sqlite_reference.h"
+#include "telemetry_bench.h"
+#include "telemetry_stream.h"
 
 namespace ringside::bench {
 namespace {
 
-namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
-
-// The per-rank record the trainer sends at every log step (docs/metrics.md).
-const std::array<const char*, 5> kMetricNames = {metric::kTrainLoss, metric::kStepMs,
-                                                 metric::kComputeMs, metric::kAllreduceMs,
-                                                 metric::kExposedCommMs};
-constexpr double kFirstWallTime = 1.7e9;  // Unix seconds of step 0
 constexpr uint32_t kFetchPageEntries = 50000;
-constexpr std::chrono::milliseconds kPollInterval{100};
-
-struct Options {
-  std::string agentPath = RINGSIDE_AGENT_BIN;
-  std::string mpirunPath = RINGSIDE_MPIEXEC;
-  int ranks = 2;
-  uint64_t samples = 2'000'000;
-  uint32_t batchPoints = 1000;
-  double timeoutS = 300;
-  double targetSamplesPerS = 200'000;
-  bool keepDir = false;
-};
-
-double secondsSince(Clock::time_point start, Clock::time_point end = Clock::now()) {
-  return std::chrono::duration<double>(end - start).count();
-}
 
 // 1234567 -> "1,234,567".
 std::string grouped(uint64_t value) {
@@ -77,292 +44,6 @@ std::string grouped(uint64_t value) {
   }
   return text;
 }
-
-// ---- Noise: CPU time other processes took while a phase was timed (2 cores are easily shared).
-
-// Seconds the whole machine spent busy (user, nice, system, irq, softirq, steal in /proc/stat),
-// summed over all CPUs. 0 when /proc/stat cannot be read.
-double machineBusySeconds() {
-  std::ifstream stat("/proc/stat");
-  std::string cpu;
-  uint64_t user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
-  stat >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal;
-  return static_cast<double>(user + nice + system + irq + softirq + steal) /
-         static_cast<double>(::sysconf(_SC_CLK_TCK));
-}
-
-// User + system CPU seconds of process `pid` ("self" for this one), all its threads; 0 when gone.
-double processCpuSeconds(const std::string& pid) {
-  std::ifstream in("/proc/" + pid + "/stat");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const size_t comm = text.rfind(')');  // the command name may hold spaces
-  if (comm == std::string::npos) return 0;
-  std::istringstream fields(text.substr(comm + 2));
-  std::string field;
-  uint64_t utime = 0, stime = 0;
-  for (int i = 3; i <= 15 && fields >> field; ++i) {  // fields 14 and 15: utime, stime
-    if (i == 14) utime = std::stoull(field);
-    if (i == 15) stime = std::stoull(field);
-  }
-  return static_cast<double>(utime + stime) / static_cast<double>(::sysconf(_SC_CLK_TCK));
-}
-
-// CPU time the rest of the machine took during a phase: busy time minus this process's and the
-// agent's own.
-class NoiseMeter {
- public:
-  explicit NoiseMeter(std::string agentPid = "") : agentPid_(std::move(agentPid)) {
-    start_ = Clock::now();
-    busy_ = machineBusySeconds();
-    own_ = ownSeconds();
-  }
-  // Other processes' CPU seconds since construction, and their share of all cores' time, %.
-  std::pair<double, double> otherCpu() const {
-    const double other = std::max(0.0, machineBusySeconds() - busy_ - (ownSeconds() - own_));
-    const double capacity = secondsSince(start_) *
-                            static_cast<double>(std::max(1u, std::thread::hardware_concurrency()));
-    return {other, capacity > 0 ? 100.0 * other / capacity : 0.0};
-  }
-
- private:
-  double ownSeconds() const {
-    return processCpuSeconds("self") + (agentPid_.empty() ? 0.0 : processCpuSeconds(agentPid_));
-  }
-  std::string agentPid_;
-  Clock::time_point start_;
-  double busy_ = 0, own_ = 0;
-};
-
-constexpr double kDisturbedPct = 5.0;  // more than this share of the cores: rerun
-
-// ---- What the ranks send: a deterministic stream, so the receiving side can check every field.
-
-struct Point {
-  int64_t step = 0;
-  int64_t epoch = 0;
-  double wallTime = 0;
-  const char* name = "";
-  double value = 0;
-};
-
-// The `index`-th point (from 0) that `rank` sends: one record of kMetricNames per step.
-Point pointOf(int rank, uint64_t index) {
-  const auto step = static_cast<int64_t>(index / kMetricNames.size());
-  return {step, step / 10000, kFirstWallTime + static_cast<double>(step) * 1e-3,
-          kMetricNames[index % kMetricNames.size()],
-          rank * 1e9 + static_cast<double>(index) * 0.25};
-}
-
-uint64_t samplesOfRank(const Options& options, int rank) {
-  const uint64_t share = options.samples / options.ranks;
-  return share + (static_cast<uint64_t>(rank) < options.samples % options.ranks ? 1 : 0);
-}
-
-// Every message of one rank, encoded up front: the encoding is the rank's cost, not the agent's.
-std::vector<std::string> encodeRankMessages(const Options& options, const std::string& runId,
-                                            int rank) {
-  std::vector<std::string> messages;
-  const uint64_t total = samplesOfRank(options, rank);
-  uint64_t batchSeq = 0;
-  for (uint64_t first = 0; first < total; first += options.batchPoints) {
-    v1::Envelope envelope = protocol::newEnvelope(0);
-    v1::RankMetrics* batch = envelope.mutable_rank_metrics();
-    batch->set_run_id(runId);
-    batch->set_rank(rank);
-    batch->set_batch_seq(++batchSeq);
-    for (uint64_t i = first; i < std::min<uint64_t>(total, first + options.batchPoints); ++i) {
-      const Point point = pointOf(rank, i);
-      v1::RankMetricPoint* out = batch->add_points();
-      out->set_step(point.step);
-      out->set_epoch(point.epoch);
-      out->set_wall_time(point.wallTime);
-      out->set_global(false);
-      out->set_name(point.name);
-      out->set_value(point.value);
-    }
-    messages.push_back(protocol::encodeEnvelope(envelope));
-  }
-  return messages;
-}
-
-// Checks journaled/published samples against what the ranks sent. Samples of one rank arrive in
-// the order that rank sent them (one PUSH socket per rank, one agent thread).
-class StreamChecker {
- public:
-  explicit StreamChecker(int ranks) : nextIndex_(ranks, 0) {}
-
-  void check(const v1::MetricSample& sample) {
-    ++samples_;
-    if (sample.seq() <= lastSeq_)
-      fail("seq " + std::to_string(sample.seq()) + " after " + std::to_string(lastSeq_));
-    lastSeq_ = sample.seq();
-    if (sample.rank() < 0 || sample.rank() >= static_cast<int>(nextIndex_.size())) {
-      fail("seq " + std::to_string(sample.seq()) + " has rank " + std::to_string(sample.rank()));
-      return;
-    }
-    const uint64_t index = nextIndex_[sample.rank()]++;
-    const Point want = pointOf(sample.rank(), index);
-    if (sample.step() != want.step || sample.epoch() != want.epoch ||
-        sample.wall_time() != want.wallTime || sample.name() != want.name ||
-        sample.value() != want.value) {
-      fail("seq " + std::to_string(sample.seq()) + " is not point " + std::to_string(index) +
-           " of rank " + std::to_string(sample.rank()) + " (" + sample.name() + " step " +
-           std::to_string(sample.step()) + ")");
-    }
-  }
-
-  uint64_t samples() const { return samples_; }
-  uint64_t errors() const { return errors_; }
-  const std::string& firstError() const { return firstError_; }
-
- private:
-  void fail(const std::string& what) {
-    if (errors_++ == 0) firstError_ = what;
-  }
-
-  std::vector<uint64_t> nextIndex_;
-  uint64_t samples_ = 0;
-  uint64_t lastSeq_ = 0;
-  uint64_t errors_ = 0;
-  std::string firstError_;
-};
-
-// ---- The agent process
-
-class AgentProcess {
- public:
-  ~AgentProcess() { terminate(); }
-
-  // Starts `options.agentPath` on loopback (plaintext, any free ports) with its state in
-  // `stateDir`, stderr and stdout to `logPath`, and waits up to 30 s for its ready file.
-  // Errors: kInternal when it cannot be started or exits or does not serve in time (the message
-  // holds its log).
-  Status start(const Options& options, const std::string& stateDir, const std::string& logPath) {
-    logPath_ = logPath;
-    const std::string readyFile = stateDir + "/ready.json";
-    ::unlink(readyFile.c_str());
-    const std::vector<std::string> args = {
-        options.agentPath, "--insecure",     "--state-dir", stateDir,   "--control-port",
-        "0",               "--events-port",  "0",           "--mpirun", options.mpirunPath,
-        "--ready-file",    readyFile};
-    std::vector<char*> argv;
-    for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, logPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                     0600);
-    posix_spawn_file_actions_adddup2(&actions, 1, 2);
-    const int spawned = posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    if (spawned != 0) {
-      pid_ = -1;
-      return Status::internal("cannot start " + options.agentPath + ": " + std::strerror(spawned) +
-                              " (pass --agent PATH)");
-    }
-    const auto deadline = Clock::now() + std::chrono::seconds(30);
-    while (Clock::now() < deadline) {
-      const Result<v1::AgentReady> ready = readAgentReady(readyFile);
-      if (ready.isOk()) {
-        controlEndpoint_ = ready->control_endpoint();
-        eventsEndpoint_ = ready->events_endpoint();
-        rankEndpoint_ = "ipc://" + stateDir + "/run/ranks.sock";
-        return Status::ok();
-      }
-      if (ready.status().code() != Status::Code::kNotFound) return ready.status();
-      if (!alive()) return Status::internal("ringside-agent exited at start:\n" + log());
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    return Status::internal("ringside-agent did not serve within 30 s:\n" + log());
-  }
-
-  // True while the process runs (reaps it when it has exited).
-  bool alive() {
-    if (pid_ <= 0) return false;
-    int status = 0;
-    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-      exitStatus_ = status;
-      pid_ = -1;
-      return false;
-    }
-    return true;
-  }
-
-  // SIGTERM, then SIGKILL after 10 s. Returns true when it exited 0 on SIGTERM.
-  bool terminate() {
-    if (pid_ <= 0) return exitStatus_ && WIFEXITED(*exitStatus_) && WEXITSTATUS(*exitStatus_) == 0;
-    ::kill(pid_, SIGTERM);
-    const auto deadline = Clock::now() + std::chrono::seconds(10);
-    while (alive() && Clock::now() < deadline) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    if (alive()) {
-      ::kill(pid_, SIGKILL);
-      int status = 0;
-      ::waitpid(pid_, &status, 0);
-      pid_ = -1;
-      return false;
-    }
-    return exitStatus_ && WIFEXITED(*exitStatus_) && WEXITSTATUS(*exitStatus_) == 0;
-  }
-
-  std::string log() const {
-    std::ifstream in(logPath_);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-  }
-
-  pid_t pid() const { return pid_; }
-  const std::string& controlEndpoint() const { return controlEndpoint_; }
-  const std::string& eventsEndpoint() const { return eventsEndpoint_; }
-  const std::string& rankEndpoint() const { return rankEndpoint_; }
-
- private:
-  pid_t pid_ = -1;
-  std::optional<int> exitStatus_;
-  std::string logPath_, controlEndpoint_, eventsEndpoint_, rankEndpoint_;
-};
-
-// A DEALER on the agent's control socket: one request at a time.
-class ControlClient {
- public:
-  ControlClient(zmq::context_t& context, const std::string& endpoint)
-      : dealer_(context, zmq::socket_type::dealer) {
-    dealer_.set(zmq::sockopt::linger, 0);
-    dealer_.connect(endpoint);
-  }
-
-  // Sends `envelope` and returns its reply, or an ErrorReply as kInternal. Errors: kAborted when
-  // no reply came within `timeout`.
-  Result<v1::Envelope> request(v1::Envelope envelope,
-                               std::chrono::milliseconds timeout = std::chrono::seconds(30)) {
-    envelope.set_protocol_version(protocol::kProtocolVersion);
-    envelope.set_request_id(++requestId_);
-    dealer_.send(zmq::buffer(protocol::encodeEnvelope(envelope)));
-    zmq::pollitem_t item{dealer_.handle(), 0, ZMQ_POLLIN, 0};
-    const auto deadline = Clock::now() + timeout;
-    while (Clock::now() < deadline) {
-      if (zmq::poll(&item, 1, kPollInterval) == 0) continue;
-      zmq::message_t message;
-      if (!dealer_.recv(message, zmq::recv_flags::dontwait)) continue;
-      auto reply = protocol::decodeEnvelope(message.data(), message.size());
-      if (!reply.isOk() || reply->request_id() != requestId_) continue;
-      if (reply->has_error()) {
-        return Status::internal(std::string(protocol::bodyName(envelope)) +
-                                " refused: " + protocol::errorCodeName(reply->error().code()) +
-                                ": " + reply->error().message());
-      }
-      return std::move(reply).value();
-    }
-    return Status::aborted(std::string("no reply to ") + protocol::bodyName(envelope) + " within " +
-                           std::to_string(timeout.count()) + " ms");
-  }
-
- private:
-  zmq::socket_t dealer_;
-  uint64_t requestId_ = 0;
-};
 
 // ---- The subscriber
 
@@ -475,112 +156,7 @@ Result<FetchReport> fetchAll(ControlClient& control, const std::string& runId, i
   return report;
 }
 
-// ---- The reference: raw batched SQLite inserts
-
-struct SqliteReport {
-  double seconds = 0;
-  uint64_t rowsStored = 0;
-};
-
-Status sqliteCheck(sqlite3* db, int rc, const char* what) {
-  if (rc == SQLITE_OK || rc == SQLITE_DONE || rc == SQLITE_ROW) return Status::ok();
-  return Status::ioError(std::string("SQLite reference: ") + what + ": " + sqlite3_errmsg(db));
-}
-
-// Inserts the same rows the journal stores (docs/journal.md's metric_samples: the narrow shape,
-// PRIMARY KEY (run_key, seq), WITHOUT ROWID; no foreign keys) into a fresh WAL database with
-// synchronous=NORMAL, through one prepared INSERT, one transaction per `batchPoints` rows.
-Result<SqliteReport> rawSqliteInserts(const Options& options, const std::string& path) {
-  sqlite3* db = nullptr;
-  if (sqlite3_open(path.c_str(), &db) != SQLITE_OK) {
-    sqlite3_close(db);
-    return Status::ioError("SQLite reference: cannot open " + path);
-  }
-  std::unique_ptr<sqlite3, decltype(&sqlite3_close)> owner(db, sqlite3_close);
-  RINGSIDE_RETURN_IF_ERROR(sqliteCheck(
-      db,
-      sqlite3_exec(db,
-                   "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
-                   "CREATE TABLE metric_samples (run_key INTEGER NOT NULL, seq INTEGER NOT NULL,"
-                   " step INTEGER NOT NULL, epoch INTEGER NOT NULL, wall_time REAL NOT NULL,"
-                   " rank INTEGER NOT NULL, key_id INTEGER NOT NULL, value REAL,"
-                   " PRIMARY KEY (run_key, seq)) WITHOUT ROWID;",
-                   nullptr, nullptr, nullptr),
-      "schema"));
-  sqlite3_stmt* insert = nullptr;
-  RINGSIDE_RETURN_IF_ERROR(sqliteCheck(
-      db,
-      sqlite3_prepare_v2(db,
-                         "INSERT INTO metric_samples (run_key, seq, step, epoch, wall_time, rank,"
-                         " key_id, value) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                         -1, &insert, nullptr),
-      "prepare"));
-  std::unique_ptr<sqlite3_stmt, decltype(&sqlite3_finalize)> statement(insert, sqlite3_finalize);
-
-  const auto start = Clock::now();
-  uint64_t seq = 0;
-  // Rank by rank, batch by batch, as the journal sees them (interleaving does not change the cost:
-  // seqs are appended in order either way).
-  for (int rank = 0; rank < options.ranks; ++rank) {
-    const uint64_t total = samplesOfRank(options, rank);
-    for (uint64_t first = 0; first < total; first += options.batchPoints) {
-      RINGSIDE_RETURN_IF_ERROR(
-          sqliteCheck(db, sqlite3_exec(db, "BEGIN", nullptr, nullptr, nullptr), "BEGIN"));
-      for (uint64_t i = first; i < std::min<uint64_t>(total, first + options.batchPoints); ++i) {
-        const Point point = pointOf(rank, i);
-        sqlite3_bind_int64(insert, 1, 1);
-        sqlite3_bind_int64(insert, 2, static_cast<int64_t>(++seq));
-        sqlite3_bind_int64(insert, 3, point.step);
-        sqlite3_bind_int64(insert, 4, point.epoch);
-        sqlite3_bind_double(insert, 5, point.wallTime);
-        sqlite3_bind_int64(insert, 6, rank);
-        sqlite3_bind_int64(insert, 7, static_cast<int64_t>(i % kMetricNames.size()) + 1);
-        sqlite3_bind_double(insert, 8, point.value);
-        RINGSIDE_RETURN_IF_ERROR(sqliteCheck(db, sqlite3_step(insert), "INSERT"));
-        sqlite3_reset(insert);
-      }
-      RINGSIDE_RETURN_IF_ERROR(
-          sqliteCheck(db, sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr), "COMMIT"));
-    }
-  }
-  SqliteReport report;
-  report.seconds = secondsSince(start);
-
-  sqlite3_stmt* count = nullptr;
-  RINGSIDE_RETURN_IF_ERROR(sqliteCheck(
-      db, sqlite3_prepare_v2(db, "SELECT count(*) FROM metric_samples", -1, &count, nullptr),
-      "count"));
-  std::unique_ptr<sqlite3_stmt, decltype(&sqlite3_finalize)> counter(count, sqlite3_finalize);
-  if (sqlite3_step(count) == SQLITE_ROW) {
-    report.rowsStored = static_cast<uint64_t>(sqlite3_column_int64(count, 0));
-  }
-  return report;
-}
-
 // ---- The run
-
-struct TempDir {
-  std::string path;
-  bool keep = false;
-  ~TempDir() {
-    if (path.empty()) return;
-    if (keep) {
-      std::fprintf(stderr, "telemetry_bench: kept %s\n", path.c_str());
-      return;
-    }
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
-Result<std::string> makeTempDir() {
-  std::string pattern = (fs::temp_directory_path() / "ringside-telemetry-XXXXXX").string();
-  if (::mkdtemp(pattern.data()) == nullptr) {
-    return Status::ioError("cannot create a temporary directory like " + pattern + ": " +
-                           std::strerror(errno) + " (set TMPDIR)");
-  }
-  return pattern;
-}
 
 int failWith(const Status& status) {
   std::fprintf(stderr, "telemetry_bench: %s\n", status.toString().c_str());

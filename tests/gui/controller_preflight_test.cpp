@@ -61,6 +61,7 @@ class FakeAgent {
   std::vector<v1::PreflightRequest> preflights;
   std::vector<v1::RunSpec> launches;
   std::vector<std::string> stops;
+  std::vector<bool> drains;  // SetDrain requests; the last one is what hellos report
 
   void serve() {
     while (true) {
@@ -87,6 +88,7 @@ class FakeAgent {
         node->set_agent_version(version);
         node->set_slot_kind(slotKind);
         node->set_slots_total(8);
+        node->set_draining(!drains.empty() && drains.back());
         reply.mutable_hello_reply()->set_protocol_version(protocol::kProtocolVersion);
         return true;
       }
@@ -122,6 +124,10 @@ class FakeAgent {
           reply.mutable_stop_run_reply()->mutable_run()->set_run_id(request.stop_run().run_id());
         }
         return true;
+      case v1::Envelope::kSetDrain:
+        drains.push_back(request.set_drain().draining());
+        reply.mutable_set_drain_reply()->mutable_node()->set_draining(drains.back());
+        return true;
       case v1::Envelope::kFetchRunData:
         reply.mutable_fetch_run_data_reply()->set_run_id(request.fetch_run_data().run_id());
         return true;
@@ -155,6 +161,28 @@ class ControllerPreflightTest : public QObject {
   static bool online(const Controller& controller, const QString& nodeId) {
     const auto node = controller.node(nodeId);
     return node && node->state == NodeState::Online && node->info.has_value();
+  }
+
+  // True once `agent` has received everything the controller sent it before this call: the
+  // controller sends it a SetDrain(false) now, on the same connection (which keeps order), and
+  // the agent receives that. Draining off changes nothing on a node that was not draining.
+  bool earlierRequestsArrived(const FakeAgent& agent, const QString& nodeId) {
+    const size_t before = agent.drains.size();
+    controller_->setDrain(nodeId, false);
+    return QTest::qWaitFor([&] { return agent.drains.size() > before; }, 5000);
+  }
+
+  // True once the controller has handled the replies to everything it sent `nodeId` before this
+  // call: it drains the node now, and a heartbeat answered after the SetDrain (one connection,
+  // answered and read in order) reports the node draining.
+  bool earlierRepliesHandled(const QString& nodeId) {
+    controller_->setDrain(nodeId, true);
+    return QTest::qWaitFor(
+        [&] {
+          const auto node = controller_->node(nodeId);
+          return node && node->info && node->info->draining();
+        },
+        5000);
   }
 
   RunForm twoNodeForm() const {
@@ -236,7 +264,8 @@ class ControllerPreflightTest : public QObject {
     QCOMPARE(second_->preflights.size(), size_t{1});
     QCOMPARE(second_->preflights[0].ranks(), 2u);
     QCOMPARE(second_->preflights[0].spec().hosts_size(), 2);
-    QTest::qWait(200);
+    QVERIFY(earlierRequestsArrived(*owner_, ownerId_));
+    QVERIFY(earlierRequestsArrived(*second_, secondId_));
     QVERIFY(owner_->launches.empty() && second_->launches.empty());
     QCOMPARE(launched.count(), 0);
   }
@@ -251,7 +280,7 @@ class ControllerPreflightTest : public QObject {
                  message.contains(QStringLiteral("0.1.0")) &&
                  message.contains(QStringLiteral("B")) && message.contains(QStringLiteral("A")),
              qPrintable(message));
-    QTest::qWait(200);
+    QVERIFY(earlierRequestsArrived(*owner_, ownerId_));
     QVERIFY(owner_->launches.empty());
   }
 
@@ -287,7 +316,8 @@ class ControllerPreflightTest : public QObject {
     QCOMPARE(failed.count(), 1);  // no waiting
     QVERIFY2(failed.first().first().toString().contains(QStringLiteral("Node C is not online")),
              qPrintable(failed.first().first().toString()));
-    QTest::qWait(200);
+    QVERIFY(earlierRequestsArrived(*owner_, ownerId_));
+    QVERIFY(earlierRequestsArrived(*second_, secondId_));
     QVERIFY(owner_->preflights.empty() && second_->preflights.empty());
   }
 
@@ -325,7 +355,8 @@ class ControllerPreflightTest : public QObject {
     controller_->stopRun(QStringLiteral("r-1"));
     QTRY_VERIFY(owner_->stops.size() == 1 && second_->stops.size() == 1);
     QCOMPARE(second_->stops.front(), std::string("r-1"));
-    QTest::qWait(300);
+    QVERIFY(earlierRepliesHandled(ownerId_));
+    QVERIFY(earlierRepliesHandled(secondId_));
     QCOMPARE(stopFailed.count(), 0);
     // Any other error from a node is shown, naming it.
     second_->stopError = v1::ErrorReply::INTERNAL;

@@ -404,8 +404,11 @@ class ControllerProcessTest : public QObject {
     QVERIFY2(message.contains(QStringLiteral("second: trainer binary '%1'").arg(missingTrainer)),
              qPrintable(message));
     QVERIFY2(!message.contains(QStringLiteral("first:")), qPrintable(message));
-    // Nothing was launched: the owner lists no run.
-    QTest::qWait(1000);
+    // Nothing was launched. A Launch sent to the owner would have been answered, and the answer
+    // handled, before anything the controller sends it now (one connection; the agent answers
+    // in order): drain the owner, and wait for a heartbeat that shows it draining.
+    controller.setDrain(firstId, true);
+    QTRY_VERIFY_WITH_TIMEOUT(controller.node(firstId)->info->draining(), 10000);
     QCOMPARE(launched.count(), 0);
     auto runs = controller.store().runs().result();
     QVERIFY(runs.isOk());

@@ -6,6 +6,7 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 
 #include "ringside/gui/agent_connection.h"
 #include "ringside/gui/gui_keys.h"
@@ -85,9 +86,9 @@ class LocalAgentProcessTest : public QObject {
     QCOMPARE(agent->agentPublicKey().size(), 40);
     QVERIFY(agent->processId() > 0);
     // Its state directory (journal, keys, run logs) is private: created 0700, by the agent.
-    const QFileDevice::Permissions others =
-        QFileDevice::ReadGroup | QFileDevice::WriteGroup | QFileDevice::ExeGroup |
-        QFileDevice::ReadOther | QFileDevice::WriteOther | QFileDevice::ExeOther;
+    const QFileDevice::Permissions others = QFileDevice::ReadGroup | QFileDevice::WriteGroup |
+                                            QFileDevice::ExeGroup | QFileDevice::ReadOther |
+                                            QFileDevice::WriteOther | QFileDevice::ExeOther;
     QCOMPARE(QFileInfo(stateDir).permissions() & others, QFileDevice::Permissions());
 
     AgentConnection connection(*keys);
@@ -138,6 +139,38 @@ class LocalAgentProcessTest : public QObject {
     QVERIFY2(stopping.elapsed() < 1000, "stop() joins the network thread promptly");
     agent->stop();
     QCOMPARE(agent->processId(), 0);
+  }
+
+  // Regression, "the step time-out" (dd4b1b5): the time-out of a start step (authorize,
+  // print-public-key) kept running after the step had succeeded, so commandTimeoutMs after the
+  // last step the LocalAgent reported "ringside-agent print-public-key did not finish within
+  // N s" and stopped the agent it had just started.
+  void stepTimeOut_doesNotFireAfterTheStepSucceeded() {
+    QTemporaryDir dir;
+    auto keys = loadOrCreateGuiKeys(dir.path() + "/data");
+    QVERIFY(keys.isOk());
+    LocalAgentOptions o =
+        options(dir.path() + "/local-agent", QString::fromStdString(keys->publicKey));
+    o.commandTimeoutMs = 5000;
+    LocalAgent agent(o);
+    QSignalSpy ready(&agent, &LocalAgent::ready);
+    QSignalSpy failed(&agent, &LocalAgent::failed);
+    agent.start();
+    QTRY_VERIFY_WITH_TIMEOUT(!ready.isEmpty() || !failed.isEmpty(), 3 * o.commandTimeoutMs);
+    QVERIFY2(failed.isEmpty(),
+             failed.isEmpty() ? "" : qPrintable(failed.first().first().toString()));
+    // Every step's time-out was started before ready() with commandTimeoutMs, as a coarse timer
+    // (up to 5 % late). This precise timer, started now with more than that, fires after any
+    // of them would have.
+    bool stepTimeOutsPassed = false;
+    QTimer::singleShot(o.commandTimeoutMs + o.commandTimeoutMs / 10 + 100, Qt::PreciseTimer,
+                       [&stepTimeOutsPassed] { stepTimeOutsPassed = true; });
+    QTRY_VERIFY_WITH_TIMEOUT(stepTimeOutsPassed, 3 * o.commandTimeoutMs);
+    QVERIFY2(failed.isEmpty(),
+             failed.isEmpty() ? "" : qPrintable(failed.first().first().toString()));
+    QVERIFY(agent.isReady());
+    QVERIFY(agent.processId() > 0);
+    agent.stop();
   }
 
   void leftoverAgentOfACrashedGuiIsStopped() {

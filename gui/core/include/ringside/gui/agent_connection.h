@@ -12,7 +12,8 @@
 //  - Catch-up (docs/protocol.md, "Sequence numbers and catch-up"): when the node comes online
 //    (first connect or back after being offline) it lists the node's runs and, for every run whose
 //    journal holds seqs the GUI has not seen, fetches them page by page until `more` is false.
-//    A gap in the live seqs of a run (PUB dropped something) starts the same fetch.
+//    A gap in the live seqs of a run (PUB dropped something) starts the same fetch. The rules
+//    are CatchUp's (catch_up.h), which tests drive without sockets.
 //  - Live events are batched on the network thread and handed to the GUI thread at most every
 //    ~33 ms as one eventsReceived signal; entries with seq <= the last one delivered for their run
 //    are dropped.

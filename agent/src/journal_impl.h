@@ -1,0 +1,108 @@
+// Journal::Impl, private to the journal's sources: the state that journal.cpp (open, damage,
+// health), journal_write.cpp (the write path) and journal_read.cpp (the read path) share. Two
+// SQLite connections, each under its own mutex (thread-safety comment in journal.h).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+#include "journal_sqlite.h"
+#include "ringside/agent/journal.h"
+#include "ringside/common/mutex.h"
+
+namespace ringside::agent {
+
+// A run as the write path sees it.
+struct RunKey {
+  int64_t key = 0;
+  uint64_t lastSeq = 0;
+};
+
+struct Journal::Impl {
+  using Connection = sqlite::Connection;
+  using Statement = sqlite::Statement;
+
+  JournalOptions options;
+  std::string path;
+  // options.log, or logToStderr. Called with readMutex or writeMutex held: it must not call
+  // back into the journal.
+  std::function<void(const char*, const std::string&)> log;
+  std::string quarantinedTo;  // set by open(), read-only afterwards
+
+  // Damage found while running (an SQLite call returned SQLITE_CORRUPT): set once, never
+  // cleared; every write is refused from then on. `damage` is the first report.
+  std::atomic<bool> damaged{false};
+  Mutex damageMutex;  // a leaf: taken with readMutex or writeMutex held, never the reverse
+  std::string damage GUARDED_BY(damageMutex);
+
+  // Write path: one connection, serialized by writeMutex (recursive so that the appends made in
+  // inTransaction's body re-enter it on the same thread).
+  RecursiveMutex writeMutex;
+  Connection writer GUARDED_BY(writeMutex);
+  int groupDepth GUARDED_BY(writeMutex) = 0;  // > 0 inside inTransaction
+  // metric name -> key_id
+  std::unordered_map<std::string, int64_t> keyIds GUARDED_BY(writeMutex);
+  Statement findRun GUARDED_BY(writeMutex), insertRun GUARDED_BY(writeMutex),
+      upsertRunFull GUARDED_BY(writeMutex), upsertRunInfo GUARDED_BY(writeMutex),
+      updateLastSeq GUARDED_BY(writeMutex), findKey GUARDED_BY(writeMutex),
+      insertKey GUARDED_BY(writeMutex), insertSample GUARDED_BY(writeMutex),
+      insertLog GUARDED_BY(writeMutex), insertState GUARDED_BY(writeMutex),
+      findRankBatch GUARDED_BY(writeMutex), countDuplicate GUARDED_BY(writeMutex),
+      upsertRankBatch GUARDED_BY(writeMutex), deleteRun GUARDED_BY(writeMutex);
+
+  // Read path: a second connection (query_only), serialized by readMutex.
+  Mutex readMutex;
+  Connection reader GUARDED_BY(readMutex);
+  Statement readRun GUARDED_BY(readMutex), readRuns GUARDED_BY(readMutex),
+      readActiveRuns GUARDED_BY(readMutex),
+      readSamples GUARDED_BY(readMutex), readLogs GUARDED_BY(readMutex),
+      readStates GUARDED_BY(readMutex), readDeliveries GUARDED_BY(readMutex),
+      readEntrySizes GUARDED_BY(readMutex), readSampleKeys GUARDED_BY(readMutex);
+  // Rows found unreadable, each reported once: runs by run_key, state events by (run_key, seq).
+  std::set<int64_t> unreadableRuns GUARDED_BY(readMutex);
+  std::set<std::pair<int64_t, uint64_t>> unreadableStates GUARDED_BY(readMutex);
+
+  // `status` when it is not kCorruption. Otherwise SQLite found the file damaged while `doing`:
+  // marks the journal damaged, reports it once through `log`, and returns kCorruption with a
+  // message that names the file and says what to do. Apply to the results of SQLite calls only
+  // (a row that does not parse is not damage of the whole file).
+  Status damageOf(const Status& status, const std::string& doing);
+  // The kCorruption a write gets once the journal is damaged.
+  Status refusedWrite();
+  // Reports (once per run) and counts a run record that cannot be read.
+  void reportUnreadableRun(int64_t runKey, const Status& why) REQUIRES(readMutex);
+
+  Status prepareStatements() REQUIRES(writeMutex, readMutex);
+  Result<RunKey> lookupRun(const std::string& runId) REQUIRES(writeMutex);
+  // The run `runId` through readRun, and its run_key in *runKey. NotFound when the journal has no
+  // such run.
+  Result<StoredRun> readRunById(const std::string& runId, int64_t* runKey) REQUIRES(readMutex);
+  Result<int64_t> keyId(const std::string& name) REQUIRES(writeMutex);
+  Status insertSampleRow(int64_t runKey, uint64_t seq, const v1::MetricSample& sample,
+                         int64_t keyId) REQUIRES(writeMutex);
+  Status setLastSeq(const RunKey& run) REQUIRES(writeMutex);
+  Status upsertRunRow(const v1::RunInfo& info, const ProcessIds* process) REQUIRES(writeMutex);
+
+  // Runs `op` as one unit: a savepoint inside a group, otherwise its own IMMEDIATE transaction
+  // committed before returning. On failure everything `op` wrote is undone and the caches are
+  // dropped.
+  template <typename Op>
+  auto write(Op&& op) -> decltype(op(*this));
+
+  // Undoes the write in progress (the savepoint when `nested`, else the transaction) and drops
+  // the caches that may hold its ids. The write's own error is what the caller returns, so a
+  // failure to undo is not reported separately (SQLite then rolls back when the connection's
+  // next BEGIN fails or the connection closes).
+  void undo(bool nested) REQUIRES(writeMutex) {
+    (void)writer.exec(nested ? "ROLLBACK TO journal_write" : "ROLLBACK");
+    if (nested) (void)writer.exec("RELEASE journal_write");
+    keyIds.clear();
+  }
+};
+
+}  // namespace ringside::agent
