@@ -389,6 +389,60 @@ TEST_F(ClusterTest, RankKilledOnNode2FailsTheRunNamingNode2) {
   EXPECT_TRUE(rankPidsOn("node-1", launched.run_id()).empty());
 }
 
+// A hang on another node (docs/metrics.md, "Hangs"): a rank on node-2 stopped with SIGSTOP is
+// named with its node by the owner's stall verdict (from heartbeats alone: node-1's agent cannot
+// see node-2's processes), and the hang timeout ends the run with no rank left on either node.
+TEST_F(ClusterTest, StoppedRankOnNode2IsNamedWithItsNodeAndTheHangTimeoutEndsTheRun) {
+  const v1::RunInfo launched = launch([&](v1::RunSpec* spec) {
+    auto typed = trainerConfigFromJson(trainerRun(200000).dump());
+    ASSERT_TRUE(typed.isOk()) << typed.status().toString();
+    *spec->mutable_trainer()->mutable_config() = *typed;
+    spec->set_hang_timeout_s(20);
+  });
+  waitForState(launched.run_id(), {v1::RUNNING});
+  std::vector<int> pids;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (pids.size() < 2 && std::chrono::steady_clock::now() < deadline) {
+    pids = rankPidsOn("node-2", launched.run_id());
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  ASSERT_EQ(pids.size(), 2u);
+  std::this_thread::sleep_for(std::chrono::seconds(2));  // steps under way: heartbeats and steps
+  const ProcessResult stopped = runProcess(
+      {kLocalCluster, "exec", "node-2", "kill", "-STOP", std::to_string(pids[0])}, "/", 60);
+  ASSERT_EQ(stopped.exitCode, 0) << stopped.err;
+
+  std::optional<v1::RunInfo> stalled;
+  const auto flagged = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < flagged) {
+    stalled = node1().findRun(launched.run_id());
+    if (stalled && (stalled->has_stall() || stalled->state() != v1::RUNNING)) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  ASSERT_TRUE(stalled && stalled->has_stall()) << (stalled ? stalled->DebugString() : "");
+  const v1::StallVerdict& verdict = stalled->stall();
+  ASSERT_EQ(verdict.stuck_ranks_size(), 1) << verdict.DebugString();
+  EXPECT_GE(verdict.stuck_ranks(0), 2);  // ranks 2 and 3 run on node-2
+  ASSERT_EQ(verdict.stuck_nodes_size(), 1);
+  EXPECT_EQ(verdict.stuck_nodes(0), "node-2");
+  EXPECT_NE(verdict.summary().find("on node-2 has not reported"), std::string::npos)
+      << verdict.summary();
+
+  const v1::RunInfo run = waitForState(launched.run_id(), {v1::FAILED, v1::COMPLETED, v1::STOPPED});
+  EXPECT_EQ(run.state(), v1::FAILED);
+  EXPECT_NE(run.reason().find("hang timeout"), std::string::npos) << run.reason();
+  EXPECT_NE(run.reason().find("node-2"), std::string::npos) << run.reason();
+  // Open MPI ends the ranks on node-2 when mpirun on node-1 is gone; give it a few seconds.
+  const auto gone = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while ((!rankPidsOn("node-2", launched.run_id()).empty() ||
+          !rankPidsOn("node-1", launched.run_id()).empty()) &&
+         std::chrono::steady_clock::now() < gone) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+  EXPECT_TRUE(rankPidsOn("node-1", launched.run_id()).empty());
+  EXPECT_TRUE(rankPidsOn("node-2", launched.run_id()).empty()) << "a rank outlived the hung run";
+}
+
 // Last: it leaves node-2 without its agent.
 TEST_F(ClusterTest, ZKilledAgentOfNode2NeitherStopsTheRunNorLosesASample) {
   const v1::RunInfo launched = launchTrainer(trainerRun(1500));
