@@ -169,6 +169,47 @@ TEST_F(HangProcessTest, HangTimeoutFailsTheRunWithTheVerdictAndLeavesNoRank) {
   EXPECT_TRUE(rankPids(launched.run_id()).empty()) << "a rank of the hung run is still alive";
 }
 
+// A custom command sends no heartbeats: the agent judges it from the steps its ranks print. Rank 1
+// stops reporting at step 20 while rank 0 goes on to step 25 and then waits (as it would in a
+// collective): rank 1 is named as behind.
+TEST_F(HangProcessTest, CustomCommandRankThatFallsBehindIsNamed) {
+  v1::Envelope envelope;
+  auto* spec = envelope.mutable_launch_run()->mutable_spec();
+  spec->set_name("custom hang");
+  spec->set_ranks_per_node(2);
+  for (const char* arg :
+       {"sh", "-c",
+        R"(r=$OMPI_COMM_WORLD_RANK; n=20; [ "$r" = 0 ] && n=25; i=0; )"
+        R"(while [ $i -lt $n ]; do i=$((i+1)); )"
+        R"(echo "{\"type\":\"metrics\",\"step\":$i,\"rank\":$r,\"metrics\":{\"train/loss\":1}}"; )"
+        R"(sleep 0.1; done; sleep 300)"}) {
+    spec->mutable_command()->add_argv(arg);
+  }
+  const v1::Envelope reply = request(envelope);
+  ASSERT_TRUE(reply.has_launch_run_reply()) << reply.DebugString();
+  const std::string runId = reply.launch_run_reply().run().run_id();
+  const v1::RunInfo stalled = waitFor(
+      runId, [](const v1::RunInfo& run) { return run.has_stall(); }, 60);
+  ASSERT_TRUE(stalled.has_stall());
+  const v1::StallVerdict& verdict = stalled.stall();
+  ASSERT_EQ(verdict.stuck_ranks_size(), 1) << verdict.DebugString();
+  EXPECT_EQ(verdict.stuck_ranks(0), 1);
+  EXPECT_EQ(verdict.step(), 25);
+  EXPECT_NE(verdict.summary().find("rank 1 on"), std::string::npos) << verdict.summary();
+  EXPECT_NE(verdict.summary().find("is behind: it reported step 20, others step 25"),
+            std::string::npos)
+      << verdict.summary();
+  // The agent sees both processes (sleeping) and their CPU time since the stall.
+  ASSERT_EQ(verdict.ranks_size(), 2);
+  EXPECT_EQ(verdict.ranks(1).process_state(), "sleeping");
+  EXPECT_GE(verdict.ranks(1).cpu_seconds_in_stall(), 0.0);
+  v1::Envelope stop;
+  stop.mutable_stop_run()->set_run_id(runId);
+  stop.mutable_stop_run()->set_grace_seconds(2);
+  ASSERT_TRUE(request(stop).has_stop_run_reply());
+  waitForState(runId, {v1::STOPPED, v1::FAILED});
+}
+
 TEST_F(HangProcessTest, HangTimeoutNotShorterThanTheCollectiveTimeoutIsRefused) {
   v1::Envelope envelope;
   auto* spec = envelope.mutable_launch_run()->mutable_spec();
