@@ -35,6 +35,7 @@ class RunFormTest : public QObject {
     form.backend = QStringLiteral("mpi");
     form.bucketMb = 4;
     form.checkpointEvery = 500;
+    form.logEvery = 1;
     form.seed = 18446744073709551557ull;  // above 2^53: must survive JSON
     form.nodeIds = {QStringLiteral("n1")};
     form.ranksPerNode = 4;
@@ -88,6 +89,7 @@ class RunFormTest : public QObject {
     QCOMPARE(a.backend, b.backend);
     QCOMPARE(a.bucketMb, b.bucketMb);
     QCOMPARE(a.checkpointEvery, b.checkpointEvery);
+    QCOMPARE(a.logEvery, b.logEvery);
     QCOMPARE(a.seed, b.seed);
     QCOMPARE(a.ranksPerNode, b.ranksPerNode);
   }
@@ -161,6 +163,7 @@ class RunFormTest : public QObject {
     QCOMPARE(config.global_batch(), 256);
     QCOMPARE(config.lr_schedule(), std::string("step"));
     QCOMPARE(config.seed(), 18446744073709551557ull);
+    QCOMPARE(config.log_every(), 1);  // the metric interval: every step
     QVERIFY(!config.has_momentum());  // an sgd parameter, not sent for adamw
     QVERIFY(ringside::validateTrainerConfig(config).isOk());
     RunForm back = ringside::gui::fromRunSpec(spec);
@@ -182,6 +185,7 @@ class RunFormTest : public QObject {
     QCOMPARE(form.lr, defaults.lr());
     QCOMPARE(form.hidden, (QList<int>{256, 128}));
     QCOMPARE(form.seed, defaults.seed());
+    QCOMPARE(form.logEvery, defaults.log_every());  // the form keeps the trainer's default
     // What the form sends for them resolves to the trainer's defaults.
     const auto resolved = ringside::withTrainerDefaults(ringside::gui::trainerConfig(form));
     QCOMPARE(resolved.SerializeAsString(), defaults.SerializeAsString());
@@ -459,6 +463,7 @@ class RunFormTest : public QObject {
     QTest::newRow("backend") << "backend" << 8;
     QTest::newRow("bucketMb") << "bucketMb" << 8;
     QTest::newRow("checkpointEvery") << "checkpointEvery" << 8;
+    QTest::newRow("logEvery") << "logEvery" << 8;
     QTest::newRow("command") << "command" << 8;
   }
 
@@ -515,6 +520,7 @@ class RunFormTest : public QObject {
     if (row == "backend") form.backend = QStringLiteral("cuda");
     if (row == "bucketMb") form.bucketMb = 0;
     if (row == "checkpointEvery") form.checkpointEvery = -1;
+    if (row == "logEvery") form.logEvery = 0;
     if (row == "command") {
       form.job = RunForm::Job::kCommand;
       form.command = QStringLiteral("   ");

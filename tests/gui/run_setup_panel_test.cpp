@@ -100,6 +100,7 @@ class RunSetupPanelTest : public QObject {
     form.globalBatch = 96;
     form.backend = QStringLiteral("mpi");
     form.seed = 1234567;
+    form.logEvery = 1;
     form.nodeIds = {QStringLiteral("n1")};
     form.ranksPerNode = 3;
     panel.setForm(form);
@@ -116,6 +117,7 @@ class RunSetupPanelTest : public QObject {
     QCOMPARE(back.globalBatch, form.globalBatch);
     QCOMPARE(back.backend, form.backend);
     QCOMPARE(back.seed, form.seed);
+    QCOMPARE(back.logEvery, 1);
     QCOMPARE(back.nodeIds, form.nodeIds);
     QCOMPARE(back.ranksPerNode, form.ranksPerNode);
     QVERIFY(panel.canLaunch());

@@ -197,6 +197,12 @@ QList<FieldError> validateFields(const RunForm& form, const QList<NodeChoice>& n
   if (!(form.bucketMb > 0)) add("bucketMb", tr("The bucket size must be above 0 MiB."));
   if (form.checkpointEvery < 0)
     add("checkpointEvery", tr("The checkpoint interval cannot be negative."));
+  // The trainer's own bound (validateTrainerConfig): 1 to 2^31 - 1, which an int holds.
+  if (form.logEvery < 1) {
+    add("logEvery",
+        tr("The metric interval must be at least 1 step (1 reports every step; got %L1).")
+            .arg(form.logEvery));
+  }
   return errors;
 }
 
@@ -238,6 +244,7 @@ v1::TrainerConfig trainerConfig(const RunForm& f) {
   config.set_backend(f.backend.toStdString());
   config.set_bucket_mb(f.bucketMb);
   config.set_checkpoint_every(static_cast<int32_t>(f.checkpointEvery));
+  config.set_log_every(f.logEvery);
   config.set_seed(f.seed);
   // Only the parameters the chosen optimizer and schedule use.
   config.clear_momentum();
@@ -326,6 +333,7 @@ void applyTrainerConfig(const v1::TrainerConfig& c, RunForm* f) {
   if (c.has_backend()) f->backend = text(c.backend());
   if (c.has_bucket_mb()) f->bucketMb = c.bucket_mb();
   if (c.has_checkpoint_every()) f->checkpointEvery = c.checkpoint_every();
+  if (c.has_log_every()) f->logEvery = c.log_every();
   if (c.has_seed()) f->seed = c.seed();
   f->trainerBase = c;
 }

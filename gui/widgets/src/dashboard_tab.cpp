@@ -39,7 +39,6 @@ namespace ringside::gui {
 namespace {
 
 constexpr int kTickMs = 66;                  // ~15 Hz: re-query when dirty, refresh the clock
-constexpr qint64 kRankFetchEveryMs = 1000;   // per-rank values change once per log step
 constexpr size_t kTelemetryPoints = 20'000;  // per GPU and value, oldest dropped first
 
 double nowSeconds() { return QDateTime::currentMSecsSinceEpoch() / 1000.0; }
@@ -302,7 +301,7 @@ void DashboardTab::onTick() {
     fetch();
   }
   if (inFlight_ == 0 &&
-      (!sinceRankFetch_.isValid() || sinceRankFetch_.elapsed() >= kRankFetchEveryMs) &&
+      (!sinceRankFetch_.isValid() || sinceRankFetch_.elapsed() >= rankFetchEveryMs_) &&
       rankDirty_ && run_.has_value() && run_->worldSize != 1) {
     fetchRanks();
   }

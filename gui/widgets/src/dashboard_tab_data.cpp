@@ -1,11 +1,12 @@
 // DashboardTab's store queries and what their answers become: the charted series (x as step,
 // fractional epoch or time since the start), the run's progress facts for the ETA, the log tail,
-// and the per-rank view.
+// and the per-rank view (the table's latest values and the heatmap's whole series).
 #include <QComboBox>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QScrollBar>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 
@@ -170,51 +171,82 @@ void DashboardTab::applySeries() {
 void DashboardTab::fetchRanks() {
   sinceRankFetch_.restart();
   rankDirty_ = false;  // again after the run's data changes
-  MetricsStore& store = controller_.store();
   const int generation = generation_;
   ++inFlight_;
-  whenReady(
-      this, store.metricRanks(runId_, key(metric::kStepMs)),
-      [this, generation, &store](Result<std::vector<int>> ranks) {
-        if (generation != generation_) return;
-        --inFlight_;
-        if (!ranks.isOk()) return;
-        std::vector<int> perRank;
-        for (int rank : ranks.value()) {
-          if (rank >= 0) perRank.push_back(rank);
-        }
-        if (perRank.empty()) return;
-        const QString nodeId = run_ ? run_->nodeId : controller_.nodeOfRun(runId_);
-        const auto node = controller_.node(nodeId);
-        const QString nodeName = node && !node->record.name.isEmpty() ? node->record.name : nodeId;
-        v1::RunSpec spec;
-        if (run_ && !run_->spec.isEmpty()) {
-          spec.ParseFromArray(run_->spec.constData(), static_cast<int>(run_->spec.size()));
-        }
-        auto stats = std::make_shared<std::vector<RankStat>>();
-        for (int rank : perRank) {
-          stats->push_back(RankStat{rank, hostOfRank(spec, rank, nodeName), {}, {}});
-        }
-        auto pending = std::make_shared<int>(static_cast<int>(2 * perRank.size()));
-        inFlight_ += *pending;
-        for (size_t i = 0; i < perRank.size(); ++i) {
-          for (bool exposed : {false, true}) {
-            const QString name = key(exposed ? metric::kExposedCommMs : metric::kStepMs);
-            whenReady(this, store.series(runId_, name, perRank[i]),
-                      [this, generation, stats, pending, i,
-                       exposed](Result<std::vector<SeriesPoint>> points) {
-                        if (generation != generation_) return;
-                        --inFlight_;
-                        if (points.isOk() && !points.value().empty() &&
-                            std::isfinite(points.value().back().y)) {
-                          auto& field = exposed ? (*stats)[i].exposedCommMs : (*stats)[i].stepMs;
-                          field = points.value().back().y;
-                        }
-                        if (--*pending == 0) rankView_->setRanks(*stats);
-                      });
-          }
-        }
-      });
+  whenReady(this, controller_.store().metricRanks(runId_, key(metric::kStepMs)),
+            [this, generation](Result<std::vector<int>> ranks) {
+              if (generation != generation_) return;
+              --inFlight_;
+              if (!ranks.isOk()) return;
+              std::vector<int> perRank;
+              for (int rank : ranks.value()) {
+                if (rank >= 0) perRank.push_back(rank);
+              }
+              if (!perRank.empty()) fetchRankSeries(perRank);
+            });
+}
+
+void DashboardTab::fetchRankSeries(const std::vector<int>& perRank) {
+  const QString nodeId = run_ ? run_->nodeId : controller_.nodeOfRun(runId_);
+  const auto node = controller_.node(nodeId);
+  const QString nodeName = node && !node->record.name.isEmpty() ? node->record.name : nodeId;
+  v1::RunSpec spec;
+  if (run_ && !run_->spec.isEmpty()) {
+    spec.ParseFromArray(run_->spec.constData(), static_cast<int>(run_->spec.size()));
+  }
+  // Every rank's whole series: the table shows the last values, the heatmap all of them.
+  auto stats = std::make_shared<std::vector<RankStat>>();
+  auto timings = std::make_shared<std::vector<RankTimingSeries>>();
+  for (int rank : perRank) {
+    const QString host = hostOfRank(spec, rank, nodeName);
+    stats->push_back(RankStat{rank, host, {}, {}});
+    timings->push_back(RankTimingSeries{rank, host, {}, {}});
+  }
+  enum Series { kStep, kExposed, kCompute };
+  auto pending = std::make_shared<int>(static_cast<int>(3 * perRank.size()));
+  inFlight_ += *pending;
+  const int generation = generation_;
+  for (size_t i = 0; i < perRank.size(); ++i) {
+    for (Series series : {kStep, kExposed, kCompute}) {
+      const char* name = series == kStep      ? metric::kStepMs
+                         : series == kExposed ? metric::kExposedCommMs
+                                              : metric::kComputeMs;
+      whenReady(this, controller_.store().series(runId_, key(name), perRank[i]),
+                [this, generation, stats, timings, pending, i,
+                 series](Result<std::vector<SeriesPoint>> points) {
+                  if (generation != generation_) return;
+                  --inFlight_;
+                  if (points.isOk()) {
+                    std::vector<SeriesPoint>& values = points.value();
+                    if (series != kCompute && !values.empty() && std::isfinite(values.back().y)) {
+                      auto& field =
+                          series == kExposed ? (*stats)[i].exposedCommMs : (*stats)[i].stepMs;
+                      field = values.back().y;
+                    }
+                    if (series == kExposed) (*timings)[i].waitMs = std::move(values);
+                    if (series == kCompute) (*timings)[i].computeMs = std::move(values);
+                  }
+                  if (--*pending == 0) applyRanks(*stats, std::move(*timings));
+                });
+    }
+  }
+}
+
+void DashboardTab::applyRanks(const std::vector<RankStat>& stats,
+                              std::vector<RankTimingSeries> timings) {
+  rankView_->setRanks(stats);
+  const int generation = generation_;
+  ++inFlight_;
+  whenReady(this, buildRankHeatmapAsync(std::move(timings)),
+            [this, generation](RankHeatmap heatmap) {
+              if (generation != generation_) return;
+              --inFlight_;
+              rankView_->setHeatmap(std::move(heatmap));
+              // A long run's series take longer to read and bin: fetch no more often than every
+              // 4 times what this round took, so the store's thread stays mostly free for
+              // ingestion.
+              rankFetchEveryMs_ = std::max(kRankFetchEveryMs, 4 * sinceRankFetch_.elapsed());
+            });
 }
 
 }  // namespace ringside::gui

@@ -3,10 +3,14 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLocale>
+#include <QScrollBar>
+#include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
 #include <algorithm>
+
+#include "ringside/gui/widgets/rank_heatmap_view.h"
 
 namespace ringside::gui {
 
@@ -35,7 +39,10 @@ QColor heat(const std::optional<double>& value, const std::optional<double>& med
 }  // namespace
 
 RankView::RankView(QWidget* parent)
-    : QWidget(parent), summary_(new QLabel(this)), table_(new QTableWidget(0, kColumnCount, this)) {
+    : QWidget(parent),
+      summary_(new QLabel(this)),
+      table_(new QTableWidget(0, kColumnCount, this)),
+      heatmap_(new RankHeatmapView(this)) {
   summary_->setText(tr("No per-rank timings yet (a run with more than one rank reports them)."));
   summary_->setWordWrap(true);
   summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -46,11 +53,42 @@ RankView::RankView(QWidget* parent)
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   table_->horizontalHeader()->setStretchLastSection(true);
+  // The table beside the heatmap: the latest values next to their history.
+  splitter_ = new QSplitter(Qt::Horizontal, this);
+  splitter_->addWidget(table_);
+  splitter_->addWidget(heatmap_);
+  splitter_->setStretchFactor(0, 0);
+  splitter_->setStretchFactor(1, 1);
+  splitter_->setChildrenCollapsible(false);
+  connect(splitter_, &QSplitter::splitterMoved, this, [this] { userSizedSplitter_ = true; });
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(summary_);
-  layout->addWidget(table_, 1);
+  layout->addWidget(splitter_, 1);
 }
+
+void RankView::fitTableWidth() {
+  if (userSizedSplitter_ || table_->rowCount() == 0) return;
+  // The table as wide as its columns (at most half the view), the heatmap takes the rest.
+  QHeaderView* header = table_->horizontalHeader();
+  header->resizeSections(QHeaderView::ResizeToContents);
+  // The last section stretches to the view's width: its header's width is what it needs.
+  const int last = table_->columnCount() - 1;
+  int wanted = 2 * table_->frameWidth() + table_->verticalScrollBar()->sizeHint().width() +
+               header->sectionSizeHint(last);
+  for (int column = 0; column < last; ++column) wanted += header->sectionSize(column);
+  const int total = splitter_->width();
+  if (total <= 0) return;
+  const int tableWidth = std::min(wanted, total / 2);
+  splitter_->setSizes({tableWidth, total - tableWidth});
+}
+
+void RankView::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  fitTableWidth();
+}
+
+void RankView::setHeatmap(RankHeatmap heatmap) { heatmap_->setHeatmap(std::move(heatmap)); }
 
 void RankView::setRanks(std::vector<RankStat> ranks) {
   std::sort(ranks.begin(), ranks.end(),
@@ -85,6 +123,7 @@ void RankView::setRanks(std::vector<RankStat> ranks) {
     }
     set(kVsMedian, vsMedian);
   }
+  fitTableWidth();
   if (!slowest) {
     summary_->setText(tr("No per-rank timings yet (a run with more than one rank reports them)."));
     return;

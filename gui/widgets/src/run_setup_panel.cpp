@@ -21,6 +21,8 @@
 #include <QStackedWidget>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 
 namespace ringside::gui {
 
@@ -171,6 +173,16 @@ RunSetupPanel::RunSetupPanel(QWidget* parent) : QWidget(parent) {
   checkpointEvery_ = intBox(0, 100000000);
   checkpointEvery_->setSpecialValueText(tr("at the end and on stop"));
   execForm->addRow(tr("&Checkpoint every (steps):"), checkpointEvery_);
+  // The trainer takes 1 to 2^31 - 1 (run spec key log_every); so does the box.
+  logEvery_ = intBox(1, std::numeric_limits<int32_t>::max());
+  logEvery_->setToolTip(
+      tr("How often every rank reports its metrics (loss, and its step, compute and all-reduce "
+         "times, each the mean over the steps since its last report), in global steps; the last "
+         "step of each epoch always reports. 1 = every step: the charts and the per-rank heatmap "
+         "show every step, at the cost of more values to send and store. Run spec key log_every "
+         "(ringside-trainer --log-every)."));
+  execForm->addRow(tr("Metric &interval (steps):"), logEvery_);
+  addErrorLabel(QStringLiteral("logEvery"), nullptr, execForm);
   seed_ = new QLineEdit;
   seed_->setValidator(
       new QRegularExpressionValidator(QRegularExpression(QStringLiteral("\\d{1,20}")), seed_));
@@ -259,7 +271,7 @@ RunSetupPanel::RunSetupPanel(QWidget* parent) : QWidget(parent) {
                               lrMin_, bucketMb_, dropout_}) {
     connect(box, &QDoubleSpinBox::valueChanged, this, &RunSetupPanel::revalidate);
   }
-  for (QSpinBox* box : {warmup_, epochs_, globalBatch_, checkpointEvery_, ranks_}) {
+  for (QSpinBox* box : {warmup_, epochs_, globalBatch_, checkpointEvery_, logEvery_, ranks_}) {
     connect(box, &QSpinBox::valueChanged, this, &RunSetupPanel::revalidate);
   }
   connect(trainerJob_, &QRadioButton::toggled, this, &RunSetupPanel::revalidate);
@@ -315,6 +327,7 @@ RunForm RunSetupPanel::form() const {
   f.backend = backend_->currentData().toString();
   f.bucketMb = bucketMb_->value();
   f.checkpointEvery = checkpointEvery_->value();
+  f.logEvery = logEvery_->value();
   f.seed = seed_->text().toULongLong();
   f.trainerBase = trainerBase_;
   f.command = command_->text();
@@ -354,6 +367,7 @@ void RunSetupPanel::setForm(const RunForm& f) {
   backend_->setCurrentIndex(std::max(0, backend_->findData(f.backend)));
   bucketMb_->setValue(f.bucketMb);
   checkpointEvery_->setValue(static_cast<int>(f.checkpointEvery));
+  logEvery_->setValue(f.logEvery);
   seed_->setText(QString::number(f.seed));
   trainerBase_ = f.trainerBase;
   command_->setText(f.command);
@@ -503,9 +517,8 @@ void RunSetupPanel::revalidate() {
     worldSize_->setText(text);
   }
   worldSize_->setToolTip(
-      nodeCount > 1 ? tr("Ranks on the other nodes report their per-rank metrics to their own "
-                         "node's agent, so the dashboard's per-rank view shows only the first "
-                         "node's ranks; the global metrics (rank 0) are complete.")
+      nodeCount > 1 ? tr("Every rank reports its metrics to the agent of the node that owns the "
+                         "run; the dashboard's per-rank view shows every rank, grouped by node.")
                     : QString());
   shownErrors_.clear();
   for (const FieldError& error : validate(current, nodes_)) {

@@ -55,6 +55,11 @@ struct RunForm {
   QString backend = QString::fromStdString(defaultTrainerConfig().backend());  // auto | mpi | nccl
   double bucketMb = defaultTrainerConfig().bucket_mb();
   qint64 checkpointEvery = defaultTrainerConfig().checkpoint_every();
+  // The metric interval (run spec key log_every, the trainer's --log-every): every rank reports
+  // its metrics, each the mean over the steps since its last report, every this many global
+  // steps (and at the end of each epoch). 1 = every step: full per-step resolution in the charts
+  // and the per-rank heatmap. At least 1.
+  int logEvery = defaultTrainerConfig().log_every();
   quint64 seed = defaultTrainerConfig().seed();
   // The run spec this form was made from (a clone's or a preset's), for the keys the form has no
   // field for (train_samples, max_steps, threads, ...): trainerConfig() starts from it, so they

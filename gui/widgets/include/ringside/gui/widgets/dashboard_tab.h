@@ -5,10 +5,12 @@
 // every GPU of the owner's node when an older agent did not report it); a per-rank view; a header
 // with the run's name, state, elapsed time, ETA and a Stop button; and the log tail. The ETA comes
 // from runProgress() over the run's own facts (run/total_steps, run/steps_per_epoch), its last step
-// and its throughput. The x axis shows steps, fractional epochs (step / run/steps_per_epoch; whole
-// epochs for a run that does not report it) or time since the start. Export: any chart as PNG or
-// SVG (the "Export chart" menu, or a chart's context menu), and the run's metrics as CSV at full
-// resolution from the store (every metric and rank, not the decimated chart data).
+// and its throughput. The per-rank view holds a table of each rank's latest times and a rank ×
+// step heatmap of the whole run (RankHeatmapView). The x axis shows steps, fractional epochs (step
+// / run/steps_per_epoch; whole epochs for a run that does not report it) or time since the start.
+// Export: any chart as PNG or SVG (the "Export chart" menu, or a chart's context menu), and the
+// run's metrics as CSV at full resolution from the store (every metric and rank, not the decimated
+// chart data).
 //
 // Data flow (DESIGN.md decision 7): Controller::runDataChanged only marks the tab dirty; a timer
 // (15 Hz) re-queries the store asynchronously (QFuture continuations on this object) when dirty
@@ -29,6 +31,8 @@
 
 #include "ringside/gui/duration_format.h"
 #include "ringside/gui/metrics_store.h"
+#include "ringside/gui/rank_heatmap.h"
+#include "ringside/gui/rank_stats.h"
 #include "ringside/gui/run_progress.h"
 
 class QCheckBox;
@@ -99,7 +103,12 @@ class DashboardTab : public QWidget {
   void buildUi();
   void onTick();
   void fetch();
+  // The ranks that report per-rank timings, then fetchRankSeries() for them.
   void fetchRanks();
+  // Each rank's step, exposed-communication and compute series (`perRank`: ranks >= 0).
+  void fetchRankSeries(const std::vector<int>& perRank);
+  // Shows a round of per-rank answers: the table at once, the heatmap once it is built.
+  void applyRanks(const std::vector<RankStat>& stats, std::vector<RankTimingSeries> timings);
   void applySeries();
   void applyRun(const RunRecord& run);
   void applySmoothing();
@@ -115,6 +124,8 @@ class DashboardTab : public QWidget {
   void updateExportNames();
 
   static constexpr int kLogTailLines = 300;
+  // Per-rank values change once per log step: re-read them at most once a second.
+  static constexpr qint64 kRankFetchEveryMs = 1000;
 
   Controller& controller_;
   QString runId_;
@@ -148,8 +159,10 @@ class DashboardTab : public QWidget {
   bool dirty_ = true;
   int inFlight_ = 0;       // store queries not answered yet
   int generation_ = 0;     // bumped when the x mode changes: older answers are dropped
-  bool rankDirty_ = true;  // per-rank values to re-query (at most once a second)
+  bool rankDirty_ = true;  // per-rank values to re-query (at most every rankFetchEveryMs_)
   QElapsedTimer sinceRankFetch_;
+  // 1 s, or 4 times the last round's duration when a long run's series take longer to read.
+  qint64 rankFetchEveryMs_ = kRankFetchEveryMs;
   std::map<std::pair<QString, int>, std::vector<SeriesPoint>> fetched_;  // (name, SeriesX)
   // The x the charted series were last queried with: kStep also for fractional epochs.
   SeriesX chartX_ = SeriesX::kStep;

@@ -1,7 +1,8 @@
-// RankView: the dashboard's per-rank table. Shows each rank's latest step time and all-reduce
-// wait (time/step_ms and time/exposed_comm_ms, docs/metrics.md) with the node it runs on, colours
-// each cell by how far it is above the median over ranks (a heatmap), and names the slowest rank
-// and its node in a label above the table.
+// RankView: the dashboard's per-rank view. A table of each rank's latest step time and all-reduce
+// wait (time/step_ms and time/exposed_comm_ms, docs/metrics.md) with the node it runs on, each
+// cell coloured by how far it is above the median over ranks; beside it the rank × step heatmap
+// (RankHeatmapView) of the whole run; and a label above both that names the slowest rank and its
+// node.
 // GUI thread only.
 #pragma once
 
@@ -11,12 +12,16 @@
 #include <optional>
 #include <vector>
 
+#include "ringside/gui/rank_heatmap.h"
 #include "ringside/gui/rank_stats.h"
 
 class QLabel;
+class QSplitter;
 class QTableWidget;
 
 namespace ringside::gui {
+
+class RankHeatmapView;
 
 class RankView : public QWidget {
   Q_OBJECT
@@ -29,11 +34,23 @@ class RankView : public QWidget {
   // The label's text: "slowest: rank 1 on node gpu01, step 1.23 ms (+18% over median)", or a
   // note that no per-rank data has arrived yet.
   QString summaryText() const;
+  // Replaces the heatmap (buildRankHeatmap() of the ranks' compute and wait series).
+  void setHeatmap(RankHeatmap heatmap);
   QTableWidget* table() const { return table_; }
+  RankHeatmapView* heatmapView() const { return heatmap_; }
+
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
 
  private:
+  // Gives the table the width of its columns (at most half), until the user moves the divider.
+  void fitTableWidth();
+
   QLabel* summary_;
   QTableWidget* table_;
+  RankHeatmapView* heatmap_;
+  QSplitter* splitter_;
+  bool userSizedSplitter_ = false;
 };
 
 }  // namespace ringside::gui

@@ -95,6 +95,7 @@ class RunSetupPanel : public QWidget {
   QComboBox* backend_;
   QDoubleSpinBox* bucketMb_;
   QSpinBox* checkpointEvery_;
+  QSpinBox* logEvery_;
   QLineEdit* seed_;
   QLineEdit* command_;
   QListWidget* nodeList_;
