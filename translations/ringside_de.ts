@@ -37,12 +37,12 @@
         <translation>Metriken als CSV in Ordner exportieren</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_csv_export.cpp" line="50"/>
+        <location filename="../gui/widgets/src/run_csv_export.cpp" line="52"/>
         <source>Export failed</source>
         <translation>Export fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_csv_export.cpp" line="51"/>
+        <location filename="../gui/widgets/src/run_csv_export.cpp" line="53"/>
         <source>Could not write %1: %2</source>
         <translation>%1 konnte nicht geschrieben werden: %2</translation>
     </message>
@@ -281,32 +281,37 @@
         <translation>Das Prüfpunktintervall darf nicht negativ sein.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="217"/>
+        <location filename="../gui/core/src/run_form.cpp" line="203"/>
+        <source>The metric interval must be at least 1 step (1 reports every step; got %L1).</source>
+        <translation>Das Metrik-Intervall muss mindestens 1 Schritt sein (1 meldet jeden Schritt; angegeben: %L1).</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="223"/>
         <source>The run is too large to send: %1. Shorten it.</source>
         <translation>Der Lauf ist zu groß zum Senden: %1. Kürzen Sie ihn.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="400"/>
+        <location filename="../gui/core/src/run_form.cpp" line="408"/>
         <source>This file is not a Ringside run preset.</source>
         <translation>Diese Datei ist keine Ringside-Laufvorlage.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="404"/>
+        <location filename="../gui/core/src/run_form.cpp" line="412"/>
         <source>Preset version %1 is not supported (this Ringside reads version %2).</source>
         <translation>Vorlagenversion %1 wird nicht unterstützt (dieses Ringside liest Version %2).</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="414"/>
+        <location filename="../gui/core/src/run_form.cpp" line="422"/>
         <source>The preset&apos;s &quot;trainer&quot; entry must be an object.</source>
         <translation>Der Eintrag „trainer“ der Vorlage muss ein Objekt sein.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="423"/>
+        <location filename="../gui/core/src/run_form.cpp" line="431"/>
         <source>The preset&apos;s run spec is not valid: %1</source>
         <translation>Die Laufspezifikation der Vorlage ist ungültig: %1</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="437"/>
+        <location filename="../gui/core/src/run_form.cpp" line="445"/>
         <source>The preset&apos;s &quot;nodes&quot; entry must be a list of node ids.</source>
         <translation>Der Eintrag „nodes“ der Vorlage muss eine Liste von Knoten-IDs sein.</translation>
     </message>
@@ -607,17 +612,17 @@
 <context>
     <name>ringside::gui::AgentConnection</name>
     <message>
-        <location filename="../gui/core/src/agent_connection.cpp" line="141"/>
+        <location filename="../gui/core/src/agent_connection_worker.cpp" line="110"/>
         <source>not connected to the agent; the request was not sent</source>
         <translation>nicht mit dem Agenten verbunden; die Anfrage wurde nicht gesendet</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/agent_connection.cpp" line="628"/>
+        <location filename="../gui/core/src/agent_connection_worker.cpp" line="483"/>
         <source>the agent did not answer in time</source>
         <translation>der Agent hat nicht rechtzeitig geantwortet</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/agent_connection.cpp" line="640"/>
+        <location filename="../gui/core/src/agent_connection_worker.cpp" line="492"/>
         <source>the agent did not answer a catch-up request in time</source>
         <translation>der Agent hat eine Nachholanfrage nicht rechtzeitig beantwortet</translation>
     </message>
@@ -836,63 +841,63 @@
         <translation>Speichern der Daten von Lauf %1 fehlgeschlagen: %2</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/controller.cpp" line="381"/>
+        <location filename="../gui/core/src/controller.cpp" line="383"/>
         <source>Cannot add node %1 of the local cluster: %2</source>
         <translation>Knoten %1 des lokalen Clusters kann nicht hinzugefügt werden: %2</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/controller_launch.cpp" line="43"/>
+        <location filename="../gui/core/src/controller_launch.cpp" line="78"/>
         <source>Choose at least one node to run on (add nodes under Nodes).</source>
         <translation>Wählen Sie mindestens einen Knoten für den Lauf (Knoten fügen Sie unter „Knoten“ hinzu).</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/controller_launch.cpp" line="52"/>
-        <location filename="../gui/core/src/controller_launch.cpp" line="81"/>
+        <location filename="../gui/core/src/controller_launch.cpp" line="87"/>
+        <location filename="../gui/core/src/controller_launch.cpp" line="116"/>
         <source>Node %1 is not connected.</source>
         <translation>Knoten %1 ist nicht verbunden.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/controller_launch.cpp" line="57"/>
+        <location filename="../gui/core/src/controller_launch.cpp" line="92"/>
         <source>Node %1 is not known (removed?); choose another node.</source>
         <translation>Knoten %1 ist unbekannt (entfernt?); wählen Sie einen anderen Knoten.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/controller_launch.cpp" line="69"/>
+        <location filename="../gui/core/src/controller_launch.cpp" line="104"/>
         <source>Node %1 is not online, so the run cannot start on it: wait until it is online (Nodes) or choose another node.</source>
         <translation>Knoten %1 ist nicht online, daher kann der Lauf dort nicht starten: Warten Sie, bis er online ist (Knoten), oder wählen Sie einen anderen Knoten.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/controller_launch.cpp" line="113"/>
+        <location filename="../gui/core/src/controller_launch.cpp" line="148"/>
         <source>%1 did not answer the pre-flight check within %2 s, so nothing was launched: check that the node&apos;s agent runs and is reachable (Nodes), then launch again.</source>
         <translation>%1 hat auf die Vorabprüfung nicht innerhalb von %2 s geantwortet, daher wurde nichts gestartet: Prüfen Sie, ob der Agent des Knotens läuft und erreichbar ist (Knoten), und starten Sie dann erneut.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/controller_launch.cpp" line="137"/>
+        <location filename="../gui/core/src/controller_launch.cpp" line="172"/>
         <source>the reply was not a pre-flight answer</source>
         <translation>die Antwort war keine Antwort auf die Vorabprüfung</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/controller_launch.cpp" line="138"/>
+        <location filename="../gui/core/src/controller_launch.cpp" line="173"/>
         <source>The pre-flight check on %1 failed, so nothing was launched: %2. Check that the node runs the same Ringside version as the others.</source>
         <translation>Die Vorabprüfung auf %1 ist fehlgeschlagen, daher wurde nichts gestartet: %2. Prüfen Sie, ob auf dem Knoten dieselbe Ringside-Version läuft wie auf den anderen.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/controller_launch.cpp" line="165"/>
+        <location filename="../gui/core/src/controller_launch.cpp" line="200"/>
         <source>The node of run %1 is not connected.</source>
         <translation>Der Knoten von Lauf %1 ist nicht verbunden.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/controller_launch.cpp" line="194"/>
+        <location filename="../gui/core/src/controller_launch.cpp" line="229"/>
         <source>%1 could not stop the run&apos;s ranks there: %2</source>
         <translation>%1 konnte die Ränge des Laufs dort nicht stoppen: %2</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/controller_launch.cpp" line="219"/>
+        <location filename="../gui/core/src/controller_launch.cpp" line="254"/>
         <source>The pre-flight check could not reach %1, so nothing was launched: %2. Check that the node is online (Nodes), then launch again.</source>
         <translation>Die Vorabprüfung konnte %1 nicht erreichen, daher wurde nichts gestartet: %2. Prüfen Sie, ob der Knoten online ist (Knoten), und starten Sie dann erneut.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/controller_launch.cpp" line="229"/>
+        <location filename="../gui/core/src/controller_launch.cpp" line="264"/>
         <source>%1 could not be asked to stop the run&apos;s ranks there: %2. The owner&apos;s mpirun stops them as well; check the node once it is reachable.</source>
         <translation>%1 konnte nicht gebeten werden, die Ränge des Laufs dort zu stoppen: %2. Das mpirun des Eigentümers stoppt sie ebenfalls; prüfen Sie den Knoten, sobald er erreichbar ist.</translation>
     </message>
@@ -900,359 +905,359 @@
 <context>
     <name>ringside::gui::DashboardTab</name>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="50"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="49"/>
         <source>queued</source>
         <translation>wartend</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="52"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="51"/>
         <source>starting</source>
         <translation>startet</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="54"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="53"/>
         <source>running</source>
         <translation>läuft</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="56"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="55"/>
         <source>completed</source>
         <translation>fertig</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="58"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="57"/>
         <source>failed</source>
         <translation>fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="60"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="59"/>
         <source>stopped</source>
         <translation>gestoppt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="62"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="118"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="61"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="117"/>
         <source>unknown</source>
         <translation>unbekannt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="80"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="79"/>
         <source>train loss (raw)</source>
         <translation>Trainingsverlust (roh)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="81"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="80"/>
         <source>train loss</source>
         <translation>Trainingsverlust</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="82"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="81"/>
         <source>test loss</source>
         <translation>Testverlust</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="101"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="100"/>
         <source>Stop failed: %1</source>
         <translation>Stoppen fehlgeschlagen: %1</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="123"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="122"/>
         <source>&amp;Stop run</source>
         <translation>Lauf &amp;stoppen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="124"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="123"/>
         <source>Stop the run: its ranks checkpoint and exit</source>
         <translation>Den Lauf stoppen: seine Ränge schreiben einen Prüfpunkt und beenden sich</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="130"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="129"/>
         <source>State:</source>
         <translation>Status:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="133"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="132"/>
         <source>Elapsed:</source>
         <translation>Verstrichen:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="136"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="135"/>
         <source>ETA:</source>
         <translation>Restzeit:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="143"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="142"/>
         <source>Step</source>
         <translation>Schritt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="143"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="142"/>
         <source>Epoch</source>
         <translation>Epoche</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="143"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="142"/>
         <source>Wall time</source>
         <translation>Laufzeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="144"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="143"/>
         <source>What the x axis of the training charts shows</source>
         <translation>Was die x-Achse der Trainingsdiagramme zeigt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="145"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="144"/>
         <source>Log &amp;x</source>
         <translation>Log. &amp;x</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="146"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="145"/>
         <source>Log &amp;y</source>
         <translation>Log. &amp;y</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="151"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="150"/>
         <source>Exponential moving average weight of the train loss line</source>
         <translation>Gewicht des exponentiellen gleitenden Mittels (EMA) der Trainingsverlustkurve</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="153"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="152"/>
         <source>&amp;Reset zoom</source>
         <translation>Zoom &amp;zurücksetzen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="155"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="154"/>
         <source>Zoom: drag a rectangle or use the wheel; pan: right-drag or arrow keys; reset: double-click; export: right-click a chart</source>
         <translation>Zoomen: Rechteck aufziehen oder Mausrad; Verschieben: mit rechter Maustaste ziehen oder Pfeiltasten; Zurücksetzen: Doppelklick; Export: Rechtsklick auf ein Diagramm</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="158"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="157"/>
         <source>Export c&amp;hart</source>
         <translation>Dia&amp;gramm exportieren</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="159"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="158"/>
         <source>Save one chart, as shown, as PNG or SVG</source>
         <translation>Ein Diagramm wie angezeigt als PNG oder SVG speichern</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="162"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="161"/>
         <source>Export metrics CS&amp;V…</source>
         <translation>Metriken als CS&amp;V exportieren…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="164"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="163"/>
         <source>Write every metric sample of the run, every rank, at full resolution to a CSV file</source>
         <translation>Jeden Metrikwert des Laufs, aller Ranks, in voller Auflösung in eine CSV-Datei schreiben</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="167"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="166"/>
         <source>X axis:</source>
         <translation>x-Achse:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="172"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="171"/>
         <source>Smoothing:</source>
         <translation>Glättung:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="180"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="179"/>
         <source>Loss</source>
         <translation>Verlust</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="181"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="180"/>
         <source>Test accuracy</source>
         <translation>Testgenauigkeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="182"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="181"/>
         <source>Throughput</source>
         <translation>Durchsatz</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="183"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="182"/>
         <source>Step time</source>
         <translation>Schrittzeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="185"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="184"/>
         <source>All-reduce time</source>
         <translation>All-Reduce-Zeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="186"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="185"/>
         <source>All-reduce bus bandwidth</source>
         <translation>All-Reduce-Busbandbreite</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="187"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="186"/>
         <source>GPU utilization</source>
         <translation>GPU-Auslastung</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="188"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="187"/>
         <source>GPU memory</source>
         <translation>GPU-Speicher</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="190"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="189"/>
         <source>No telemetry from the run&apos;s node yet</source>
         <translation>Noch keine Telemetrie vom Knoten des Laufs</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="192"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="275"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="191"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="274"/>
         <source>time since start (s)</source>
         <translation>Zeit seit Start (s)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="193"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="281"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="192"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="280"/>
         <source>accuracy</source>
         <translation>Genauigkeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="194"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="280"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="193"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="279"/>
         <source>loss (nats)</source>
         <translation>Verlust (nats)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="195"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="282"/>
-        <location filename="../gui/widgets/src/dashboard_tab_data.cpp" line="144"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="194"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="281"/>
+        <location filename="../gui/widgets/src/dashboard_tab_data.cpp" line="145"/>
         <source>samples/s</source>
         <translation>Samples/s</translation>
     </message>
     <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="195"/>
         <location filename="../gui/widgets/src/dashboard_tab.cpp" line="196"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="197"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="282"/>
         <location filename="../gui/widgets/src/dashboard_tab.cpp" line="283"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="284"/>
         <source>ms per step</source>
         <translation>ms pro Schritt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="198"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="285"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="197"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="284"/>
         <source>busbw (GB/s)</source>
         <translation>Busbandbreite (GB/s)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="199"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="198"/>
         <source>utilization (%)</source>
         <translation>Auslastung (%)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="200"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="199"/>
         <source>memory used (MiB)</source>
         <translation>Belegter Speicher (MiB)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="204"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="203"/>
         <source>As PNG…</source>
         <translation>Als PNG…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="205"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="204"/>
         <source>As SVG…</source>
         <translation>Als SVG…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="207"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="206"/>
         <source>Export the run&apos;s metrics as CSV…</source>
         <translation>Metriken des Laufs als CSV exportieren…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="232"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="231"/>
         <source>Per rank</source>
         <translation>Pro Rang</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="233"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="232"/>
         <source>Log</source>
         <translation>Protokoll</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="275"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="274"/>
         <source>step</source>
         <translation>Schritt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="275"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="274"/>
         <source>epoch</source>
         <translation>Epoche</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="375"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="374"/>
         <source>The run uses no GPUs</source>
         <translation>Der Lauf verwendet keine GPUs</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="390"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="389"/>
         <source>%1 GPU %2</source>
         <translation>%1 GPU %2</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="391"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="390"/>
         <source>GPU %1</source>
         <translation>GPU %1</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab_data.cpp" line="142"/>
+        <location filename="../gui/widgets/src/dashboard_tab_data.cpp" line="143"/>
         <source>test accuracy</source>
         <translation>Testgenauigkeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab_data.cpp" line="146"/>
+        <location filename="../gui/widgets/src/dashboard_tab_data.cpp" line="147"/>
         <source>compute</source>
         <translation>Berechnung</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab_data.cpp" line="147"/>
+        <location filename="../gui/widgets/src/dashboard_tab_data.cpp" line="148"/>
         <source>exposed communication</source>
         <translation>nicht überlappte Kommunikation</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab_data.cpp" line="149"/>
+        <location filename="../gui/widgets/src/dashboard_tab_data.cpp" line="150"/>
         <source>all-reduce</source>
         <translation>All-Reduce</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab_data.cpp" line="151"/>
+        <location filename="../gui/widgets/src/dashboard_tab_data.cpp" line="152"/>
         <source>busbw</source>
         <translation>Busbandbreite</translation>
     </message>
     <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="342"/>
         <location filename="../gui/widgets/src/dashboard_tab.cpp" line="343"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="344"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="355"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="354"/>
         <source>N/A</source>
         <translation>k. A.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="350"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="349"/>
         <source>done</source>
         <translation>fertig</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="373"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="372"/>
         <source>N/A: the node does not report this value</source>
         <translation>k. A.: Der Knoten meldet diesen Wert nicht</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="377"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="376"/>
         <source>No GPUs on this node</source>
         <translation>Keine GPUs auf diesem Knoten</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="418"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="417"/>
         <source>Stop run</source>
         <translation>Lauf stoppen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="419"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="418"/>
         <source>Stop the run &quot;%1&quot;? Its ranks write a checkpoint and exit.</source>
         <translation>Den Lauf „%1“ stoppen? Seine Ränge schreiben einen Prüfpunkt und beenden sich.</translation>
     </message>
@@ -1842,7 +1847,7 @@
         <location filename="../gui/widgets/src/node_detail_pane.cpp" line="337"/>
         <location filename="../gui/widgets/src/node_detail_pane.cpp" line="352"/>
         <location filename="../gui/widgets/src/node_table_model.cpp" line="45"/>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="337"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="343"/>
         <source>N/A</source>
         <translation>k. A.</translation>
     </message>
@@ -1863,123 +1868,138 @@
         <translation>%1 h</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="135"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="136"/>
+        <source>Stalled runs (docs/metrics.md, Hangs):
+%1</source>
+        <translation>Hängende Läufe (docs/metrics.md, Hangs):
+%1</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="139"/>
         <source>The local agent, started by this GUI on loopback</source>
         <translation>Der lokale Agent, von dieser GUI auf Loopback gestartet</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="143"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="147"/>
         <source>GPU %1: %2, %3 GiB</source>
         <translation>GPU %1: %2, %3 GiB</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="150"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="154"/>
         <source>%1, in use by a run</source>
         <translation>%1, von einem Lauf belegt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="152"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="156"/>
         <source>%1, free</source>
         <translation>%1, frei</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="191"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="195"/>
         <source>Name</source>
         <translation>Name</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="193"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="197"/>
         <source>Address</source>
         <translation>Adresse</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="195"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="199"/>
         <source>State</source>
         <translation>Status</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="197"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="201"/>
         <source>CPU</source>
         <translation>CPU</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="199"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="203"/>
         <source>Memory</source>
         <translation>Speicher</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="201"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="205"/>
         <source>GPUs</source>
         <translation>GPUs</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="203"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="207"/>
         <source>Slots</source>
         <translation>Slots</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="205"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="209"/>
         <source>Agent</source>
         <translation>Agent</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="228"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="232"/>
         <source>connecting…</source>
         <translation>verbindet…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="230"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="234"/>
         <source>draining</source>
         <translation>gesperrt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="230"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="234"/>
         <source>online</source>
         <translation>online</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="233"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="237"/>
         <source>offline</source>
         <translation>offline</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="237"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="240"/>
         <source>%1 (%2)</source>
         <translation>%1 (%2)</translation>
     </message>
+    <message numerus="yes">
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="242"/>
+        <source>%1, %n stalled run(s)</source>
+        <translation>
+            <numerusform>%1, %n hängender Lauf</numerusform>
+            <numerusform>%1, %n hängende Läufe</numerusform>
+        </translation>
+    </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="245"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="251"/>
         <source>1 core</source>
         <translation>1 Kern</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="245"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="251"/>
         <source>%1 cores</source>
         <translation>%1 Kerne</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="247"/>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="270"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="253"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="276"/>
         <source>%1 %</source>
         <translation>%1 %</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="256"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="262"/>
         <source>%1 / %2 GiB</source>
         <translation>%1 / %2 GiB</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="263"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="269"/>
         <source>none</source>
         <translation>keine</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="280"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="286"/>
         <source>%1; %2 of %3 in use</source>
         <translation>%1; %2 von %3 belegt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="289"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="295"/>
         <source>%1 free / %2 used %3</source>
         <translation>%1 frei / %2 belegt %3</translation>
     </message>
@@ -2058,52 +2078,144 @@
     </message>
 </context>
 <context>
-    <name>ringside::gui::RankView</name>
+    <name>ringside::gui::RankHeatmapView</name>
     <message>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="18"/>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="82"/>
+        <location filename="../gui/widgets/src/rank_heatmap_view.cpp" line="28"/>
+        <location filename="../gui/widgets/src/rank_heatmap_view.cpp" line="225"/>
+        <location filename="../gui/widgets/src/rank_heatmap_view.cpp" line="263"/>
         <source>N/A</source>
         <translation>k. A.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="39"/>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="89"/>
+        <location filename="../gui/widgets/src/rank_heatmap_view.cpp" line="39"/>
+        <source>unknown node</source>
+        <translation>unbekannter Knoten</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/rank_heatmap_view.cpp" line="68"/>
+        <location filename="../gui/widgets/src/rank_heatmap_view.cpp" line="71"/>
+        <location filename="../gui/widgets/src/rank_heatmap_view.cpp" line="158"/>
+        <source>rank %1</source>
+        <translation>Rang %1</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/rank_heatmap_view.cpp" line="121"/>
+        <source>No per-rank timings yet: the heatmap fills as the ranks report compute and all-reduce times.</source>
+        <translation>Noch keine Zeiten pro Rang: Die Heatmap füllt sich, sobald die Ränge Rechen- und All-Reduce-Zeiten melden.</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/rank_heatmap_view.cpp" line="205"/>
+        <source>step (windows of %L1 steps)</source>
+        <translation>Schritt (Fenster von %L1 Schritten)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/rank_heatmap_view.cpp" line="255"/>
+        <source>median</source>
+        <translation>Median</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/rank_heatmap_view.cpp" line="277"/>
+        <source>Compute time</source>
+        <translation>Rechenzeit</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/rank_heatmap_view.cpp" line="278"/>
+        <source>All-reduce wait</source>
+        <translation>All-Reduce-Wartezeit</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/rank_heatmap_view.cpp" line="280"/>
+        <source>Compute time: forward and backward of each rank; a slow rank (a straggler) is red. All-reduce wait: time blocked on communication after backward; a straggler waits least (blue), the ranks that wait for it most.</source>
+        <translation>Rechenzeit: Vorwärts- und Rückwärtsdurchlauf jedes Rangs; ein langsamer Rang (ein Nachzügler) ist rot. All-Reduce-Wartezeit: Zeit, die nach dem Rückwärtsdurchlauf auf die Kommunikation gewartet wird; ein Nachzügler wartet am wenigsten (blau), die Ränge, die auf ihn warten, am meisten.</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/rank_heatmap_view.cpp" line="286"/>
+        <source>Colour:</source>
+        <translation>Farbe:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/rank_heatmap_view.cpp" line="298"/>
+        <source>Each cell: the rank&apos;s mean compute time in a window of steps against the median over ranks in that window.</source>
+        <translation>Jede Zelle: die mittlere Rechenzeit des Rangs in einem Schrittfenster gegenüber dem Median aller Ränge in diesem Fenster.</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/rank_heatmap_view.cpp" line="300"/>
+        <source>Each cell: the rank&apos;s all-reduce wait minus the window&apos;s median wait, as a share of the median compute time.</source>
+        <translation>Jede Zelle: die All-Reduce-Wartezeit des Rangs abzüglich der mittleren Wartezeit (Median) des Fensters, als Anteil der mittleren Rechenzeit (Median).</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/rank_heatmap_view.cpp" line="339"/>
+        <source>Rank %1 on %2</source>
+        <translation>Rang %1 auf %2</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/rank_heatmap_view.cpp" line="340"/>
+        <source>Steps %L1 to %L2</source>
+        <translation>Schritte %L1 bis %L2</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/rank_heatmap_view.cpp" line="343"/>
+        <source>Compute: %1 ms, median %2 ms</source>
+        <translation>Rechnen: %1 ms, Median %2 ms</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/rank_heatmap_view.cpp" line="348"/>
+        <source>All-reduce wait: %1 ms, median %2 ms</source>
+        <translation>All-Reduce-Wartezeit: %1 ms, Median %2 ms</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/rank_heatmap_view.cpp" line="351"/>
+        <source>(%1 of the median compute time)</source>
+        <translation>(%1 der mittleren Rechenzeit)</translation>
+    </message>
+</context>
+<context>
+    <name>ringside::gui::RankView</name>
+    <message>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="22"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="120"/>
+        <source>N/A</source>
+        <translation>k. A.</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="46"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="128"/>
         <source>No per-rank timings yet (a run with more than one rank reports them).</source>
         <translation>Noch keine Zeiten pro Rang (ein Lauf mit mehr als einem Rang meldet sie).</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="43"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="50"/>
         <source>Rank</source>
         <translation>Rang</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="43"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="50"/>
         <source>Node</source>
         <translation>Knoten</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="43"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="50"/>
         <source>Step (ms)</source>
         <translation>Schritt (ms)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="43"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="50"/>
         <source>All-reduce wait (ms)</source>
         <translation>All-Reduce-Wartezeit (ms)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="43"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="50"/>
         <source>Step vs median</source>
         <translation>Schritt ggü. Median</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="79"/>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="96"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="117"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="135"/>
         <source>unknown</source>
         <translation>unbekannt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="94"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="133"/>
         <source>slowest: rank %1 on node %2, step %3 ms (%4% over median)</source>
         <translation>Am langsamsten: Rang %1 auf Knoten %2, Schritt %3 ms (%4 % über dem Median)</translation>
     </message>
@@ -2111,453 +2223,463 @@
 <context>
     <name>ringside::gui::RunSetupPanel</name>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="59"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="61"/>
         <source>Run</source>
         <translation>Lauf</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="62"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="64"/>
         <source>e.g. fmnist baseline</source>
         <translation>z. B. fmnist baseline</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="63"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="65"/>
         <source>&amp;Name:</source>
         <translation>&amp;Name:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="66"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="68"/>
         <source>comma-separated, e.g. sweep, mlp</source>
         <translation>kommagetrennt, z. B. sweep, mlp</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="67"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="69"/>
         <source>&amp;Tags:</source>
         <translation>&amp;Tags:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="68"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="70"/>
         <source>Ringside trainer</source>
         <translation>Ringside-Trainer</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="69"/>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="182"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="71"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="194"/>
         <source>Custom command</source>
         <translation>Eigener Befehl</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="75"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="77"/>
         <source>Job:</source>
         <translation>Job:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="83"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="85"/>
         <source>Data and model</source>
         <translation>Daten und Modell</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="86"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="88"/>
         <source>Browse…</source>
         <translation>Durchsuchen…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="90"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="92"/>
         <source>Dataset directory:</source>
         <translation>Datensatzverzeichnis:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="93"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="95"/>
         <source>CNN: 2 conv layers (oneDNN / cuDNN)</source>
         <translation>CNN: 2 Faltungsschichten (oneDNN / cuDNN)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="94"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="96"/>
         <source>MLP: fully connected</source>
         <translation>MLP: vollständig verbunden</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="98"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="100"/>
         <source>&amp;Model:</source>
         <translation>&amp;Modell:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="101"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="103"/>
         <source>Hidden layer widths; input and output sizes come from the dataset</source>
         <translation>Breiten der verborgenen Schichten; Ein- und Ausgabegrößen ergeben sich aus dem Datensatz</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="102"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="104"/>
         <source>&amp;Hidden layers:</source>
         <translation>&amp;Verborgene Schichten:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="106"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="108"/>
         <source>Output channels of each 3x3 conv stage (each followed by ReLU and 2x2 max-pooling), input to output</source>
         <translation>Ausgabekanäle jeder 3x3-Faltungsstufe (jeweils gefolgt von ReLU und 2x2-Max-Pooling), vom Eingang zum Ausgang</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="108"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="110"/>
         <source>Conv &amp;channels:</source>
         <translation>Faltungs&amp;kanäle:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="114"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="116"/>
         <source>Probability that dropout zeroes a conv feature during training</source>
         <translation>Wahrscheinlichkeit, mit der Dropout im Training ein Faltungsmerkmal auf null setzt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="115"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="117"/>
         <source>&amp;Dropout:</source>
         <translation>&amp;Dropout:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="119"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="121"/>
         <source>Optimizer</source>
         <translation>Optimierer</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="122"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="124"/>
         <source>SGD</source>
         <translation>SGD</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="123"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="125"/>
         <source>AdamW</source>
         <translation>AdamW</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="124"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="126"/>
         <source>&amp;Optimizer:</source>
         <translation>&amp;Optimierer:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="126"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="128"/>
         <source>&amp;Learning rate:</source>
         <translation>&amp;Lernrate:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="129"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="131"/>
         <source>&amp;Momentum:</source>
         <translation>&amp;Momentum:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="131"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="133"/>
         <source>Nesterov</source>
         <translation>Nesterov</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="135"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="137"/>
         <source>Beta &amp;1:</source>
         <translation>Beta &amp;1:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="136"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="138"/>
         <source>Beta &amp;2:</source>
         <translation>Beta &amp;2:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="139"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="141"/>
         <source>&amp;Weight decay:</source>
         <translation>&amp;Weight Decay:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="141"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="143"/>
         <source>Cosine</source>
         <translation>Kosinus</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="142"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="144"/>
         <source>Step</source>
         <translation>Stufen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="143"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="145"/>
         <source>Constant</source>
         <translation>Konstant</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="144"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="146"/>
         <source>LR &amp;schedule:</source>
         <translation>LR-&amp;Zeitplan:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="146"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="148"/>
         <source>&amp;Warm-up steps:</source>
         <translation>Warm-&amp;up-Schritte:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="150"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="152"/>
         <source>Decay every (epochs):</source>
         <translation>Abklingen alle (Epochen):</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="152"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="154"/>
         <source>Decay factor:</source>
         <translation>Abklingfaktor:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="153"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="155"/>
         <source>Final learning rate:</source>
         <translation>End-Lernrate:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="157"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="159"/>
         <source>Training</source>
         <translation>Training</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="160"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="162"/>
         <source>&amp;Epochs:</source>
         <translation>&amp;Epochen:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="162"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="164"/>
         <source>&amp;Global batch:</source>
         <translation>&amp;Globaler Batch:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="165"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="167"/>
         <source>Auto (GPU when present)</source>
         <translation>Automatisch (GPU, falls vorhanden)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="166"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="168"/>
         <source>NCCL (GPU)</source>
         <translation>NCCL (GPU)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="167"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="169"/>
         <source>MPI (CPU)</source>
         <translation>MPI (CPU)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="168"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="170"/>
         <source>&amp;Backend:</source>
         <translation>&amp;Backend:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="170"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="172"/>
         <source>Gradient &amp;bucket (MiB):</source>
         <translation>Gradienten-Bu&amp;cket (MiB):</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="172"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="174"/>
         <source>at the end and on stop</source>
         <translation>am Ende und beim Stoppen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="173"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="175"/>
         <source>&amp;Checkpoint every (steps):</source>
         <translation>&amp;Prüfpunkt alle (Schritte):</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="177"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="179"/>
+        <source>How often every rank reports its metrics (loss, and its step, compute and all-reduce times, each the mean over the steps since its last report), in global steps; the last step of each epoch always reports. 1 = every step: the charts and the per-rank heatmap show every step, at the cost of more values to send and store. Run spec key log_every (ringside-trainer --log-every).</source>
+        <translation>Wie oft jeder Rang seine Metriken meldet (Loss sowie Schritt-, Rechen- und All-Reduce-Zeiten, jeweils der Mittelwert über die Schritte seit der letzten Meldung), in globalen Schritten; der letzte Schritt jeder Epoche meldet immer. 1 = jeder Schritt: Diagramme und die Heatmap pro Rang zeigen jeden Schritt, auf Kosten von mehr Werten, die gesendet und gespeichert werden. Schlüssel log_every der Laufspezifikation (ringside-trainer --log-every).</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="184"/>
+        <source>Metric &amp;interval (steps):</source>
+        <translation>Metrik-&amp;Intervall (Schritte):</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="189"/>
         <source>S&amp;eed:</source>
         <translation>See&amp;d:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="185"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="197"/>
         <source>python3 train.py --epochs 3</source>
         <translation>python3 train.py --epochs 3</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="187"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="199"/>
         <source>Started under mpirun on every rank; report metrics by printing JSON Lines records on stdout (see docs/metrics.md)</source>
         <translation>Läuft unter mpirun auf jedem Rang; Metriken als JSON-Lines-Datensätze auf stdout ausgeben (siehe docs/metrics.md)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="189"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="201"/>
         <source>Co&amp;mmand:</source>
         <translation>Be&amp;fehl:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="194"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="206"/>
         <source>Placement</source>
         <translation>Platzierung</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="203"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="215"/>
         <source>Check the nodes to run on. Ranks are placed in list order and the first checked node owns the run; drag a node to change the order.</source>
         <translation>Markieren Sie die Knoten für den Lauf. Die Ränge werden in Listenreihenfolge verteilt, und der erste markierte Knoten führt den Lauf; ziehen Sie einen Knoten, um die Reihenfolge zu ändern.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="205"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="217"/>
         <source>N&amp;odes:</source>
         <translation>&amp;Knoten:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="369"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="383"/>
         <source>offline</source>
         <translation>offline</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="370"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="384"/>
         <source>draining</source>
         <translation>gesperrt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="371"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="385"/>
         <source>online</source>
         <translation>online</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="374"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="388"/>
         <source>free slots unknown</source>
         <translation>freie Slots unbekannt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="376"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="390"/>
         <source>free GPU slots: %L1</source>
         <translation>freie GPU-Slots: %L1</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="378"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="392"/>
         <source>free CPU slots: %L1</source>
         <translation>freie CPU-Slots: %L1</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="380"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="394"/>
         <source>free slots: %L1</source>
         <translation>freie Slots: %L1</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="382"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="396"/>
         <source>%1 (%2, %3)</source>
         <translation>%1 (%2, %3)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="454"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="468"/>
         <source>Host: %1</source>
         <translation>Rechner: %1</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="490"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="504"/>
         <source>no node chosen</source>
         <translation>kein Knoten gewählt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="492"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="506"/>
         <source>1 node</source>
         <translation>1 Knoten</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="492"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="506"/>
         <source>%L1 nodes</source>
         <translation>%L1 Knoten</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="493"/>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="494"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="507"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="508"/>
         <source>1 rank</source>
         <translation>1 Rang</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="493"/>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="494"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="507"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="508"/>
         <source>%L1 ranks</source>
         <translation>%L1 Ränge</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="495"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="509"/>
         <source>%1 × %2 = %3</source>
         <translation>%1 × %2 = %3</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="501"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="515"/>
         <source>Rank 0 runs on %1, which owns the run.</source>
         <translation>Rang 0 läuft auf %1, der den Lauf führt.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="506"/>
-        <source>Ranks on the other nodes report their per-rank metrics to their own node&apos;s agent, so the dashboard&apos;s per-rank view shows only the first node&apos;s ranks; the global metrics (rank 0) are complete.</source>
-        <translation>Ränge auf den anderen Knoten melden ihre Metriken pro Rang an den Agenten ihres eigenen Knotens; die Ansicht pro Rang zeigt daher nur die Ränge des ersten Knotens. Die globalen Metriken (Rang 0) sind vollständig.</translation>
-    </message>
-    <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="208"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="220"/>
         <source>&amp;Ranks per node:</source>
         <translation>&amp;Ränge pro Knoten:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="96"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="98"/>
         <source>The CNN learns more; 5 epochs take about a minute at 2 ranks on 2 cores. The MLP finishes in seconds</source>
         <translation>Das CNN lernt mehr; 5 Epochen dauern mit 2 Rängen auf 2 Kernen etwa eine Minute. Das MLP ist in Sekunden fertig</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="211"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="223"/>
         <source>World size:</source>
         <translation>Weltgröße:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="220"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="232"/>
         <source>L&amp;oad preset…</source>
         <translation>Vorl&amp;age laden…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="221"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="233"/>
         <source>&amp;Save preset…</source>
         <translation>Vorlage speic&amp;hern…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="222"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="234"/>
         <source>&amp;Launch</source>
         <translation>&amp;Starten</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="225"/>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="521"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="237"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="534"/>
         <source>Launch the run (Ctrl+Enter)</source>
         <translation>Den Lauf starten (Strg+Eingabe)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="241"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="253"/>
         <source>Dataset directory</source>
         <translation>Datensatzverzeichnis</translation>
     </message>
     <message>
         <location filename="../gui/widgets/src/run_setup_panel.cpp" line="520"/>
+        <source>Every rank reports its metrics to the agent of the node that owns the run; the dashboard&apos;s per-rank view shows every rank, grouped by node.</source>
+        <translation>Jeder Rang meldet seine Metriken an den Agenten des Knotens, dem der Lauf gehört; die Ansicht pro Rang im Dashboard zeigt jeden Rang, nach Knoten gruppiert.</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="533"/>
         <source>No node to launch on: add one in Nodes</source>
         <translation>Kein Knoten zum Starten: Fügen Sie unter „Knoten“ einen hinzu</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="525"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="538"/>
         <source>Load run preset</source>
         <translation>Laufvorlage laden</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="526"/>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="559"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="539"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="572"/>
         <source>Run presets (*.json)</source>
         <translation>Laufvorlagen (*.json)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="530"/>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="542"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="543"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="555"/>
         <source>Load preset</source>
         <translation>Vorlage laden</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="531"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="544"/>
         <source>Cannot read %1: %2</source>
         <translation>%1 kann nicht gelesen werden: %2</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="538"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="551"/>
         <source>%1 is not valid JSON: %2</source>
         <translation>%1 ist kein gültiges JSON: %2</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="557"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="570"/>
         <source>Save run preset</source>
         <translation>Laufvorlage speichern</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="564"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="577"/>
         <source>Save preset</source>
         <translation>Vorlage speichern</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="565"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="578"/>
         <source>Cannot write %1: %2</source>
         <translation>%1 kann nicht geschrieben werden: %2</translation>
     </message>

@@ -295,6 +295,7 @@ QList<NodeView> Controller::nodes() const {
       view.state = link.connection->state();
       view.heartbeatAgeMs = link.connection->heartbeatAgeMs();
     }
+    addStalls(&view);
     views.append(view);
   }
   return views;
@@ -308,6 +309,7 @@ std::optional<NodeView> Controller::node(const QString& nodeId) const {
     view.state = it->second.connection->state();
     view.heartbeatAgeMs = it->second.connection->heartbeatAgeMs();
   }
+  addStalls(&view);
   return view;
 }
 

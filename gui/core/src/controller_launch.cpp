@@ -15,12 +15,47 @@ QString Controller::displayName(const QString& nodeId) const {
 void Controller::noteRun(const QString& nodeId, const v1::RunInfo& run) {
   const QString runId = QString::fromStdString(run.run_id());
   runNode_.insert(runId, nodeId);
+  if (run.has_spec() && !run.spec().name().empty()) {
+    runNames_.insert(runId, QString::fromStdString(run.spec().name()));
+  }
+  const bool stalled = run.has_stall() && run.state() == v1::RUNNING;
+  const auto known = stalls_.find(runId);
+  if (stalled &&
+      (known == stalls_.end() || known->SerializeAsString() != run.stall().SerializeAsString())) {
+    stalls_.insert(runId, run.stall());
+    emit runStallChanged(runId);
+    emit nodesChanged();
+  } else if (!stalled && known != stalls_.end()) {
+    stalls_.erase(known);
+    emit runStallChanged(runId);
+    emit nodesChanged();
+  }
   if (run.has_spec() && run.spec().hosts_size() > 0) {
     QStringList hosts;
     for (const v1::HostSlots& host : run.spec().hosts()) {
       hosts << QString::fromStdString(host.host());
     }
     runHosts_.insert(runId, hosts);
+  }
+}
+
+std::optional<v1::StallVerdict> Controller::stallOf(const QString& runId) const {
+  auto it = stalls_.find(runId);
+  if (it == stalls_.end()) return std::nullopt;
+  return *it;
+}
+
+void Controller::addStalls(NodeView* view) const {
+  const QString hostname = view->info ? QString::fromStdString(view->info->hostname()) : QString();
+  for (auto it = stalls_.begin(); it != stalls_.end(); ++it) {
+    bool concerns = false;
+    for (const std::string& node : it->stuck_nodes()) {
+      concerns |= !hostname.isEmpty() && QString::fromStdString(node) == hostname;
+    }
+    if (it->stuck_nodes().empty()) concerns = runNode_.value(it.key()) == view->record.nodeId;
+    if (!concerns) continue;
+    const QString name = runNames_.value(it.key(), it.key());
+    view->stalls.append(name + QStringLiteral(": ") + QString::fromStdString(it->summary()));
   }
 }
 

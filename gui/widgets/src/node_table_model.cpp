@@ -54,7 +54,7 @@ int slotsUsed(const NodeView& node) {
 
 QColor stateColor(const NodeView& node) {
   if (node.state == NodeState::Offline) return QColor(0xc0, 0x39, 0x2b);
-  if (NodeTableModel::isDraining(node)) return QColor(0xd6, 0x89, 0x10);
+  if (NodeTableModel::isDraining(node) || !node.stalls.isEmpty()) return QColor(0xd6, 0x89, 0x10);
   return {};
 }
 
@@ -131,6 +131,10 @@ QVariant NodeTableModel::data(const QModelIndex& index, int role) const {
   }
   if (role == Qt::ToolTipRole) {
     switch (index.column()) {
+      case kState:
+        return node.stalls.isEmpty() ? QVariant()
+                                     : QVariant(tr("Stalled runs (docs/metrics.md, Hangs):\n%1")
+                                                    .arg(node.stalls.join(QLatin1Char('\n'))));
       case kAddress:
         return node.local ? tr("The local agent, started by this GUI on loopback")
                           : node.record.address;
@@ -233,8 +237,10 @@ QString NodeTableModel::stateText(const NodeView& node) {
       state = tr("offline");
       break;
   }
-  if (node.heartbeatAgeMs < 0) return state;
-  return tr("%1 (%2)").arg(state, ageText(node.heartbeatAgeMs));
+  if (node.heartbeatAgeMs >= 0) state = tr("%1 (%2)").arg(state, ageText(node.heartbeatAgeMs));
+  if (!node.stalls.isEmpty())
+    state = tr("%1, %n stalled run(s)", "", node.stalls.size()).arg(state);
+  return state;
 }
 
 QString NodeTableModel::cpuText(const NodeView& node) {

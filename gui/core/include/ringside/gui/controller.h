@@ -57,6 +57,10 @@ struct NodeView {
   qint64 heartbeatAgeMs = -1;
   std::optional<v1::NodeInfo> info;            // from the last hello
   std::optional<v1::NodeTelemetry> telemetry;  // the latest sample
+  // Stalled runs that concern this node (docs/metrics.md, "Hangs"): a stuck rank runs here
+  // (StallVerdict.stuck_nodes names its host name), or the verdict names no node and this node
+  // owns the run. Each entry "<run name>: <the verdict's summary>".
+  QStringList stalls;
 };
 
 class Controller : public QObject {
@@ -123,6 +127,9 @@ class Controller : public QObject {
   void stopRun(const QString& runId, double graceSeconds = 0);
   // The node that owns a run ("" when unknown).
   QString nodeOfRun(const QString& runId) const { return runNode_.value(runId); }
+  // The stall verdict (RunInfo.stall) of a running run, as its agent last reported it; nullopt
+  // while it makes progress, once it ended, or for an unknown run.
+  std::optional<v1::StallVerdict> stallOf(const QString& runId) const;
 
  signals:
   void nodesChanged();
@@ -136,6 +143,8 @@ class Controller : public QObject {
   // New data for a run is in the store (the dashboards redraw on their timer).
   void runDataChanged(const QString& runId);
   void runStateChanged(const QString& runId, ringside::v1::RunState state);
+  // A run's stall verdict appeared, changed or cleared (stallOf).
+  void runStallChanged(const QString& runId);
   void errorMessage(const QString& message);
   // start() has finished: the store is open, the known nodes are connected and the known runs'
   // nodes are set (nodeOfRun), so a reconnect catches up on them.
@@ -191,8 +200,12 @@ class Controller : public QObject {
   curve::KeyPair keys_;
   std::unique_ptr<MetricsStore> store_;
   std::unique_ptr<LocalAgent> localAgent_;
-  std::map<QString, NodeLink> links_;     // by node id
-  QHash<QString, QString> runNode_;       // run id -> node id
+  std::map<QString, NodeLink> links_;  // by node id
+  QHash<QString, QString> runNode_;    // run id -> node id
+  // Running runs' stall verdicts and names, from their latest RunInfo (noteRun).
+  QHash<QString, v1::StallVerdict> stalls_;
+  QHash<QString, QString> runNames_;
+  void addStalls(NodeView* view) const;
   QHash<QString, QStringList> runHosts_;  // run id -> its spec's host names (multi-node runs)
   QSet<RequestKey> pendingLaunches_;
   std::map<quint64, Preflight> preflights_;       // by attempt (nextPreflight_)
