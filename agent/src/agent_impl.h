@@ -1,0 +1,146 @@
+// Agent::Impl, private to the agent's sources: the state that agent.cpp (start-up, sockets and the
+// main loop), agent_control.cpp (the control requests) and agent_ingest.cpp (rank metrics, run
+// logs, run states, metric recovery and hang checks) share.
+//
+// Thread-safety: none needed; everything runs on the thread that calls Agent::run().
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+#include <zmq.hpp>
+
+#include "ringside/agent/agent.h"
+#include "ringside/agent/hang_monitor.h"
+#include "ringside/agent/journal.h"
+#include "ringside/agent/log_tailer.h"
+#include "ringside/agent/nvml_probe.h"
+#include "ringside/agent/run_manager.h"
+#include "ringside/agent/telemetry.h"
+#include "ringside/common/curve.h"
+#include "ringside/common/zap_handler.h"
+
+namespace ringside::agent {
+
+using Clock = std::chrono::steady_clock;
+
+// Seconds since the epoch (system clock), as the journal and the protocol record times.
+double wallSeconds();
+
+// Writes "ringside-agent <level>: <text>" to stderr, unless `level` ("error", "warning", "info",
+// "debug") is less severe than the one setLogLevel() chose. Thread-safe.
+void logLine(const char* level, const std::string& text);
+
+struct Agent::Impl {
+  AgentConfig config;
+  zmq::context_t context;
+  curve::KeyPair keys;
+  curve::Allowlist allowlist;
+  std::unique_ptr<curve::ZapHandler> zap;
+  zmq::socket_t control{context, zmq::socket_type::router};
+  zmq::socket_t events{context, zmq::socket_type::pub};
+  zmq::socket_t ranks{context, zmq::socket_type::pull};
+  // Ranks of multi-node runs on other nodes: CURVE, per-run keys (runKeys), kRankZapDomain.
+  zmq::socket_t remoteRanks{context, zmq::socket_type::pull};
+  curve::Allowlist runKeys;
+  std::string controlEndpoint, eventsEndpoint, rankEndpoint, rankTcpEndpoint;
+  std::unique_ptr<Journal> journal;
+  std::unique_ptr<RunManager> runs;
+  std::unique_ptr<NvmlProbe> nvml;
+  GpuProbe* gpuProbe = nullptr;
+  std::unique_ptr<TelemetrySampler> telemetry;
+  v1::NodeInfo node;
+  bool draining = false;
+  std::map<std::string, LogTailer> tailers;  // per active run
+  // Trainer runs this agent adopted while they were active: an earlier agent was away for part
+  // of them, so their ranks may have ended with metrics they could not send.
+  std::set<std::string> adoptedActive;
+  // Ended trainer runs whose metrics are to be recovered from stdout.log (metrics_recovery.h),
+  // and when: a few seconds after the end, when every batch the ranks sent has been journaled.
+  std::map<std::string, Clock::time_point> recoveries;
+  std::string allowlistError;  // the last reload error reported (reported once per change)
+  HangMonitor hangs;           // stalls and hang timeouts of the runs this agent owns
+
+  explicit Impl(AgentConfig c) : config(std::move(c)) {}
+
+  // agent.cpp: sockets, allowlist, retention.
+
+  // Creates, configures and binds the control (ROUTER) and events (PUB) sockets on `control` and
+  // `events` (tcp endpoints; port 0 or "*" picks a free one), replacing any earlier ones, and
+  // records the bound endpoints. Retries a busy port for up to `retryFor` (a re-bind right after
+  // the old sockets closed). Errors: Internal naming the address.
+  Status bindServerSockets(const std::string& control, const std::string& events,
+                           std::chrono::milliseconds retryFor);
+
+  // Picks up `ringside-agent authorize` / `revoke` (or an edit) of the allowlist file. A key that
+  // was removed loses access at once, also on connections it already has: CURVE authenticates a
+  // connection only at its handshake, so the control and events sockets are closed and bound
+  // again on the same ports; every client reconnects and is authenticated afresh (a GUI then
+  // catches up on what it missed by sequence number). A file that cannot be read leaves the
+  // previous keys in force and is reported once, until it changes.
+  void reloadAllowlist();
+
+  // Deletes runs that ended more than --retention-days ago (at start and every hour).
+  void applyRetention();
+
+  // Sends an event on the events socket without blocking (a subscriber that lags behind its
+  // queue misses it and catches up by sequence number).
+  void publish(const v1::Envelope& event);
+
+  // agent_control.cpp: the control socket.
+
+  // The node as it is now: its inventory with the slots in use and the drain flag.
+  v1::NodeInfo nodeInfo();
+
+  // For a launch or a pre-flight: from the processes as they are now.
+  uint32_t freeSlots() const;
+
+  // The reply to one decoded control request (docs/protocol.md); errors become ErrorReply.
+  v1::Envelope handle(const v1::Envelope& request);
+
+  // Answers every control request waiting on the control socket, one reply each.
+  void serveControl();
+
+  // agent_ingest.cpp: what the runs report, and what the agent concludes from it.
+
+  // Journals a state change, then publishes it (DESIGN.md decision 2: journal before publish).
+  void onRunState(const v1::RunInfo& run, const RunProcessIds& ids);
+
+  // True when the ranks of a run may have ended with metrics the journal lacks: the agent was
+  // away during the run (adopted), or a rank's batches went missing or it dropped points.
+  bool mayHaveLostMetrics(const std::string& runId);
+
+  // Journals and publishes what the run's stdout.log holds and the journal lacks, with a note
+  // in the run's log saying how many samples came back.
+  void recoverMetrics(const std::string& runId);
+
+  // Journals and publishes a line of the agent's own in a run's log (stream "stderr").
+  void appendAgentNote(const std::string& runId, const std::string& note);
+
+  // Judges the running runs (hang_monitor.h) and applies the verdicts: a stall or its end is a
+  // state event (RunInfo.stall) and a note in the run's log; a hang timeout fails the run.
+  void checkHangs();
+
+  // Recovers the metrics of the runs whose recovery time (recoveries) has come.
+  void runDueRecoveries();
+
+  // Feeds journaled samples to the hang monitor and publishes them as one MetricBatch.
+  void publishSamples(const std::string& runId, std::vector<v1::MetricSample> samples);
+
+  // Journals the rank batches of one receive burst in a single transaction (group commit: many
+  // small batches cost one commit), then publishes what was journaled (decision 2: journal before
+  // publish). A batch that fails alone (unknown run) is skipped; a failed commit publishes nothing.
+  // From the tcp:// rank endpoint (`remote`), a batch is journaled only when the connection's
+  // CURVE key is the key of the batch's run: a rank of one run cannot write into another.
+  void ingestRankMessages(const std::vector<zmq::message_t>& messages, bool remote);
+
+  // Journals and publishes what the runs' log files gained (log_tailer.h): log lines and, from
+  // a custom command's stdout, metric samples; forgets a tailer once its run ended and is read.
+  void tailLogs();
+};
+
+}  // namespace ringside::agent

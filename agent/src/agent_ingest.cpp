@@ -1,0 +1,227 @@
+// What the runs report to the agent and what it concludes from it: run state changes, the rank
+// metrics and heartbeats on the ranks sockets, the runs' log files, the recovery of metrics the
+// ranks could not send, and the hang checks. Each is journaled before it is published. Agent::Impl
+// in agent_impl.h.
+#include <zmq.h>
+
+#include <chrono>
+#include <string>
+#include <utility>
+#include <vector>
+#include <zmq.hpp>
+
+#include "agent_impl.h"
+#include "ringside/agent/metrics_recovery.h"
+#include "ringside/common/protocol.h"
+
+namespace ringside::agent {
+
+namespace {
+
+// From a trainer run's end to the recovery of its metrics from stdout.log: its ranks wait up to
+// 2 s for their queues to be sent and linger 1 s (zmq_metrics_sink.h) before mpirun ends.
+constexpr auto kRecoveryDelay = std::chrono::seconds(5);
+
+}  // namespace
+
+void Agent::Impl::onRunState(const v1::RunInfo& run, const RunProcessIds& ids) {
+  ProcessIds process;
+  if (ids.shimPid > 0) {
+    process.pid = ids.shimPid;
+    process.pgid = ids.shimPid;
+  }
+  if (Status s = journal->upsertRun(run, process); !s.isOk()) {
+    logLine("error", "journal: " + s.toString());
+  }
+  auto event = journal->appendStateEvent(run);
+  if (!event.isOk()) {
+    logLine("error", "journal: " + event.status().toString());
+    return;
+  }
+  v1::Envelope envelope = protocol::newEnvelope(0);
+  *envelope.mutable_run_state() = *event;
+  publish(envelope);
+  if (isEnded(run.state())) {
+    logLine("info", "run " + run.run_id() + " " + v1::RunState_Name(run.state()) +
+                        (run.reason().empty() ? "" : ": " + run.reason()));
+    if (run.spec().has_trainer() && mayHaveLostMetrics(run.run_id())) {
+      recoveries[run.run_id()] = Clock::now() + kRecoveryDelay;
+    }
+  } else if (!tailers.contains(run.run_id()) && !run.run_dir().empty()) {
+    tailers.emplace(run.run_id(), LogTailer(run.run_dir(), run.spec().has_command()));
+  }
+}
+
+bool Agent::Impl::mayHaveLostMetrics(const std::string& runId) {
+  if (adoptedActive.contains(runId)) return true;
+  auto deliveries = journal->rankDeliveries(runId);
+  if (!deliveries.isOk()) return false;
+  for (const RankDelivery& rank : *deliveries) {
+    if (rank.missingBatches > 0 || rank.droppedTotal > 0) return true;
+  }
+  return false;
+}
+
+void Agent::Impl::recoverMetrics(const std::string& runId) {
+  adoptedActive.erase(runId);
+  auto stored = journal->findRun(runId);
+  if (!stored.isOk()) return;
+  auto report = recoverMetricsFromStdout(*journal, runId, stored->info.run_dir() + "/stdout.log");
+  if (!report.isOk()) {
+    logLine("warning", "run " + runId + ": could not recover metrics from its stdout.log: " +
+                           report.status().toString());
+    return;
+  }
+  if (report->samplesMissing == 0) return;
+  const std::string note =
+      "[ringside-agent: recovered " + std::to_string(report->samplesMissing) + " of " +
+      std::to_string(report->samplesInLog) +
+      " metric samples from this run's stdout.log: its ranks could not send them to the agent "
+      "(the agent was away or their queue was full)]";
+  logLine("info", "run " + runId + ": " + note);
+  publishSamples(runId, std::move(report->recovered));
+  appendAgentNote(runId, note);
+}
+
+void Agent::Impl::appendAgentNote(const std::string& runId, const std::string& note) {
+  v1::LogLine line;
+  line.set_wall_time(wallSeconds());
+  line.set_stream("stderr");
+  line.set_text(note);
+  if (auto lines = journal->appendLogLines(runId, {line}); lines.isOk()) {
+    v1::Envelope envelope = protocol::newEnvelope(0);
+    envelope.mutable_log_batch()->set_run_id(runId);
+    for (const auto& journaled : *lines) *envelope.mutable_log_batch()->add_lines() = journaled;
+    publish(envelope);
+  }
+}
+
+void Agent::Impl::checkHangs() {
+  for (const HangMonitor::Action& action :
+       hangs.poll(runs->runs(/*includeEnded=*/false), node.hostname(), wallSeconds())) {
+    switch (action.kind) {
+      case HangMonitor::Action::Kind::kStalled:
+        logLine("warning", "run " + action.runId + " stalled: " + action.verdict.summary());
+        runs->setStall(action.runId, &action.verdict);
+        appendAgentNote(action.runId,
+                        "[ringside-agent: the run stalled: " + action.verdict.summary() + "]");
+        break;
+      case HangMonitor::Action::Kind::kCleared:
+        logLine("info", "run " + action.runId + ": " + action.reason);
+        runs->setStall(action.runId, nullptr);
+        appendAgentNote(action.runId, "[ringside-agent: " + action.reason + "]");
+        break;
+      case HangMonitor::Action::Kind::kTimedOut:
+        logLine("warning", "run " + action.runId + " " + action.reason + ": stopping it");
+        appendAgentNote(action.runId, "[ringside-agent: " + action.reason +
+                                          "; the agent stops the run and fails it]");
+        if (Status s = runs->failHung(action.runId, action.reason); !s.isOk()) {
+          logLine("error", "run " + action.runId + ": " + s.toString());
+        }
+        break;
+    }
+  }
+}
+
+void Agent::Impl::runDueRecoveries() {
+  const auto now = Clock::now();
+  for (auto it = recoveries.begin(); it != recoveries.end();) {
+    if (it->second > now) {
+      ++it;
+      continue;
+    }
+    const std::string runId = it->first;
+    it = recoveries.erase(it);
+    recoverMetrics(runId);
+  }
+}
+
+void Agent::Impl::publishSamples(const std::string& runId, std::vector<v1::MetricSample> samples) {
+  if (samples.empty()) return;
+  hangs.onSamples(runId, samples, wallSeconds());
+  v1::Envelope envelope = protocol::newEnvelope(0);
+  envelope.mutable_metric_batch()->set_run_id(runId);
+  auto* out = envelope.mutable_metric_batch()->mutable_samples();
+  out->Reserve(static_cast<int>(samples.size()));
+  for (auto& sample : samples) *out->Add() = std::move(sample);
+  publish(envelope);
+}
+
+void Agent::Impl::ingestRankMessages(const std::vector<zmq::message_t>& messages, bool remote) {
+  std::vector<v1::RankMetrics> batches;
+  batches.reserve(messages.size());
+  for (const zmq::message_t& message : messages) {
+    auto decoded = protocol::decodeEnvelope(message.data(), message.size());
+    if (!decoded.isOk() || (!decoded->has_rank_metrics() && !decoded->has_rank_heartbeat())) {
+      logLine("warning", "dropped a malformed message on the ranks socket");
+      continue;
+    }
+    const std::string& runId = decoded->has_rank_heartbeat() ? decoded->rank_heartbeat().run_id()
+                                                             : decoded->rank_metrics().run_id();
+    if (remote) {
+      const char* userId = zmq_msg_gets(const_cast<zmq_msg_t*>(message.handle()), "User-Id");
+      const std::string runKey = runs->runPublicKey(runId);
+      if (userId == nullptr || runKey.empty() || runKey != userId) {
+        logLine("warning",
+                "dropped rank metrics for run " + runId + " sent with another run's key");
+        continue;
+      }
+    }
+    if (decoded->has_rank_heartbeat()) {
+      hangs.onHeartbeat(decoded->rank_heartbeat(), wallSeconds());
+      continue;
+    }
+    batches.push_back(std::move(*decoded->mutable_rank_metrics()));
+  }
+  std::vector<std::pair<std::string, std::vector<v1::MetricSample>>> journaled;
+  Status committed = journal->inTransaction([&] {
+    for (const v1::RankMetrics& batch : batches) {
+      auto appended = journal->appendRankMetrics(batch);
+      if (!appended.isOk()) {
+        logLine("warning",
+                "rank metrics for run " + batch.run_id() + ": " + appended.status().toString());
+        continue;
+      }
+      if (!appended->samples.empty()) {
+        journaled.emplace_back(batch.run_id(), std::move(appended->samples));
+      }
+    }
+  });
+  if (!committed.isOk()) {
+    logLine("error", "journal commit of rank metrics failed: " + committed.toString());
+    return;
+  }
+  for (auto& [runId, samples] : journaled) publishSamples(runId, std::move(samples));
+}
+
+void Agent::Impl::tailLogs() {
+  for (auto it = tailers.begin(); it != tailers.end();) {
+    const std::string& runId = it->first;
+    LogTailer::Chunk chunk = it->second.poll();
+    if (!chunk.lines.empty()) {
+      auto lines = journal->appendLogLines(runId, chunk.lines);
+      if (lines.isOk()) {
+        hangs.onLogLines(runId, *lines, wallSeconds());
+        v1::Envelope envelope = protocol::newEnvelope(0);
+        envelope.mutable_log_batch()->set_run_id(runId);
+        for (const auto& line : *lines) *envelope.mutable_log_batch()->add_lines() = line;
+        publish(envelope);
+        it->second.commit();
+      }
+    }
+    if (!chunk.samples.empty()) {
+      auto samples = journal->appendMetricSamples(runId, chunk.samples);
+      if (samples.isOk()) publishSamples(runId, *samples);
+    }
+    const v1::RunInfo* run = runs->find(runId);
+    if (run == nullptr || isEnded(run->state())) {
+      if (chunk.lines.empty()) {
+        it = tailers.erase(it);  // ended and fully read
+        continue;
+      }
+    }
+    ++it;
+  }
+}
+
+}  // namespace ringside::agent

@@ -1,0 +1,29 @@
+// Shared by run_manager.cpp (states, stops, polling, adoption) and run_manager_launch.cpp (the
+// checks of a job, pre-flights and launches): the files of a run directory (run_manager.h) and
+// the clocks and /proc reading both use. Private to the agent's sources.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+
+namespace ringside::agent::run_manager_detail {
+
+// Files in a run directory.
+inline constexpr const char* kExitStatusFile = "exit_status";
+inline constexpr const char* kStdoutFile = "stdout.log";
+inline constexpr const char* kStderrFile = "stderr.log";
+// A multi-node run's rank keypair (secret key, mode 0600), so that an agent that restarts keeps
+// accepting the metrics of the run's ranks.
+inline constexpr const char* kRunKeyFile = "rank.key_secret";
+
+// Seconds since the epoch (system clock), as RunInfo's times are.
+double wallSeconds();
+// Seconds of the steady clock, for deadlines and the age of a rank scan.
+double steadySeconds();
+
+// Field 22 (starttime, clock ticks since boot) and the state letter of /proc/<pid>/stat.
+// False when the process does not exist (the file cannot be read).
+bool procStat(pid_t pid, int64_t* startTicks, char* state);
+
+}  // namespace ringside::agent::run_manager_detail

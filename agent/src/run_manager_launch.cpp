@@ -1,0 +1,363 @@
+// RunManager's admission of a job: the checks of its program and data (checkJob), pre-flights
+// and their holds, and launch(), which starts the run's shim. The rest of RunManager is in
+// run_manager.cpp.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "ringside/agent/run_manager.h"
+#include "ringside/common/file_io.h"
+#include "ringside/common/protocol.h"
+#include "ringside/common/run_spec.h"
+#include "ringside/common/run_spec_limits.h"
+#include "run_manager_detail.h"
+
+namespace ringside::agent {
+
+namespace fs = std::filesystem;
+
+using run_manager_detail::kExitStatusFile;
+using run_manager_detail::kRunKeyFile;
+using run_manager_detail::kStderrFile;
+using run_manager_detail::kStdoutFile;
+using run_manager_detail::procStat;
+using run_manager_detail::steadySeconds;
+using run_manager_detail::wallSeconds;
+
+namespace {
+
+constexpr const char* kSpecFile = "spec.json";
+// Longest run spec passed on the command line (one argument may be 128 KiB on Linux).
+constexpr size_t kMaxConfigArgBytes = 64 * 1024;
+
+std::string newRunId() {
+  const std::time_t now = std::time(nullptr);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::gmtime(&now));
+  std::random_device device;
+  char suffix[8];
+  std::snprintf(suffix, sizeof suffix, "%04x", device() & 0xffff);
+  return std::string("r") + stamp + "-" + suffix;
+}
+
+// Single-quotes `word` for /bin/sh.
+std::string shellQuote(const std::string& word) {
+  std::string quoted = "'";
+  for (char c : word) {
+    if (c == '\'') {
+      quoted += "'\\''";
+    } else {
+      quoted += c;
+    }
+  }
+  return quoted + "'";
+}
+
+bool isExecutable(const std::string& path) { return ::access(path.c_str(), X_OK) == 0; }
+
+// argv[0] as given (a path) or found in PATH.
+bool commandExists(const std::string& name) {
+  if (name.find('/') != std::string::npos) return isExecutable(name);
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path != nullptr ? path : "/usr/bin:/bin");
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    if (!dir.empty() && isExecutable(dir + "/" + name)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+Status RunManager::checkJob(v1::RunSpec* spec, std::vector<std::string>* argv) const {
+  RINGSIDE_RETURN_IF_ERROR(validateRunSpecLimits(*spec));
+  RINGSIDE_RETURN_IF_ERROR(validateHangTimeout(*spec));
+  for (const auto& [name, value] : spec->env()) RINGSIDE_RETURN_IF_ERROR(validateRunEnvName(name));
+  if (spec->has_trainer()) {
+    const std::string trainer = spec->trainer().trainer_path().empty()
+                                    ? options_.trainerPath
+                                    : spec->trainer().trainer_path();
+    if (trainer.empty() || !isExecutable(trainer)) {
+      return Status::invalidArgument("trainer binary '" + trainer +
+                                     "' does not exist or is not executable: build "
+                                     "ringside-trainer or set trainer_path");
+    }
+    // The typed run spec, or the deprecated config_json of an old client converted to it.
+    auto config = trainerConfigOf(spec->trainer());
+    if (!config.isOk()) return config.status().withContext("trainer run spec");
+    RINGSIDE_RETURN_IF_ERROR(validateTrainerConfig(*config).withContext("trainer run spec"));
+    const std::string dataDir = withTrainerDefaults(*config).data();
+    std::error_code ec;
+    if (!fs::is_directory(dataDir, ec)) {
+      return Status::invalidArgument("dataset directory " + dataDir +
+                                     " does not exist on this node: install "
+                                     "dataset-fashion-mnist or set \"data\" in the run spec");
+    }
+    // The journal, the replies and the GUI see the typed spec only; config_json is never written.
+    *spec->mutable_trainer()->mutable_config() = *config;
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    spec->mutable_trainer()->clear_config_json();
+#pragma GCC diagnostic pop
+    const std::string json = trainerConfigToJson(*config);
+    if (json.size() > kMaxConfigArgBytes) {
+      return Status::invalidArgument("the trainer run spec is " + std::to_string(json.size()) +
+                                     " bytes as JSON, more than the " +
+                                     std::to_string(kMaxConfigArgBytes) +
+                                     " a command line carries: shorten it");
+    }
+    *argv = {trainer, "--config-json", json};
+    return Status::ok();
+  }
+  if (spec->has_command()) {
+    if (spec->command().argv().empty()) {
+      return Status::invalidArgument("custom command has an empty argv: name the program to run");
+    }
+    argv->assign(spec->command().argv().begin(), spec->command().argv().end());
+    const std::string& workDir = spec->command().working_dir();
+    std::error_code ec;
+    if (!workDir.empty() && !fs::is_directory(workDir, ec)) {
+      return Status::invalidArgument("working directory " + workDir +
+                                     " does not exist on this node: create it, or change the "
+                                     "run's working directory (empty: the run's own directory)");
+    }
+    if (!workDir.empty() && ::access(workDir.c_str(), X_OK) != 0) {
+      return Status::invalidArgument(
+          "working directory " + workDir +
+          " cannot be entered by the agent's user: " + std::strerror(errno));
+    }
+    if (!commandExists((*argv)[0])) {
+      return Status::invalidArgument("custom command '" + (*argv)[0] +
+                                     "' is not an executable file nor found in PATH");
+    }
+    return Status::ok();
+  }
+  return Status::invalidArgument("run spec has no job: set trainer or command");
+}
+
+std::vector<std::string> RunManager::preflight(const v1::RunSpec& request, uint32_t ranks,
+                                               uint32_t freeSlots) {
+  std::vector<std::string> problems;
+  v1::RunSpec spec = request;
+  std::vector<std::string> argv;
+  if (Status job = checkJob(&spec, &argv); !job.isOk()) problems.push_back(job.message());
+  if (ranks > freeSlots) {
+    problems.push_back("the run needs " + std::to_string(ranks) + " slots here but " +
+                       std::to_string(freeSlots) +
+                       " are free: lower the ranks on this node or stop a run");
+  }
+  const size_t gpus = freeGpus().size();
+  if (!options_.gpuIndices.empty() && gpus < ranks) {
+    problems.push_back("the run needs " + std::to_string(ranks) + " GPUs here but " +
+                       std::to_string(gpus) + " are free");
+  }
+  return problems;
+}
+
+Reservation RunManager::reserve(uint32_t ranks, double seconds) {
+  std::vector<uint32_t> gpus;
+  if (!options_.gpuIndices.empty()) {
+    const std::vector<uint32_t> free = freeGpus();
+    gpus.assign(free.begin(), free.begin() + std::min<size_t>(free.size(), ranks));
+  }
+  return reservations_.hold(ranks, std::move(gpus), seconds, steadySeconds());
+}
+Result<v1::RunInfo> RunManager::launch(const v1::RunSpec& request, uint32_t freeSlots) {
+  // Validation: say what is wrong and what to do.
+  v1::RunSpec spec = request;
+  std::vector<std::string> argv;
+  RINGSIDE_RETURN_IF_ERROR(checkJob(&spec, &argv));
+  auto worldSize = worldSizeOf(spec);
+  if (!worldSize.isOk()) return worldSize.status();
+  const uint32_t world = *worldSize;
+  const bool multiNode = !spec.hosts().empty();
+  std::vector<std::string> remoteHosts;
+  for (const auto& host : spec.hosts()) {
+    RINGSIDE_RETURN_IF_ERROR(validateHostName(host.host()));
+    if (!isLocalHost(host.host())) remoteHosts.push_back(host.host());
+  }
+  if (multiNode && remoteHosts.size() == static_cast<size_t>(spec.hosts_size())) {
+    return Status::invalidArgument(
+        "the run's host list does not name this node: the node whose agent launches a run takes "
+        "part in it; put this node's host name first");
+  }
+  if (multiNode && options_.rankTcpEndpoint.empty()) {
+    return Status::failedPrecondition(
+        "this agent has no rank endpoint for other nodes (it runs with --insecure): multi-node "
+        "runs need CURVE; restart the agent without --insecure");
+  }
+  const uint32_t local = localRanks(spec);
+  // This node's pre-flight hold is the run's own: its slots and GPUs are free for it.
+  std::vector<uint32_t> heldGpus;
+  for (const auto& host : spec.hosts()) {
+    if (!isLocalHost(host.host()) || host.reservation_id().empty()) continue;
+    if (auto held = reservations_.take(host.reservation_id(), steadySeconds())) {
+      freeSlots += held->slots;
+      heldGpus = held->gpus;
+    }
+  }
+  if (local > freeSlots) {
+    return Status::resourceExhausted("run asks for " + std::to_string(local) +
+                                     " ranks on this node but only " + std::to_string(freeSlots) +
+                                     " slots are free: lower ranks_per_node or stop a run");
+  }
+  std::vector<uint32_t> ownGpus;
+  if (!options_.gpuIndices.empty()) {
+    const std::vector<uint32_t> free = freeGpus();
+    if (free.size() < local) {
+      return Status::resourceExhausted("run asks for " + std::to_string(local) +
+                                       " GPUs on this node but " + std::to_string(free.size()) +
+                                       " are free: lower the ranks or stop a run");
+    }
+    ownGpus.assign(free.begin(), free.begin() + local);
+    if (heldGpus.size() >= local) ownGpus.assign(heldGpus.begin(), heldGpus.begin() + local);
+  }
+  std::vector<HostPart> parts;
+  for (const auto& host : spec.hosts()) {
+    HostPart part;
+    part.host = host.host();
+    part.ranks = host.ranks();
+    part.gpus.assign(host.gpus().begin(), host.gpus().end());
+    if (part.gpus.empty() && isLocalHost(host.host())) part.gpus = ownGpus;
+    part.networkInterface =
+        host.network_interface().empty() ? options_.networkInterface : host.network_interface();
+    if (!isLocalHost(host.host())) part.reservationId = host.reservation_id();
+    parts.push_back(std::move(part));
+  }
+
+  Tracked run;
+  run.info.set_run_id(newRunId());
+  run.gpus = ownGpus;
+  // Where the ranks run, for clients (RunInfo.placement): the hosts as given, with the GPUs
+  // they were handed; a one-node run is this node.
+  for (const HostPart& part : parts) {
+    v1::HostSlots* placed = run.info.add_placement();
+    placed->set_host(part.host);
+    placed->set_ranks(part.ranks);
+    for (uint32_t gpu : part.gpus) placed->add_gpus(gpu);
+  }
+  if (parts.empty()) {
+    char name[256] = {};
+    gethostname(name, sizeof name - 1);
+    v1::HostSlots* placed = run.info.add_placement();
+    placed->set_host(name);
+    placed->set_ranks(local);
+    for (uint32_t gpu : ownGpus) placed->add_gpus(gpu);
+  }
+  std::vector<std::string> env = {std::string(protocol::kRunIdEnv) + "=" + run.info.run_id()};
+  curve::KeyPair runKeys;
+  if (multiNode) {
+    auto keys = curve::generateKeyPair();
+    if (!keys.isOk()) return keys.status();
+    runKeys = *keys;
+    run.runPublicKey = runKeys.publicKey;
+    env.push_back(std::string(protocol::kAgentEndpointEnv) + "=" + options_.rankTcpEndpoint);
+    env.push_back(std::string(protocol::kAgentPublicKeyEnv) + "=" + options_.agentPublicKey);
+    env.push_back(std::string(protocol::kRunPublicKeyEnv) + "=" + runKeys.publicKey);
+    env.push_back(std::string(protocol::kRunSecretKeyEnv) + "=" + runKeys.secretKey);
+  } else {
+    env.push_back(std::string(protocol::kAgentEndpointEnv) + "=" + options_.rankEndpoint);
+  }
+  for (const auto& [name, value] : spec.env()) env.push_back(name + "=" + value);
+  std::vector<std::string> exported;
+  for (const std::string& entry : env) exported.push_back(entry.substr(0, entry.find('=')));
+  MpirunSettings settings;
+  settings.mpirunPath = options_.mpirunPath;
+  settings.args = options_.mpirunArgs;
+  settings.launcher = options_.launcher;
+  settings.networkInterface = options_.networkInterface;
+  auto command = buildMpirunCommand(settings, spec, parts, world,
+                                    multiNode ? std::vector<uint32_t>{} : ownGpus, exported, argv);
+  if (!command.isOk()) return command.status();
+  // mpirun would fail on an unreachable node only after its own long time-out, with a message
+  // about its daemons: ask the launcher first and name the node.
+  RINGSIDE_RETURN_IF_ERROR(
+      checkLauncherReaches(options_.launcher, remoteHosts, options_.launcherTimeout));
+
+  *run.info.mutable_spec() = spec;
+  run.info.set_created_time(wallSeconds());
+  run.info.set_world_size(world);
+  const std::string dir = runDir(run.info.run_id());
+  run.info.set_run_dir(dir);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return Status::internal("cannot create run directory " + dir + ": " + ec.message());
+  if (spec.has_trainer()) {
+    // For the user to read and re-run; the ranks get the same text on their command line.
+    std::ofstream(fs::path(dir) / kSpecFile)
+        << trainerConfigToJson(spec.trainer().config(), /*multiline=*/true) << "\n";
+  }
+  if (multiNode) {
+    RINGSIDE_RETURN_IF_ERROR(
+        writeFileAtomic((fs::path(dir) / kRunKeyFile).string(), runKeys.secretKey + "\n", 0600));
+    if (options_.runKeys != nullptr) {
+      RINGSIDE_RETURN_IF_ERROR(
+          options_.runKeys->add(runKeys.publicKey, "run " + run.info.run_id()));
+    }
+  }
+  run.info.set_state(v1::QUEUED);
+  if (onStateChange_) onStateChange_(run.info, run.ids);
+
+  std::string script;
+  for (const std::string& word : *command) script += shellQuote(word) + " ";
+  const std::string quotedDir = shellQuote(dir);
+  script += ">" + quotedDir + "/" + kStdoutFile + " 2>" + quotedDir + "/" + kStderrFile +
+            " </dev/null; echo $? >" + quotedDir + "/" + kExitStatusFile + ".tmp && mv " +
+            quotedDir + "/" + kExitStatusFile + ".tmp " + quotedDir + "/" + kExitStatusFile;
+  const std::string workDir = spec.has_command() && !spec.command().working_dir().empty()
+                                  ? spec.command().working_dir()
+                                  : dir;
+
+  // Written by the shim when it cannot enter the working directory (removed since the check):
+  // the run then fails with this line as its reason instead of vanishing without a status.
+  const std::string chdirFailure = "cannot change to the run's working directory " + workDir +
+                                   ": it does not exist or cannot be entered\n";
+  const std::string stderrPath = dir + "/" + kStderrFile;
+  const std::string exitStatusPath = dir + "/" + kExitStatusFile;
+
+  const pid_t pid = fork();
+  if (pid < 0) return Status::internal(std::string("fork failed: ") + std::strerror(errno));
+  if (pid == 0) {
+    // The shim: its own session and process group, so the run outlives the agent and a stop
+    // can signal the group.
+    setsid();
+    if (chdir(workDir.c_str()) != 0) {
+      // Only async-signal-safe calls between fork and exec.
+      const int err = ::open(stderrPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      if (err >= 0) {
+        [[maybe_unused]] ssize_t n = ::write(err, chdirFailure.data(), chdirFailure.size());
+        ::close(err);
+      }
+      const int status =
+          ::open(exitStatusPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      if (status >= 0) {
+        [[maybe_unused]] ssize_t n = ::write(status, "126\n", 4);
+        ::close(status);
+      }
+      _exit(126);
+    }
+    for (const std::string& entry : env) putenv(const_cast<char*>(entry.c_str()));
+    // Close inherited descriptors (agent sockets, database) above stderr.
+    for (int fd = 3; fd < 1024; ++fd) close(fd);
+    execl("/bin/sh", "sh", "-c", script.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  run.ids.shimPid = pid;
+  char state = 0;
+  procStat(pid, &run.ids.shimStartTicks, &state);
+  std::ofstream(fs::path(dir) / "shim") << pid << " " << run.ids.shimStartTicks << "\n";
+  auto [it, inserted] = runs_.emplace(run.info.run_id(), std::move(run));
+  setState(it->second, v1::STARTING, "");
+  return it->second.info;
+}
+}  // namespace ringside::agent
