@@ -48,6 +48,14 @@
     </message>
 </context>
 <context>
+    <name>StallText</name>
+    <message>
+        <location filename="../gui/core/src/stall_text.cpp" line="16"/>
+        <source>Stalled: no progress for %1 since step %2 (threshold %3). %4</source>
+        <translation>Stockt: kein Fortschritt seit %1, seit Schritt %2 (Schwelle %3). %4</translation>
+    </message>
+</context>
+<context>
     <name>main</name>
     <message>
         <location filename="../gui/app/main.cpp" line="28"/>
@@ -286,32 +294,42 @@
         <translation>Das Metrik-Intervall muss mindestens 1 Schritt sein (1 meldet jeden Schritt; angegeben: %L1).</translation>
     </message>
     <message>
+        <location filename="../gui/core/src/run_form.cpp" line="207"/>
+        <source>The hang timeout must be 0 (never) or at most %L1 s (a week).</source>
+        <translation>Das Hängen-Zeitlimit muss 0 (nie) oder höchstens %L1 s (eine Woche) sein.</translation>
+    </message>
+    <message>
         <location filename="../gui/core/src/run_form.cpp" line="223"/>
+        <source>%1.</source>
+        <translation>%1.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="233"/>
         <source>The run is too large to send: %1. Shorten it.</source>
         <translation>Der Lauf ist zu groß zum Senden: %1. Kürzen Sie ihn.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="408"/>
+        <location filename="../gui/core/src/run_form.cpp" line="421"/>
         <source>This file is not a Ringside run preset.</source>
         <translation>Diese Datei ist keine Ringside-Laufvorlage.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="412"/>
+        <location filename="../gui/core/src/run_form.cpp" line="425"/>
         <source>Preset version %1 is not supported (this Ringside reads version %2).</source>
         <translation>Vorlagenversion %1 wird nicht unterstützt (dieses Ringside liest Version %2).</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="422"/>
+        <location filename="../gui/core/src/run_form.cpp" line="435"/>
         <source>The preset&apos;s &quot;trainer&quot; entry must be an object.</source>
         <translation>Der Eintrag „trainer“ der Vorlage muss ein Objekt sein.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="431"/>
+        <location filename="../gui/core/src/run_form.cpp" line="444"/>
         <source>The preset&apos;s run spec is not valid: %1</source>
         <translation>Die Laufspezifikation der Vorlage ist ungültig: %1</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="445"/>
+        <location filename="../gui/core/src/run_form.cpp" line="458"/>
         <source>The preset&apos;s &quot;nodes&quot; entry must be a list of node ids.</source>
         <translation>Der Eintrag „nodes“ der Vorlage muss eine Liste von Knoten-IDs sein.</translation>
     </message>
@@ -836,12 +854,17 @@
         <translation>Knoten %1: %2</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/controller.cpp" line="279"/>
+        <location filename="../gui/core/src/controller.cpp" line="283"/>
+        <source>Storing GPU telemetry of node %1 failed: %2</source>
+        <translation>Speichern der GPU-Telemetrie von Knoten %1 fehlgeschlagen: %2</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/controller.cpp" line="296"/>
         <source>Storing data of run %1 failed: %2</source>
         <translation>Speichern der Daten von Lauf %1 fehlgeschlagen: %2</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/controller.cpp" line="383"/>
+        <location filename="../gui/core/src/controller.cpp" line="400"/>
         <source>Cannot add node %1 of the local cluster: %2</source>
         <translation>Knoten %1 des lokalen Clusters kann nicht hinzugefügt werden: %2</translation>
     </message>
@@ -905,302 +928,307 @@
 <context>
     <name>ringside::gui::DashboardTab</name>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="49"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="50"/>
         <source>queued</source>
         <translation>wartend</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="51"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="52"/>
         <source>starting</source>
         <translation>startet</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="53"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="54"/>
         <source>running</source>
         <translation>läuft</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="55"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="56"/>
         <source>completed</source>
         <translation>fertig</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="57"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="58"/>
         <source>failed</source>
         <translation>fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="59"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="60"/>
         <source>stopped</source>
         <translation>gestoppt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="61"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="117"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="62"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="121"/>
         <source>unknown</source>
         <translation>unbekannt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="79"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="80"/>
         <source>train loss (raw)</source>
         <translation>Trainingsverlust (roh)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="80"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="81"/>
         <source>train loss</source>
         <translation>Trainingsverlust</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="81"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="82"/>
         <source>test loss</source>
         <translation>Testverlust</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="100"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="101"/>
         <source>Stop failed: %1</source>
         <translation>Stoppen fehlgeschlagen: %1</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="122"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="132"/>
+        <source>No rank has made progress for the stall threshold: the ranks named are the ones the others wait for. The run fails when this lasts for its hang timeout (docs/metrics.md, Hangs).</source>
+        <translation>Kein Rang hat innerhalb der Stockungsschwelle Fortschritt gemacht: die genannten Ränge sind die, auf die die anderen warten. Der Lauf schlägt fehl, wenn dies so lange anhält wie sein Hängen-Zeitlimit (docs/metrics.md, Hangs).</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="136"/>
         <source>&amp;Stop run</source>
         <translation>Lauf &amp;stoppen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="123"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="137"/>
         <source>Stop the run: its ranks checkpoint and exit</source>
         <translation>Den Lauf stoppen: seine Ränge schreiben einen Prüfpunkt und beenden sich</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="129"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="143"/>
         <source>State:</source>
         <translation>Status:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="132"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="146"/>
         <source>Elapsed:</source>
         <translation>Verstrichen:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="135"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="149"/>
         <source>ETA:</source>
         <translation>Restzeit:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="142"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="156"/>
         <source>Step</source>
         <translation>Schritt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="142"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="156"/>
         <source>Epoch</source>
         <translation>Epoche</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="142"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="156"/>
         <source>Wall time</source>
         <translation>Laufzeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="143"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="157"/>
         <source>What the x axis of the training charts shows</source>
         <translation>Was die x-Achse der Trainingsdiagramme zeigt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="144"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="158"/>
         <source>Log &amp;x</source>
         <translation>Log. &amp;x</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="145"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="159"/>
         <source>Log &amp;y</source>
         <translation>Log. &amp;y</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="150"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="164"/>
         <source>Exponential moving average weight of the train loss line</source>
         <translation>Gewicht des exponentiellen gleitenden Mittels (EMA) der Trainingsverlustkurve</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="152"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="166"/>
         <source>&amp;Reset zoom</source>
         <translation>Zoom &amp;zurücksetzen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="154"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="168"/>
         <source>Zoom: drag a rectangle or use the wheel; pan: right-drag or arrow keys; reset: double-click; export: right-click a chart</source>
         <translation>Zoomen: Rechteck aufziehen oder Mausrad; Verschieben: mit rechter Maustaste ziehen oder Pfeiltasten; Zurücksetzen: Doppelklick; Export: Rechtsklick auf ein Diagramm</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="157"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="171"/>
         <source>Export c&amp;hart</source>
         <translation>Dia&amp;gramm exportieren</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="158"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="172"/>
         <source>Save one chart, as shown, as PNG or SVG</source>
         <translation>Ein Diagramm wie angezeigt als PNG oder SVG speichern</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="161"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="175"/>
         <source>Export metrics CS&amp;V…</source>
         <translation>Metriken als CS&amp;V exportieren…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="163"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="177"/>
         <source>Write every metric sample of the run, every rank, at full resolution to a CSV file</source>
         <translation>Jeden Metrikwert des Laufs, aller Ranks, in voller Auflösung in eine CSV-Datei schreiben</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="166"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="180"/>
         <source>X axis:</source>
         <translation>x-Achse:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="171"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="185"/>
         <source>Smoothing:</source>
         <translation>Glättung:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="179"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="193"/>
         <source>Loss</source>
         <translation>Verlust</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="180"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="194"/>
         <source>Test accuracy</source>
         <translation>Testgenauigkeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="181"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="195"/>
         <source>Throughput</source>
         <translation>Durchsatz</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="182"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="196"/>
         <source>Step time</source>
         <translation>Schrittzeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="184"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="198"/>
         <source>All-reduce time</source>
         <translation>All-Reduce-Zeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="185"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="199"/>
         <source>All-reduce bus bandwidth</source>
         <translation>All-Reduce-Busbandbreite</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="186"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="200"/>
         <source>GPU utilization</source>
         <translation>GPU-Auslastung</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="187"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="201"/>
         <source>GPU memory</source>
         <translation>GPU-Speicher</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="189"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="203"/>
         <source>No telemetry from the run&apos;s node yet</source>
         <translation>Noch keine Telemetrie vom Knoten des Laufs</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="191"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="274"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="205"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="289"/>
         <source>time since start (s)</source>
         <translation>Zeit seit Start (s)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="192"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="280"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="206"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="295"/>
         <source>accuracy</source>
         <translation>Genauigkeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="193"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="279"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="207"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="294"/>
         <source>loss (nats)</source>
         <translation>Verlust (nats)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="194"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="281"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="208"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="296"/>
         <location filename="../gui/widgets/src/dashboard_tab_data.cpp" line="145"/>
         <source>samples/s</source>
         <translation>Samples/s</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="195"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="196"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="282"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="283"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="209"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="210"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="297"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="298"/>
         <source>ms per step</source>
         <translation>ms pro Schritt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="197"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="284"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="211"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="299"/>
         <source>busbw (GB/s)</source>
         <translation>Busbandbreite (GB/s)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="198"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="212"/>
         <source>utilization (%)</source>
         <translation>Auslastung (%)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="199"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="213"/>
         <source>memory used (MiB)</source>
         <translation>Belegter Speicher (MiB)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="203"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="217"/>
         <source>As PNG…</source>
         <translation>Als PNG…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="204"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="218"/>
         <source>As SVG…</source>
         <translation>Als SVG…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="206"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="220"/>
         <source>Export the run&apos;s metrics as CSV…</source>
         <translation>Metriken des Laufs als CSV exportieren…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="231"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="245"/>
         <source>Per rank</source>
         <translation>Pro Rang</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="232"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="246"/>
         <source>Log</source>
         <translation>Protokoll</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="274"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="289"/>
         <source>step</source>
         <translation>Schritt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="274"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="289"/>
         <source>epoch</source>
         <translation>Epoche</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="374"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="401"/>
         <source>The run uses no GPUs</source>
         <translation>Der Lauf verwendet keine GPUs</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="389"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="416"/>
         <source>%1 GPU %2</source>
         <translation>%1 GPU %2</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="390"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="417"/>
         <source>GPU %1</source>
         <translation>GPU %1</translation>
     </message>
@@ -1230,34 +1258,34 @@
         <translation>Busbandbreite</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="342"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="343"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="354"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="369"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="370"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="381"/>
         <source>N/A</source>
         <translation>k. A.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="349"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="376"/>
         <source>done</source>
         <translation>fertig</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="372"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="399"/>
         <source>N/A: the node does not report this value</source>
         <translation>k. A.: Der Knoten meldet diesen Wert nicht</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="376"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="403"/>
         <source>No GPUs on this node</source>
         <translation>Keine GPUs auf diesem Knoten</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="417"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="444"/>
         <source>Stop run</source>
         <translation>Lauf stoppen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="418"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="445"/>
         <source>Stop the run &quot;%1&quot;? Its ranks write a checkpoint and exit.</source>
         <translation>Den Lauf „%1“ stoppen? Seine Ränge schreiben einen Prüfpunkt und beenden sich.</translation>
     </message>
@@ -1682,161 +1710,253 @@
 <context>
     <name>ringside::gui::NodeDetailPane</name>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="76"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="89"/>
         <source>Select a node to see its details and live charts.</source>
         <translation>Wählen Sie einen Knoten aus, um seine Details und Live-Diagramme zu sehen.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="108"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="121"/>
         <source>CPU (%)</source>
         <translation>CPU (%)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="108"/>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="111"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="121"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="124"/>
         <source>%</source>
         <translation>%</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="109"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="122"/>
         <source>Memory used (GiB)</source>
         <translation>Belegter Speicher (GiB)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="109"/>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="112"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="122"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="125"/>
         <source>GiB</source>
         <translation>GiB</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="110"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="123"/>
         <source>Network (MB/s)</source>
         <translation>Netzwerk (MB/s)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="110"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="123"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="129"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="130"/>
         <source>MB/s</source>
         <translation>MB/s</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="111"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="124"/>
         <source>GPU utilization (%)</source>
         <translation>GPU-Auslastung (%)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="112"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="125"/>
         <source>GPU memory used (GiB)</source>
         <translation>Belegter GPU-Speicher (GiB)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="113"/>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="348"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="126"/>
+        <source>GPU power (W)</source>
+        <translation>GPU-Leistung (W)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="126"/>
+        <source>W</source>
+        <translation>W</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="127"/>
+        <source>GPU temperature (°C)</source>
+        <translation>GPU-Temperatur (°C)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="127"/>
+        <source>°C</source>
+        <translation>°C</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="128"/>
+        <source>GPU SM clock (MHz)</source>
+        <translation>GPU-SM-Takt (MHz)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="128"/>
+        <source>MHz</source>
+        <translation>MHz</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="129"/>
+        <source>GPU PCIe (MB/s)</source>
+        <translation>GPU-PCIe (MB/s)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="130"/>
+        <source>GPU NVLink (MB/s)</source>
+        <translation>GPU-NVLink (MB/s)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="131"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="463"/>
         <source>CPU</source>
         <translation>CPU</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="114"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="132"/>
         <source>used</source>
         <translation>belegt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="115"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="133"/>
         <source>receive</source>
         <translation>Empfang</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="115"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="133"/>
         <source>transmit</source>
         <translation>Senden</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="164"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="194"/>
         <source>seconds ago</source>
         <translation>vor Sekunden</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="295"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="335"/>
         <source>GPU %1</source>
         <translation>GPU %1</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="326"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="336"/>
+        <source>GPU %1 rx</source>
+        <translation>GPU %1 empfangen</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="337"/>
+        <source>GPU %1 tx</source>
+        <translation>GPU %1 gesendet</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="421"/>
+        <source>utilization %1 %</source>
+        <translation>Auslastung %1 %</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="422"/>
+        <source>memory %1 / %2 GiB</source>
+        <translation>Speicher %1 / %2 GiB</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="425"/>
+        <source>power %1 W</source>
+        <translation>Leistung %1 W</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="426"/>
+        <source>temperature %1 °C</source>
+        <translation>Temperatur %1 °C</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="427"/>
+        <source>SM clock %1 MHz</source>
+        <translation>SM-Takt %1 MHz</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="428"/>
+        <source>PCIe rx %1, tx %2 MB/s</source>
+        <translation>PCIe empfangen %1, gesendet %2 MB/s</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="431"/>
+        <source>NVLink rx %1, tx %2 MB/s</source>
+        <translation>NVLink empfangen %1, gesendet %2 MB/s</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="441"/>
         <source>Node %1 is no longer listed.</source>
         <translation>Knoten %1 ist nicht mehr aufgeführt.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="330"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="445"/>
         <source>%1 — %2</source>
         <translation>%1 — %2</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="332"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="447"/>
         <source>No inventory yet: the node has not answered.</source>
         <translation>Noch keine Bestandsdaten: Der Knoten hat nicht geantwortet.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="345"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="460"/>
         <source>Host name</source>
         <translation>Hostname</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="346"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="461"/>
         <source>Address</source>
         <translation>Adresse</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="347"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="462"/>
         <source>OS</source>
         <translation>Betriebssystem</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="349"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="464"/>
         <source>Cores</source>
         <translation>Kerne</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="350"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="465"/>
         <source>Memory</source>
         <translation>Speicher</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="351"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="466"/>
         <source>%1 GiB</source>
         <translation>%1 GiB</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="355"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="470"/>
         <source>%1: %2, %3 GiB, driver %4, CUDA %5</source>
         <translation>%1: %2, %3 GiB, Treiber %4, CUDA %5</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="360"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="475"/>
         <source>GPUs</source>
         <translation>GPUs</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="360"/>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="364"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="475"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="485"/>
         <source>none</source>
         <translation>keine</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="361"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="479"/>
+        <source>GPU %1 now</source>
+        <translation>GPU %1 jetzt</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="482"/>
         <source>Slots</source>
         <translation>Slots</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="364"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="485"/>
         <source>Labels</source>
         <translation>Labels</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="365"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="486"/>
         <source>Agent</source>
         <translation>Agent</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="366"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="487"/>
         <source>Node id</source>
         <translation>Knoten-ID</translation>
     </message>
@@ -1844,8 +1964,9 @@
 <context>
     <name>ringside::gui::NodeTableModel</name>
     <message>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="337"/>
-        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="352"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="416"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="452"/>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="467"/>
         <location filename="../gui/widgets/src/node_table_model.cpp" line="45"/>
         <location filename="../gui/widgets/src/node_table_model.cpp" line="343"/>
         <source>N/A</source>
@@ -2509,84 +2630,104 @@
         <translation>&amp;Knoten:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="383"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="226"/>
+        <source>never</source>
+        <translation>nie</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="227"/>
+        <source> s</source>
+        <translation> s</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="229"/>
+        <source>The agent fails the run when no rank has made progress for this long (a hung rank: stopped, frozen, or deadlocked), after flagging it stalled within seconds on the dashboard. Default 600 s (10 minutes); for the trainer it must stay below its collective timeout (900 s by default). Run spec key hang_timeout_s.</source>
+        <translation>Der Agent lässt den Lauf fehlschlagen, wenn so lange kein Rang Fortschritt gemacht hat (ein hängender Rang: angehalten, eingefroren oder verklemmt), nachdem er ihn binnen Sekunden im Dashboard als stockend markiert hat. Standard 600 s (10 Minuten); für den Trainer muss es unter seinem Collective-Zeitlimit bleiben (standardmäßig 900 s). Run-Spec-Schlüssel hang_timeout_s.</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="233"/>
+        <source>Han&amp;g timeout:</source>
+        <translation>Hän&amp;gen-Zeitlimit:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="397"/>
         <source>offline</source>
         <translation>offline</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="384"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="398"/>
         <source>draining</source>
         <translation>gesperrt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="385"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="399"/>
         <source>online</source>
         <translation>online</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="388"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="402"/>
         <source>free slots unknown</source>
         <translation>freie Slots unbekannt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="390"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="404"/>
         <source>free GPU slots: %L1</source>
         <translation>freie GPU-Slots: %L1</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="392"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="406"/>
         <source>free CPU slots: %L1</source>
         <translation>freie CPU-Slots: %L1</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="394"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="408"/>
         <source>free slots: %L1</source>
         <translation>freie Slots: %L1</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="396"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="410"/>
         <source>%1 (%2, %3)</source>
         <translation>%1 (%2, %3)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="468"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="482"/>
         <source>Host: %1</source>
         <translation>Rechner: %1</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="504"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="518"/>
         <source>no node chosen</source>
         <translation>kein Knoten gewählt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="506"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="520"/>
         <source>1 node</source>
         <translation>1 Knoten</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="506"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="520"/>
         <source>%L1 nodes</source>
         <translation>%L1 Knoten</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="507"/>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="508"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="521"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="522"/>
         <source>1 rank</source>
         <translation>1 Rang</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="507"/>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="508"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="521"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="522"/>
         <source>%L1 ranks</source>
         <translation>%L1 Ränge</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="509"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="523"/>
         <source>%1 × %2 = %3</source>
         <translation>%1 × %2 = %3</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="515"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="529"/>
         <source>Rank 0 runs on %1, which owns the run.</source>
         <translation>Rang 0 läuft auf %1, der den Lauf führt.</translation>
     </message>
@@ -2606,80 +2747,80 @@
         <translation>Weltgröße:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="232"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="243"/>
         <source>L&amp;oad preset…</source>
         <translation>Vorl&amp;age laden…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="233"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="244"/>
         <source>&amp;Save preset…</source>
         <translation>Vorlage speic&amp;hern…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="234"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="245"/>
         <source>&amp;Launch</source>
         <translation>&amp;Starten</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="237"/>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="534"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="248"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="548"/>
         <source>Launch the run (Ctrl+Enter)</source>
         <translation>Den Lauf starten (Strg+Eingabe)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="253"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="264"/>
         <source>Dataset directory</source>
         <translation>Datensatzverzeichnis</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="520"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="534"/>
         <source>Every rank reports its metrics to the agent of the node that owns the run; the dashboard&apos;s per-rank view shows every rank, grouped by node.</source>
         <translation>Jeder Rang meldet seine Metriken an den Agenten des Knotens, dem der Lauf gehört; die Ansicht pro Rang im Dashboard zeigt jeden Rang, nach Knoten gruppiert.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="533"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="547"/>
         <source>No node to launch on: add one in Nodes</source>
         <translation>Kein Knoten zum Starten: Fügen Sie unter „Knoten“ einen hinzu</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="538"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="552"/>
         <source>Load run preset</source>
         <translation>Laufvorlage laden</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="539"/>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="572"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="553"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="586"/>
         <source>Run presets (*.json)</source>
         <translation>Laufvorlagen (*.json)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="543"/>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="555"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="557"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="569"/>
         <source>Load preset</source>
         <translation>Vorlage laden</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="544"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="558"/>
         <source>Cannot read %1: %2</source>
         <translation>%1 kann nicht gelesen werden: %2</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="551"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="565"/>
         <source>%1 is not valid JSON: %2</source>
         <translation>%1 ist kein gültiges JSON: %2</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="570"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="584"/>
         <source>Save run preset</source>
         <translation>Laufvorlage speichern</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="577"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="591"/>
         <source>Save preset</source>
         <translation>Vorlage speichern</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="578"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="592"/>
         <source>Cannot write %1: %2</source>
         <translation>%1 kann nicht geschrieben werden: %2</translation>
     </message>

@@ -300,6 +300,20 @@ class RunFormTest : public QObject {
     QCOMPARE(back.nodeIds, QStringList{"n2"});
   }
 
+  void hangTimeoutTravelsInTheRunSpec() {
+    RunForm form;
+    QCOMPARE(form.hangTimeoutSeconds, 600);
+    form.hangTimeoutSeconds = 120;
+    const ringside::v1::RunSpec spec = toRunSpec(form, oneNode(8));
+    QCOMPARE(spec.hang_timeout_s(), 120u);
+    QCOMPARE(ringside::gui::fromRunSpec(spec).hangTimeoutSeconds, 120);
+    form.hangTimeoutSeconds = 0;  // never
+    QVERIFY(toRunSpec(form, oneNode(8)).has_hang_timeout_s());
+    QCOMPARE(toRunSpec(form, oneNode(8)).hang_timeout_s(), 0u);
+    ringside::v1::RunSpec old;  // a spec from before the field: the agent's default
+    QCOMPARE(ringside::gui::fromRunSpec(old).hangTimeoutSeconds, 600);
+  }
+
   void commandRoundTrip() {
     RunForm form;
     form.name = QStringLiteral("mine");
@@ -464,6 +478,8 @@ class RunFormTest : public QObject {
     QTest::newRow("bucketMb") << "bucketMb" << 8;
     QTest::newRow("checkpointEvery") << "checkpointEvery" << 8;
     QTest::newRow("logEvery") << "logEvery" << 8;
+    QTest::newRow("hangTimeoutNegative") << "hangTimeout" << 8;
+    QTest::newRow("hangTimeoutPastCollective") << "hangTimeout" << 8;
     QTest::newRow("command") << "command" << 8;
   }
 
@@ -521,6 +537,9 @@ class RunFormTest : public QObject {
     if (row == "bucketMb") form.bucketMb = 0;
     if (row == "checkpointEvery") form.checkpointEvery = -1;
     if (row == "logEvery") form.logEvery = 0;
+    if (row == "hangTimeoutNegative") form.hangTimeoutSeconds = -1;
+    // The trainer's collective timeout is 900 s: a 900 s hang timeout would never fire first.
+    if (row == "hangTimeoutPastCollective") form.hangTimeoutSeconds = 900;
     if (row == "command") {
       form.job = RunForm::Job::kCommand;
       form.command = QStringLiteral("   ");

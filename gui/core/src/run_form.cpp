@@ -203,6 +203,10 @@ QList<FieldError> validateFields(const RunForm& form, const QList<NodeChoice>& n
         tr("The metric interval must be at least 1 step (1 reports every step; got %L1).")
             .arg(form.logEvery));
   }
+  if (form.hangTimeoutSeconds < 0 || form.hangTimeoutSeconds > kMaxTimeoutSeconds) {
+    add("hangTimeout", tr("The hang timeout must be 0 (never) or at most %L1 s (a week).")
+                           .arg(kMaxTimeoutSeconds));
+  }
   return errors;
 }
 
@@ -213,7 +217,13 @@ QList<FieldError> validate(const RunForm& form, const QList<NodeChoice>& nodes) 
   if (!errors.isEmpty()) return errors;
   // The agent's bounds on a run spec (run_spec_limits.h), checked here too so that a form the
   // agent would refuse is not sent: the same limits at both ends.
-  const Status limits = validateRunSpecLimits(toRunSpec(form, nodes));
+  const v1::RunSpec spec = toRunSpec(form, nodes);
+  if (const Status hang = validateHangTimeout(spec); !hang.isOk()) {
+    errors.append(
+        {QStringLiteral("hangTimeout"), tr("%1.").arg(QString::fromStdString(hang.message()))});
+    return errors;
+  }
+  const Status limits = validateRunSpecLimits(spec);
   if (!limits.isOk()) {
     const QString message = QString::fromStdString(limits.message());
     const char* field = message.startsWith(QLatin1String("the run's name")) ? "name"
@@ -275,6 +285,7 @@ v1::RunSpec toRunSpec(const RunForm& form, const QList<NodeChoice>& nodes) {
   spec.set_name(form.name.trimmed().toStdString());
   for (const QString& tag : form.tags) spec.add_tags(tag.trimmed().toStdString());
   spec.set_ranks_per_node(static_cast<uint32_t>(form.ranksPerNode));
+  spec.set_hang_timeout_s(static_cast<uint32_t>(std::max(0, form.hangTimeoutSeconds)));
   if (form.nodeIds.size() > 1) {
     // mpirun on the first node starts the other nodes' ranks (over the node's launcher, ssh on a
     // real cluster) by host name; their ranks push their metrics to the owner's agent over CURVE
@@ -344,6 +355,8 @@ RunForm fromRunSpec(const v1::RunSpec& spec) {
   RunForm form;
   form.name = QString::fromStdString(spec.name());
   for (const auto& tag : spec.tags()) form.tags << QString::fromStdString(tag);
+  form.hangTimeoutSeconds = static_cast<int>(
+      std::min<uint32_t>(hangTimeoutSeconds(spec), static_cast<uint32_t>(kMaxTimeoutSeconds)));
   if (spec.ranks_per_node() > 0) {
     form.ranksPerNode = static_cast<int>(spec.ranks_per_node());
   } else {

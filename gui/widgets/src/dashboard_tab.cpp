@@ -30,6 +30,7 @@
 #include "ringside/gui/controller.h"
 #include "ringside/gui/export_files.h"
 #include "ringside/gui/run_placement.h"
+#include "ringside/gui/stall_text.h"
 #include "ringside/gui/widgets/metric_chart.h"
 #include "ringside/gui/widgets/rank_view.h"
 #include "ringside/gui/widgets/run_csv_export.h"
@@ -99,6 +100,9 @@ DashboardTab::DashboardTab(Controller& controller, const QString& runId, QWidget
           [this](const QString& id, const QString& message) {
             if (id == runId_) message_->setText(tr("Stop failed: %1").arg(message));
           });
+  connect(&controller_, &Controller::runStallChanged, this, [this](const QString& id) {
+    if (id == runId_) updateStall();
+  });
   connect(&controller_, &Controller::telemetryReceived, this, &DashboardTab::onTelemetry);
   connect(timer_, &QTimer::timeout, this, &DashboardTab::onTick);
   timer_->start(kTickMs);
@@ -119,6 +123,16 @@ void DashboardTab::buildUi() {
   eta_ = new QLabel(this);
   message_ = new QLabel(this);
   message_->setStyleSheet(QStringLiteral("color: #b00020"));
+  stall_ = new QLabel(this);
+  stall_->setWordWrap(true);
+  stall_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  stall_->setStyleSheet(QStringLiteral(
+      "background: #fff3cd; color: #6b4e00; border: 1px solid #d69e10; padding: 4px"));
+  stall_->setToolTip(
+      tr("No rank has made progress for the stall threshold: the ranks named are the ones the "
+         "others wait for. The run fails when this lasts for its hang timeout "
+         "(docs/metrics.md, Hangs)."));
+  stall_->hide();
   stop_ = new QPushButton(tr("&Stop run"), this);
   stop_->setToolTip(tr("Stop the run: its ranks checkpoint and exit"));
   connect(stop_, &QPushButton::clicked, this, &DashboardTab::requestStop);
@@ -239,6 +253,7 @@ void DashboardTab::buildUi() {
 
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(header);
+  layout->addWidget(stall_);
   layout->addLayout(controls);
   layout->addWidget(splitter, 1);
 
@@ -288,8 +303,20 @@ void DashboardTab::setXMode(int index) {
   dirty_ = true;
 }
 
+void DashboardTab::updateStall() {
+  const std::optional<v1::StallVerdict> verdict = controller_.stallOf(runId_);
+  if (!verdict) {
+    stall_->hide();
+    return;
+  }
+  const double now = QDateTime::currentMSecsSinceEpoch() / 1000.0;
+  stall_->setText(stallBannerText(*verdict, now));
+  stall_->show();
+}
+
 void DashboardTab::onTick() {
   updateClock();
+  if (stall_->isVisible() || controller_.stallOf(runId_)) updateStall();
   if (gpuDirty_) {
     gpuDirty_ = false;
     for (const auto& [gpu, points] : gpuUtilSeries_) gpuUtil_->setSeries(gpuNames_[gpu], points);

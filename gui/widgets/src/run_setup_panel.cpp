@@ -221,6 +221,17 @@ RunSetupPanel::RunSetupPanel(QWidget* parent) : QWidget(parent) {
   addErrorLabel(QStringLiteral("ranksPerNode"), nullptr, placeForm);
   worldSize_ = new QLabel;
   placeForm->addRow(tr("World size:"), worldSize_);
+  // RunSpec.hang_timeout_s: 0 (never) to a week (run_spec.h kMaxTimeoutSeconds).
+  hangTimeout_ = intBox(0, kMaxTimeoutSeconds);
+  hangTimeout_->setSpecialValueText(tr("never"));
+  hangTimeout_->setSuffix(tr(" s"));
+  hangTimeout_->setToolTip(
+      tr("The agent fails the run when no rank has made progress for this long (a hung rank: "
+         "stopped, frozen, or deadlocked), after flagging it stalled within seconds on the "
+         "dashboard. Default 600 s (10 minutes); for the trainer it must stay below its "
+         "collective timeout (900 s by default). Run spec key hang_timeout_s."));
+  placeForm->addRow(tr("Han&g timeout:"), hangTimeout_);
+  addErrorLabel(QStringLiteral("hangTimeout"), nullptr, placeForm);
   column->addWidget(placeBox);
   column->addStretch();
 
@@ -271,7 +282,8 @@ RunSetupPanel::RunSetupPanel(QWidget* parent) : QWidget(parent) {
                               lrMin_, bucketMb_, dropout_}) {
     connect(box, &QDoubleSpinBox::valueChanged, this, &RunSetupPanel::revalidate);
   }
-  for (QSpinBox* box : {warmup_, epochs_, globalBatch_, checkpointEvery_, logEvery_, ranks_}) {
+  for (QSpinBox* box :
+       {warmup_, epochs_, globalBatch_, checkpointEvery_, logEvery_, ranks_, hangTimeout_}) {
     connect(box, &QSpinBox::valueChanged, this, &RunSetupPanel::revalidate);
   }
   connect(trainerJob_, &QRadioButton::toggled, this, &RunSetupPanel::revalidate);
@@ -328,6 +340,7 @@ RunForm RunSetupPanel::form() const {
   f.bucketMb = bucketMb_->value();
   f.checkpointEvery = checkpointEvery_->value();
   f.logEvery = logEvery_->value();
+  f.hangTimeoutSeconds = hangTimeout_->value();
   f.seed = seed_->text().toULongLong();
   f.trainerBase = trainerBase_;
   f.command = command_->text();
@@ -368,6 +381,7 @@ void RunSetupPanel::setForm(const RunForm& f) {
   bucketMb_->setValue(f.bucketMb);
   checkpointEvery_->setValue(static_cast<int>(f.checkpointEvery));
   logEvery_->setValue(f.logEvery);
+  hangTimeout_->setValue(f.hangTimeoutSeconds);
   seed_->setText(QString::number(f.seed));
   trainerBase_ = f.trainerBase;
   command_->setText(f.command);

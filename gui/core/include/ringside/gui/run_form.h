@@ -60,6 +60,10 @@ struct RunForm {
   // steps (and at the end of each epoch). 1 = every step: full per-step resolution in the charts
   // and the per-rank heatmap. At least 1.
   int logEvery = defaultTrainerConfig().log_every();
+  // The hang timeout (RunSpec.hang_timeout_s, docs/metrics.md "Hangs"): the owner agent fails
+  // the run after this many seconds without progress. 0 = never; at most kMaxTimeoutSeconds; for
+  // the trainer shorter than its collective timeout (validateHangTimeout).
+  int hangTimeoutSeconds = static_cast<int>(kDefaultHangTimeoutSeconds);
   quint64 seed = defaultTrainerConfig().seed();
   // The run spec this form was made from (a clone's or a preset's), for the keys the form has no
   // field for (train_samples, max_steps, threads, ...): trainerConfig() starts from it, so they

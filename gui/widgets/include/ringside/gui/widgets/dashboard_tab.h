@@ -71,6 +71,8 @@ class DashboardTab : public QWidget {
   MetricChart* gpuMemChart() const { return gpuMem_; }
   RankView* rankView() const { return rankView_; }
   QComboBox* xModeBox() const { return xMode_; }
+  // The stall banner (hidden while the run makes progress), for tests and the screenshot tour.
+  QLabel* stallBanner() const { return stall_; }
   QToolButton* exportChartButton() const { return exportChart_; }
   QPushButton* exportCsvButton() const { return exportCsv_; }
   // Every chart, in display order.
@@ -136,6 +138,8 @@ class DashboardTab : public QWidget {
   QLabel* elapsed_;
   QLabel* eta_;
   QLabel* message_;
+  QLabel* stall_;  // the stall verdict's banner (stall_text.h), hidden while the run progresses
+  void updateStall();
   QPushButton* stop_;
   QComboBox* xMode_;
   QCheckBox* logX_;

@@ -96,6 +96,7 @@ class RunSetupPanel : public QWidget {
   QDoubleSpinBox* bucketMb_;
   QSpinBox* checkpointEvery_;
   QSpinBox* logEvery_;
+  QSpinBox* hangTimeout_;
   QLineEdit* seed_;
   QLineEdit* command_;
   QListWidget* nodeList_;
