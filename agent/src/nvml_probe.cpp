@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <initializer_list>
+#include <optional>
 #include <utility>
 
 namespace ringside::agent {
@@ -27,6 +28,36 @@ struct nvmlUtilization_t {  // percent of the last sample period
 };
 using nvmlTemperatureSensors_t = int;  // enum nvmlTemperatureSensors_enum
 constexpr nvmlTemperatureSensors_t NVML_TEMPERATURE_GPU = 0;
+using nvmlClockType_t = int;  // enum nvmlClockType_enum
+constexpr nvmlClockType_t NVML_CLOCK_SM = 1;
+using nvmlPcieUtilCounter_t = int;  // enum nvmlPcieUtilCounter_enum
+constexpr nvmlPcieUtilCounter_t NVML_PCIE_UTIL_TX_BYTES = 0;
+constexpr nvmlPcieUtilCounter_t NVML_PCIE_UTIL_RX_BYTES = 1;
+// Field ids of nvmlDeviceGetFieldValues (nvml.h): NVLink data throughput counters in KiB,
+// cumulative; scopeId selects the link, UINT_MAX sums all links.
+constexpr unsigned int NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX = 138;
+constexpr unsigned int NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX = 139;
+constexpr unsigned int kAllNvlinks = 0xFFFFFFFFu;  // UINT_MAX
+using nvmlValueType_t = int;                       // enum nvmlValueType_enum
+constexpr nvmlValueType_t NVML_VALUE_TYPE_UNSIGNED_INT = 1;
+constexpr nvmlValueType_t NVML_VALUE_TYPE_UNSIGNED_LONG = 2;
+constexpr nvmlValueType_t NVML_VALUE_TYPE_UNSIGNED_LONG_LONG = 3;
+union nvmlValue_t {
+  double dVal;
+  unsigned int uiVal;
+  unsigned long ulVal;
+  unsigned long long ullVal;
+  long long sllVal;
+};
+struct nvmlFieldValue_t {
+  unsigned int fieldId;
+  unsigned int scopeId;
+  long long timestamp;  // CPU time of the reading, microseconds since 1970
+  long long latencyUsec;
+  nvmlValueType_t valueType;
+  nvmlReturn_t nvmlReturn;
+  nvmlValue_t value;
+};
 // Buffer sizes from nvml.h: NVML_DEVICE_NAME_V2_BUFFER_SIZE, NVML_DEVICE_UUID_V2_BUFFER_SIZE,
 // NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE.
 constexpr unsigned int kNameBufferSize = 96;
@@ -46,8 +77,30 @@ using DeviceGetUtilizationRatesFn = nvmlReturn_t (*)(nvmlDevice_t, nvmlUtilizati
 using DeviceGetPowerUsageFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int*);
 using DeviceGetTemperatureFn = nvmlReturn_t (*)(nvmlDevice_t, nvmlTemperatureSensors_t,
                                                 unsigned int*);
+using DeviceGetClockInfoFn = nvmlReturn_t (*)(nvmlDevice_t, nvmlClockType_t, unsigned int*);
+using DeviceGetPcieThroughputFn = nvmlReturn_t (*)(nvmlDevice_t, nvmlPcieUtilCounter_t,
+                                                   unsigned int*);
+using DeviceGetFieldValuesFn = nvmlReturn_t (*)(nvmlDevice_t, int, nvmlFieldValue_t*);
 
 constexpr double kBytesPerMiB = 1024.0 * 1024.0;
+constexpr double kBytesPerMB = 1e6;  // MB as in the MB/s of docs/metrics.md
+// NVML counts PCIe throughput in "KB/s" and NVLink counters in KiB; both taken as 1024 bytes.
+constexpr double kBytesPerKiB = 1024.0;
+
+// A field value that NVML read as an unsigned counter, or absent.
+std::optional<unsigned long long> counterOf(const nvmlFieldValue_t& field) {
+  if (field.nvmlReturn != NVML_SUCCESS) return std::nullopt;
+  switch (field.valueType) {
+    case NVML_VALUE_TYPE_UNSIGNED_INT:
+      return field.value.uiVal;
+    case NVML_VALUE_TYPE_UNSIGNED_LONG:
+      return field.value.ulVal;
+    case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG:
+      return field.value.ullVal;
+    default:
+      return std::nullopt;
+  }
+}
 
 // The first of `names` that the library exports, or null. Versioned names come first: they are
 // what nvml.h maps the plain names to (`#define nvmlInit nvmlInit_v2` unless
@@ -84,6 +137,9 @@ struct NvmlProbe::Api {
   DeviceGetUtilizationRatesFn deviceGetUtilizationRates = nullptr;
   DeviceGetPowerUsageFn deviceGetPowerUsage = nullptr;
   DeviceGetTemperatureFn deviceGetTemperature = nullptr;
+  DeviceGetClockInfoFn deviceGetClockInfo = nullptr;
+  DeviceGetPcieThroughputFn deviceGetPcieThroughput = nullptr;
+  DeviceGetFieldValuesFn deviceGetFieldValues = nullptr;
 
   // "NVML error 9 (Driver Not Loaded)".
   std::string describe(nvmlReturn_t code) const {
@@ -110,6 +166,7 @@ void NvmlProbe::unload() {
   api_.reset();
   handles_.clear();
   devices_.clear();
+  previous_nvlink_.clear();
   if (library_ != nullptr) dlclose(library_);
   library_ = nullptr;
 }
@@ -144,6 +201,11 @@ Status NvmlProbe::init() {
   api->deviceGetPowerUsage = resolve<DeviceGetPowerUsageFn>(library_, {"nvmlDeviceGetPowerUsage"});
   api->deviceGetTemperature =
       resolve<DeviceGetTemperatureFn>(library_, {"nvmlDeviceGetTemperature"});
+  api->deviceGetClockInfo = resolve<DeviceGetClockInfoFn>(library_, {"nvmlDeviceGetClockInfo"});
+  api->deviceGetPcieThroughput =
+      resolve<DeviceGetPcieThroughputFn>(library_, {"nvmlDeviceGetPcieThroughput"});
+  api->deviceGetFieldValues =
+      resolve<DeviceGetFieldValuesFn>(library_, {"nvmlDeviceGetFieldValues"});
 
   std::string missing;
   if (api->init == nullptr) missing += " nvmlInit";
@@ -216,6 +278,7 @@ Status NvmlProbe::init() {
     handles_.push_back(device);
     devices_.push_back(std::move(info));
   }
+  previous_nvlink_.assign(devices_.size(), std::nullopt);
   return Status::ok();
 }
 
@@ -237,6 +300,7 @@ std::vector<GpuSample> NvmlProbe::sample() {
       nvmlMemory_t memory{};
       if (api_->deviceGetMemoryInfo(device, &memory) == NVML_SUCCESS) {
         sample.memUsedMiB = static_cast<double>(memory.used) / kBytesPerMiB;
+        sample.memTotalMiB = static_cast<double>(memory.total) / kBytesPerMiB;
       }
     }
     if (api_->deviceGetPowerUsage != nullptr) {
@@ -251,9 +315,58 @@ std::vector<GpuSample> NvmlProbe::sample() {
         sample.tempC = celsius;
       }
     }
+    if (api_->deviceGetClockInfo != nullptr) {
+      unsigned int megahertz = 0;
+      if (api_->deviceGetClockInfo(device, NVML_CLOCK_SM, &megahertz) == NVML_SUCCESS) {
+        sample.smClockMHz = megahertz;
+      }
+    }
+    if (api_->deviceGetPcieThroughput != nullptr) {
+      unsigned int kilobytesPerSecond = 0;
+      if (api_->deviceGetPcieThroughput(device, NVML_PCIE_UTIL_RX_BYTES, &kilobytesPerSecond) ==
+          NVML_SUCCESS) {
+        sample.pcieRxMBps = kilobytesPerSecond * kBytesPerKiB / kBytesPerMB;
+      }
+      if (api_->deviceGetPcieThroughput(device, NVML_PCIE_UTIL_TX_BYTES, &kilobytesPerSecond) ==
+          NVML_SUCCESS) {
+        sample.pcieTxMBps = kilobytesPerSecond * kBytesPerKiB / kBytesPerMB;
+      }
+    }
+    if (api_->deviceGetFieldValues != nullptr) sampleNvlink(i, sample);
     samples.push_back(sample);
   }
   return samples;
+}
+
+void NvmlProbe::sampleNvlink(size_t deviceSlot, GpuSample& sample) {
+  nvmlFieldValue_t fields[2] = {};
+  fields[0].fieldId = NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX;
+  fields[0].scopeId = kAllNvlinks;
+  fields[1].fieldId = NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX;
+  fields[1].scopeId = kAllNvlinks;
+  auto device = static_cast<nvmlDevice_t>(handles_[deviceSlot]);
+  std::optional<NvlinkCounters>& previous = previous_nvlink_[deviceSlot];
+  // A GPU without NVLink answers NVML_ERROR_NOT_SUPPORTED in each field's nvmlReturn.
+  if (api_->deviceGetFieldValues(device, 2, fields) != NVML_SUCCESS) {
+    previous.reset();
+    return;
+  }
+  const auto rx = counterOf(fields[0]);
+  const auto tx = counterOf(fields[1]);
+  if (!rx || !tx) {
+    previous.reset();
+    return;
+  }
+  const NvlinkCounters now{.rxKiB = *rx, .txKiB = *tx, .timestampUs = fields[0].timestamp};
+  if (previous && now.timestampUs > previous->timestampUs && now.rxKiB >= previous->rxKiB &&
+      now.txKiB >= previous->txKiB) {
+    const double seconds = static_cast<double>(now.timestampUs - previous->timestampUs) / 1e6;
+    sample.nvlinkRxMBps =
+        static_cast<double>(now.rxKiB - previous->rxKiB) * kBytesPerKiB / kBytesPerMB / seconds;
+    sample.nvlinkTxMBps =
+        static_cast<double>(now.txKiB - previous->txKiB) * kBytesPerKiB / kBytesPerMB / seconds;
+  }
+  previous = now;
 }
 
 }  // namespace ringside::agent

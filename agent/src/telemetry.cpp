@@ -138,6 +138,12 @@ v1::GpuTelemetry toProto(const GpuSample& gpu) {
   if (gpu.memUsedMiB) out.set_mem_used_mib(*gpu.memUsedMiB);
   if (gpu.powerW) out.set_power_w(*gpu.powerW);
   if (gpu.tempC) out.set_temp_c(*gpu.tempC);
+  if (gpu.memTotalMiB) out.set_mem_total_mib(*gpu.memTotalMiB);
+  if (gpu.smClockMHz) out.set_sm_clock_mhz(*gpu.smClockMHz);
+  if (gpu.pcieRxMBps) out.set_pcie_rx_mbps(*gpu.pcieRxMBps);
+  if (gpu.pcieTxMBps) out.set_pcie_tx_mbps(*gpu.pcieTxMBps);
+  if (gpu.nvlinkRxMBps) out.set_nvlink_rx_mbps(*gpu.nvlinkRxMBps);
+  if (gpu.nvlinkTxMBps) out.set_nvlink_tx_mbps(*gpu.nvlinkTxMBps);
   return out;
 }
 

@@ -1,8 +1,11 @@
 /* A fake libnvidia-ml for nvml_probe_test: exports the NVML entry points NvmlProbe resolves, with
  * fixed answers, so the dlopen path is tested on machines without a GPU. Two builds:
  *   full     versioned symbols (nvmlInit_v2, ...) and every optional one; two GPUs, the second
- *            without power readings (NVML_ERROR_NOT_SUPPORTED). The unversioned nvmlInit fails,
- *            so a probe that calls it instead of nvmlInit_v2 is caught.
+ *            without power, SM clock and NVLink readings (NVML_ERROR_NOT_SUPPORTED, as a PCIe
+ *            card without NVLink answers). The unversioned nvmlInit fails, so a probe that
+ *            calls it instead of nvmlInit_v2 is caught. GPU 0's NVLink counters grow by
+ *            FAKE_NVLINK_RX/TX_KIB_PER_CALL KiB per nvmlDeviceGetFieldValues call, whose
+ *            timestamps advance 1 s per call: 1000 KiB/s received, 500 KiB/s sent.
  *   minimal  (FAKE_NVML_MINIMAL) only unversioned required symbols and nvmlDeviceGetName; one GPU.
  * FAKE_NVML_INIT_ERROR=<code> in the environment makes init return that NVML error code.
  * fake_nvml_shutdown_calls counts nvmlShutdown calls. Signatures follow nvml.h. */
@@ -14,6 +17,8 @@ typedef int nvmlReturn_t;
 #define NVML_ERROR_INVALID_ARGUMENT 2
 #define NVML_ERROR_NOT_SUPPORTED 3
 #define NVML_ERROR_UNKNOWN 999
+#define FAKE_NVLINK_RX_KIB_PER_CALL 1000ULL
+#define FAKE_NVLINK_TX_KIB_PER_CALL 500ULL
 
 typedef struct nvmlDevice_st {
   const char* name;
@@ -25,6 +30,22 @@ typedef struct {
 typedef struct {
   unsigned int gpu, memory;
 } nvmlUtilization_t;
+typedef union {
+  double dVal;
+  unsigned int uiVal;
+  unsigned long ulVal;
+  unsigned long long ullVal;
+  long long sllVal;
+} nvmlValue_t;
+typedef struct {
+  unsigned int fieldId;
+  unsigned int scopeId;
+  long long timestamp;
+  long long latencyUsec;
+  int valueType;
+  nvmlReturn_t nvmlReturn;
+  nvmlValue_t value;
+} nvmlFieldValue_t;
 
 static struct nvmlDevice_st devices[2] = {
     {"Fake GPU 0", "GPU-00000000-fake-0000-0000-000000000000"},
@@ -131,6 +152,48 @@ nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int* milliwat
 nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, int sensor, unsigned int* celsius) {
   if (sensor != 0) return NVML_ERROR_INVALID_ARGUMENT; /* NVML_TEMPERATURE_GPU */
   *celsius = device == &devices[0] ? 71 : 35;
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, int type, unsigned int* megahertz) {
+  if (type != 1) return NVML_ERROR_INVALID_ARGUMENT; /* NVML_CLOCK_SM */
+  if (device != &devices[0]) return NVML_ERROR_NOT_SUPPORTED;
+  *megahertz = 1980;
+  return NVML_SUCCESS;
+}
+
+/* KB/s over NVML's 20 ms window: GPU 0 receives 25000 and sends 12500; GPU 1 idles at 0. */
+nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t device, int counter, unsigned int* value) {
+  if (counter != 0 && counter != 1) return NVML_ERROR_INVALID_ARGUMENT; /* TX_BYTES, RX_BYTES */
+  if (device != &devices[0]) {
+    *value = 0;
+  } else {
+    *value = counter == 1 ? 25000 : 12500;
+  }
+  return NVML_SUCCESS;
+}
+
+static unsigned long long nvlink_calls = 0;
+
+/* NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX (138) and _RX (139), summed over links (scopeId
+ * UINT_MAX): cumulative KiB, as NVML returns them. */
+nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int count, nvmlFieldValue_t* values) {
+  if (count < 0 || values == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+  if (device == &devices[0]) ++nvlink_calls;
+  for (int i = 0; i < count; ++i) {
+    nvmlFieldValue_t* field = &values[i];
+    field->timestamp = (long long)(nvlink_calls * 1000000ULL);
+    field->latencyUsec = 0;
+    if (device != &devices[0] || (field->fieldId != 138 && field->fieldId != 139) ||
+        field->scopeId != 0xFFFFFFFFu) {
+      field->nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
+      continue;
+    }
+    field->nvmlReturn = NVML_SUCCESS;
+    field->valueType = 3; /* NVML_VALUE_TYPE_UNSIGNED_LONG_LONG */
+    field->value.ullVal = nvlink_calls * (field->fieldId == 139 ? FAKE_NVLINK_RX_KIB_PER_CALL
+                                                                : FAKE_NVLINK_TX_KIB_PER_CALL);
+  }
   return NVML_SUCCESS;
 }
 

@@ -93,6 +93,37 @@ TEST_F(FakeNvml, SamplesConvertUnitsAndLeaveUnsupportedValuesAbsent) {
   EXPECT_EQ(samples[1].tempC, 35.0);
 }
 
+TEST_F(FakeNvml, SamplesMemoryTotalClockAndPcieThroughput) {
+  NvmlProbe probe(RINGSIDE_FAKE_NVML_FULL);
+  ASSERT_TRUE(probe.init().isOk());
+  auto samples = probe.sample();
+  ASSERT_EQ(samples.size(), 2u);
+  EXPECT_EQ(samples[0].memTotalMiB, 81559.0);
+  EXPECT_EQ(samples[0].smClockMHz, 1980.0);
+  EXPECT_DOUBLE_EQ(samples[0].pcieRxMBps.value_or(-1), 25000 * 1024 / 1e6);  // KB/s -> MB/s
+  EXPECT_DOUBLE_EQ(samples[0].pcieTxMBps.value_or(-1), 12500 * 1024 / 1e6);
+  EXPECT_EQ(samples[1].memTotalMiB, 81559.0);
+  EXPECT_FALSE(samples[1].smClockMHz.has_value());  // NVML_ERROR_NOT_SUPPORTED
+  EXPECT_EQ(samples[1].pcieRxMBps, 0.0);            // idle is 0, not absent
+  EXPECT_EQ(samples[1].pcieTxMBps, 0.0);
+}
+
+TEST_F(FakeNvml, NvlinkThroughputIsARateBetweenTwoSamplesAndAbsentWithoutNvlink) {
+  NvmlProbe probe(RINGSIDE_FAKE_NVML_FULL);
+  ASSERT_TRUE(probe.init().isOk());
+  auto first = probe.sample();
+  ASSERT_EQ(first.size(), 2u);
+  EXPECT_FALSE(first[0].nvlinkRxMBps.has_value());  // no previous counters yet
+  EXPECT_FALSE(first[0].nvlinkTxMBps.has_value());
+  auto second = probe.sample();
+  ASSERT_EQ(second.size(), 2u);
+  // The fake's counters grow 1000 KiB (rx) and 500 KiB (tx) per NVML-timestamped second.
+  EXPECT_DOUBLE_EQ(second[0].nvlinkRxMBps.value_or(-1), 1000 * 1024 / 1e6);
+  EXPECT_DOUBLE_EQ(second[0].nvlinkTxMBps.value_or(-1), 500 * 1024 / 1e6);
+  EXPECT_FALSE(second[1].nvlinkRxMBps.has_value());  // GPU 1 has no NVLink
+  EXPECT_FALSE(second[1].nvlinkTxMBps.has_value());
+}
+
 TEST_F(FakeNvml, OldLibraryFallsBackToUnversionedSymbolsAndMissingOptionalsAreAbsent) {
   NvmlProbe probe(RINGSIDE_FAKE_NVML_MINIMAL);
   ASSERT_TRUE(probe.init().isOk());
@@ -109,6 +140,14 @@ TEST_F(FakeNvml, OldLibraryFallsBackToUnversionedSymbolsAndMissingOptionalsAreAb
   EXPECT_FALSE(samples[0].memUsedMiB.has_value());
   EXPECT_FALSE(samples[0].powerW.has_value());
   EXPECT_FALSE(samples[0].tempC.has_value());
+  EXPECT_FALSE(samples[0].memTotalMiB.has_value());
+  EXPECT_FALSE(samples[0].smClockMHz.has_value());
+  EXPECT_FALSE(samples[0].pcieRxMBps.has_value());
+  EXPECT_FALSE(samples[0].pcieTxMBps.has_value());
+  auto again = probe.sample();
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_FALSE(again[0].nvlinkRxMBps.has_value());
+  EXPECT_FALSE(again[0].nvlinkTxMBps.has_value());
 }
 
 TEST_F(FakeNvml, FailingNvmlInitIsInternalWithNvmlsMessage) {

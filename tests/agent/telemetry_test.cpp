@@ -190,6 +190,12 @@ TEST_F(TelemetryTest, GpuValuesComeFromTheProbeAndAbsentStaysAbsentOnTheWire) {
   busy.memUsedMiB = 1024;
   busy.powerW = 312.5;
   busy.tempC = 71;
+  busy.memTotalMiB = 81559;
+  busy.smClockMHz = 1980;
+  busy.pcieRxMBps = 25.6;
+  busy.pcieTxMBps = 12.8;
+  busy.nvlinkRxMBps = 1.024;
+  busy.nvlinkTxMBps = 0.512;
   GpuSample partial;  // a GPU that reports only its utilization
   partial.index = 1;
   partial.utilPct = 3;
@@ -211,11 +217,23 @@ TEST_F(TelemetryTest, GpuValuesComeFromTheProbeAndAbsentStaysAbsentOnTheWire) {
   EXPECT_EQ(wire.gpus(0).util_pct(), 87.0);
   EXPECT_EQ(wire.gpus(0).power_w(), 312.5);
   EXPECT_EQ(wire.gpus(0).temp_c(), 71.0);
+  EXPECT_EQ(wire.gpus(0).mem_total_mib(), 81559.0);
+  EXPECT_EQ(wire.gpus(0).sm_clock_mhz(), 1980.0);
+  EXPECT_EQ(wire.gpus(0).pcie_rx_mbps(), 25.6);
+  EXPECT_EQ(wire.gpus(0).pcie_tx_mbps(), 12.8);
+  EXPECT_EQ(wire.gpus(0).nvlink_rx_mbps(), 1.024);
+  EXPECT_EQ(wire.gpus(0).nvlink_tx_mbps(), 0.512);
   EXPECT_EQ(wire.gpus(1).index(), 1u);
   EXPECT_TRUE(wire.gpus(1).has_util_pct());
   EXPECT_FALSE(wire.gpus(1).has_mem_used_mib());
   EXPECT_FALSE(wire.gpus(1).has_power_w());
   EXPECT_FALSE(wire.gpus(1).has_temp_c());
+  EXPECT_FALSE(wire.gpus(1).has_mem_total_mib());
+  EXPECT_FALSE(wire.gpus(1).has_sm_clock_mhz());
+  EXPECT_FALSE(wire.gpus(1).has_pcie_rx_mbps());
+  EXPECT_FALSE(wire.gpus(1).has_pcie_tx_mbps());
+  EXPECT_FALSE(wire.gpus(1).has_nvlink_rx_mbps());
+  EXPECT_FALSE(wire.gpus(1).has_nvlink_tx_mbps());
 }
 
 TEST_F(TelemetryTest, RealProcGivesPlausibleValues) {

@@ -265,9 +265,26 @@ void Controller::onEvents(const QString& nodeId, const EventBatch& batch) {
     emit runStateChanged(runId, state.run().state());
   }
   for (auto& [runId, ingestBatch] : byRun) ingest(nodeId, std::move(ingestBatch));
+  QString hostName;  // as the placement of the node's runs names it
+  if (!batch.telemetry.empty()) {
+    for (const NodeChoice& node : nodeChoices()) {
+      if (node.nodeId == nodeId) hostName = node.hostName;
+    }
+  }
   for (const v1::NodeTelemetry& telemetry : batch.telemetry) {
     if (NodeLink* link = linkOf(nodeId)) link->view.telemetry = telemetry;
     emit telemetryReceived(nodeId, telemetry);
+    // GPU values of running runs are kept with the run (docs/metrics.md).
+    if (telemetry.gpus_size() > 0) {
+      whenReady(this, store_->ingestTelemetry(nodeId, hostName, telemetry),
+                [this, nodeId](Result<QStringList> stored) {
+                  if (!stored.isOk()) {
+                    emit errorMessage(
+                        tr("Storing GPU telemetry of node %1 failed: %2")
+                            .arg(nodeId, QString::fromStdString(stored.status().message())));
+                  }
+                });
+    }
   }
 }
 

@@ -47,9 +47,10 @@ MetricsStore::~MetricsStore() {
   // ended where it stands (SQLite's WAL rolls an unfinished transaction back on the next open, so
   // the file stays consistent; the writes still queued are lost, and the message says so).
   if (!thread_.wait(QDeadlineTimer(kShutdownTimeoutMs))) {
-    qCritical("ringside: the run database did not finish its writes within %d s; closing without "
-              "them (the database stays consistent)",
-              kShutdownTimeoutMs / 1000);
+    qCritical(
+        "ringside: the run database did not finish its writes within %d s; closing without "
+        "them (the database stays consistent)",
+        kShutdownTimeoutMs / 1000);
     thread_.terminate();
     thread_.wait();
   }
@@ -122,6 +123,16 @@ QFuture<Result<IngestResult>> MetricsStore::ingest(IngestBatch batch) {
           }
         }
         return result;
+      });
+}
+
+QFuture<Result<QStringList>> MetricsStore::ingestTelemetry(QString nodeId, QString hostName,
+                                                           v1::NodeTelemetry telemetry) {
+  return post<Result<QStringList>>(
+      [this, nodeId = std::move(nodeId), hostName = std::move(hostName),
+       telemetry = std::move(telemetry)](Database& db) -> Result<QStringList> {
+        if (!db.isOpen()) return notOpen(databasePath_);
+        return db.ingestTelemetry(nodeId, hostName, telemetry);
       });
 }
 

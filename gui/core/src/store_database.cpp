@@ -418,7 +418,11 @@ Status MetricsStore::Database::insertSamples(int64_t runKey,
   // Global summary metrics go one by one so that only newly stored rows count; everything else
   // goes in chunks of kChunkRows.
   int pending = 0;
+  int64_t maxStep = 0;
+  int64_t maxEpoch = 0;
   for (const auto& sample : samples) {
+    maxStep = std::max<int64_t>(maxStep, sample.step());
+    maxEpoch = std::max<int64_t>(maxEpoch, sample.epoch());
     auto key = keyId(sample.name());
     if (!key.isOk()) return key.status();
     const std::string& name = sample.name();
@@ -456,6 +460,10 @@ Status MetricsStore::Database::insertSamples(int64_t runKey,
       summary.samplesPerSSum += value;
       ++summary.samplesPerSCount;
     }
+  }
+  if (auto cached = lastSteps_.find(runKey); cached != lastSteps_.end()) {
+    cached->second.first = std::max(cached->second.first, maxStep);
+    cached->second.second = std::max(cached->second.second, maxEpoch);
   }
   if (pending > 0) {
     // The tail of the batch: the chunk statement holds `pending` bound rows; run them singly.

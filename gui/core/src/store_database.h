@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "ringside/gui/metrics_store.h"
@@ -36,6 +37,9 @@ class MetricsStore::Database {
 
   Status upsertRun(const QString& nodeId, const v1::RunInfo& run);
   Result<IngestResult> ingest(const IngestBatch& batch);
+  // MetricsStore::ingestTelemetry (store_telemetry.cpp).
+  Result<QStringList> ingestTelemetry(const QString& nodeId, const QString& hostName,
+                                      const v1::NodeTelemetry& telemetry);
   Result<uint64_t> lastSeq(const QString& runId);
   Result<std::vector<RunRecord>> runs(const RunFilter& filter);
   Result<RunRecord> run(const QString& runId);
@@ -73,9 +77,12 @@ class MetricsStore::Database {
   // After a loop of query.next(): OK at the end of the rows, fail(query, what) when next()
   // stopped on an error (QSqlQuery::next() returns false for both).
   Status rowsDone(const QSqlQuery& query, const QString& what);
+  // The highest step and epoch stored for the run (0, 0 when none): cached, read once per run.
+  Result<std::pair<int64_t, int64_t>> lastStep(int64_t runKey);
   void dropCaches() {
     runKeys_.clear();
     keyIds_.clear();
+    lastSteps_.clear();
   }
 
   QString path_;
@@ -86,6 +93,8 @@ class MetricsStore::Database {
   bool open_ = false;
   QHash<QString, int64_t> runKeys_;                  // run_id -> run_key
   std::unordered_map<std::string, int64_t> keyIds_;  // metric name -> key_id
+  // run_key -> (highest step, highest epoch) stored, kept by insertSamples once read.
+  std::unordered_map<int64_t, std::pair<int64_t, int64_t>> lastSteps_;
   std::unordered_map<const char*, std::unique_ptr<QSqlQuery>> statements_;
 };
 

@@ -49,6 +49,19 @@ const v1::GpuTelemetry* gpuSample(const v1::NodeTelemetry& sample, uint32_t inde
   return nullptr;
 }
 
+// One GPU value of GpuTelemetry, by its protobuf accessors.
+struct GpuField {
+  bool (v1::GpuTelemetry::*has)() const;
+  double (v1::GpuTelemetry::*get)() const;
+};
+
+std::optional<double> gpuValue(const v1::NodeTelemetry& sample, uint32_t index, GpuField field,
+                               double scale = 1.0) {
+  const v1::GpuTelemetry* gpu = gpuSample(sample, index);
+  if (gpu == nullptr || !(gpu->*field.has)()) return std::nullopt;
+  return (gpu->*field.get)() * scale;
+}
+
 // The top of a y axis for values up to `max`: 15 % headroom, at least `floor`.
 double axisTop(double max, double floor) { return std::max(floor, max * 1.15); }
 
@@ -110,6 +123,11 @@ NodeDetailPane::NodeDetailPane(Controller& controller, QWidget* parent)
   network_ = makeChart(tr("Network (MB/s)"), tr("MB/s"));
   gpuUtil_ = makeChart(tr("GPU utilization (%)"), tr("%"));
   gpuMemory_ = makeChart(tr("GPU memory used (GiB)"), tr("GiB"));
+  gpuPower_ = makeChart(tr("GPU power (W)"), tr("W"));
+  gpuTemp_ = makeChart(tr("GPU temperature (°C)"), tr("°C"));
+  gpuClock_ = makeChart(tr("GPU SM clock (MHz)"), tr("MHz"));
+  gpuPcie_ = makeChart(tr("GPU PCIe (MB/s)"), tr("MB/s"));
+  gpuNvlink_ = makeChart(tr("GPU NVLink (MB/s)"), tr("MB/s"));
   setLines(cpu_, {tr("CPU")});
   setLines(memory_, {tr("used")});
   setLines(network_, {tr("receive"), tr("transmit")});
@@ -124,7 +142,19 @@ NodeDetailPane::NodeDetailPane(Controller& controller, QWidget* parent)
   grid->addWidget(network_.view, 0, 2);
   grid->addWidget(gpuUtil_.view, 1, 0);
   grid->addWidget(gpuMemory_.view, 1, 1);
-  row->addLayout(grid, 1);
+  grid->addWidget(gpuPower_.view, 1, 2);
+  grid->addWidget(gpuTemp_.view, 2, 0);
+  grid->addWidget(gpuClock_.view, 2, 1);
+  grid->addWidget(gpuPcie_.view, 2, 2);
+  grid->addWidget(gpuNvlink_.view, 3, 0);
+  // Nine charts do not fit a short window: they scroll.
+  auto* charts = new QWidget;
+  charts->setLayout(grid);
+  auto* chartScroll = new QScrollArea;
+  chartScroll->setWidget(charts);
+  chartScroll->setWidgetResizable(true);
+  chartScroll->setFrameShape(QFrame::NoFrame);
+  row->addWidget(chartScroll, 1);
   pages_->addWidget(page);
 
   auto* column = new QVBoxLayout(this);
@@ -193,10 +223,20 @@ void NodeDetailPane::setLines(Chart& chart, const QStringList& names) {
 
 void NodeDetailPane::applyTheme() {
   const bool dark = palette().color(QPalette::Window).lightness() < 128;
-  for (Chart* chart : {&cpu_, &memory_, &network_, &gpuUtil_, &gpuMemory_}) {
+  for (Chart* chart : allCharts()) {
     chart->chart->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
     chart->chart->setBackgroundRoundness(0);
   }
+}
+
+QList<NodeDetailPane::Chart*> NodeDetailPane::allCharts() {
+  return {&cpu_,      &memory_,  &network_,  &gpuUtil_, &gpuMemory_,
+          &gpuPower_, &gpuTemp_, &gpuClock_, &gpuPcie_, &gpuNvlink_};
+}
+
+QList<const NodeDetailPane::Chart*> NodeDetailPane::allCharts() const {
+  return {&cpu_,      &memory_,  &network_,  &gpuUtil_, &gpuMemory_,
+          &gpuPower_, &gpuTemp_, &gpuClock_, &gpuPcie_, &gpuNvlink_};
 }
 
 void NodeDetailPane::changeEvent(QEvent* event) {
@@ -228,7 +268,7 @@ int NodeDetailPane::sampleCount(const QString& nodeId) const {
 
 QHash<QString, QList<int>> NodeDetailPane::chartPointCounts() const {
   QHash<QString, QList<int>> counts;
-  for (const Chart* chart : {&cpu_, &memory_, &network_, &gpuUtil_, &gpuMemory_}) {
+  for (const Chart* chart : allCharts()) {
     QList<int>& lines = counts[chart->chart->title()];
     for (const QLineSeries* line : chart->lines) lines.append(static_cast<int>(line->count()));
   }
@@ -289,35 +329,110 @@ void NodeDetailPane::redraw() {
   setRoundTicks(network_.y, axisTop(std::max(maxOf(rx), maxOf(tx)), 1.0));
 
   const QList<uint32_t> gpus = gpuIndices(info, samples);
-  gpuUtil_.view->setVisible(!gpus.isEmpty());
-  gpuMemory_.view->setVisible(!gpus.isEmpty());
   QStringList names;
-  for (uint32_t index : gpus) names.append(tr("GPU %1").arg(index));
-  setLines(gpuUtil_, names);
-  setLines(gpuMemory_, names);
-  double gpuMemoryTotal = 0;
-  double gpuMemoryMax = 0;
-  for (int i = 0; i < gpus.size(); ++i) {
-    const uint32_t index = gpus[i];
-    gpuUtil_.lines[i]->replace(points([index](const v1::NodeTelemetry& s) {
-      const v1::GpuTelemetry* gpu = gpuSample(s, index);
-      return gpu && gpu->has_util_pct() ? std::optional<double>(gpu->util_pct()) : std::nullopt;
-    }));
-    const QList<QPointF> used = points([index](const v1::NodeTelemetry& s) {
-      const v1::GpuTelemetry* gpu = gpuSample(s, index);
-      return gpu && gpu->has_mem_used_mib()
-                 ? std::optional<double>(gpu->mem_used_mib() / kMiBPerGiB)
-                 : std::nullopt;
-    });
-    gpuMemoryMax = std::max(gpuMemoryMax, maxOf(used));
-    gpuMemory_.lines[i]->replace(used);
+  QStringList directions;  // two lines per GPU: receive, transmit
+  for (uint32_t index : gpus) {
+    names.append(tr("GPU %1").arg(index));
+    directions.append(tr("GPU %1 rx").arg(index));
+    directions.append(tr("GPU %1 tx").arg(index));
   }
+  // One line per GPU of `field`; returns the largest value drawn.
+  auto drawPerGpu = [&](Chart& chart, GpuField field, double scale) {
+    setLines(chart, names);
+    double max = 0;
+    for (int i = 0; i < gpus.size(); ++i) {
+      const uint32_t index = gpus[i];
+      const QList<QPointF> line = points([index, field, scale](const v1::NodeTelemetry& s) {
+        return gpuValue(s, index, field, scale);
+      });
+      max = std::max(max, maxOf(line));
+      chart.lines[i]->replace(line);
+    }
+    return max;
+  };
+  // Receive and transmit lines per GPU; returns the largest value and whether any was read.
+  auto drawDirections = [&](Chart& chart, GpuField rx, GpuField tx) {
+    setLines(chart, directions);
+    double max = 0;
+    bool any = false;
+    for (int i = 0; i < gpus.size(); ++i) {
+      const uint32_t index = gpus[i];
+      for (int direction = 0; direction < 2; ++direction) {
+        const GpuField field = direction == 0 ? rx : tx;
+        const QList<QPointF> line = points(
+            [index, field](const v1::NodeTelemetry& s) { return gpuValue(s, index, field); });
+        any = any || !line.isEmpty();
+        max = std::max(max, maxOf(line));
+        chart.lines[2 * i + direction]->replace(line);
+      }
+    }
+    return std::pair<double, bool>(max, any);
+  };
+
+  drawPerGpu(gpuUtil_, {&v1::GpuTelemetry::has_util_pct, &v1::GpuTelemetry::util_pct}, 1.0);
+  const double gpuMemoryMax =
+      drawPerGpu(gpuMemory_, {&v1::GpuTelemetry::has_mem_used_mib, &v1::GpuTelemetry::mem_used_mib},
+                 1.0 / kMiBPerGiB);
+  double gpuMemoryTotal = 0;
   if (info) {
     for (const v1::GpuInfo& gpu : info->gpus()) {
       gpuMemoryTotal = std::max(gpuMemoryTotal, gpu.memory_total_mib() / kMiBPerGiB);
     }
   }
+  if (!samples.empty()) {
+    for (const v1::GpuTelemetry& gpu : samples.back().gpus()) {
+      if (gpu.has_mem_total_mib()) {
+        gpuMemoryTotal = std::max(gpuMemoryTotal, gpu.mem_total_mib() / kMiBPerGiB);
+      }
+    }
+  }
   setRoundTicks(gpuMemory_.y, gpuMemoryTotal > 0 ? gpuMemoryTotal : axisTop(gpuMemoryMax, 1.0));
+  const double powerMax =
+      drawPerGpu(gpuPower_, {&v1::GpuTelemetry::has_power_w, &v1::GpuTelemetry::power_w}, 1.0);
+  setRoundTicks(gpuPower_.y, axisTop(powerMax, 10.0));
+  const double tempMax =
+      drawPerGpu(gpuTemp_, {&v1::GpuTelemetry::has_temp_c, &v1::GpuTelemetry::temp_c}, 1.0);
+  setRoundTicks(gpuTemp_.y, axisTop(tempMax, 10.0));
+  const double clockMax = drawPerGpu(
+      gpuClock_, {&v1::GpuTelemetry::has_sm_clock_mhz, &v1::GpuTelemetry::sm_clock_mhz}, 1.0);
+  setRoundTicks(gpuClock_.y, axisTop(clockMax, 100.0));
+  const auto pcie = drawDirections(
+      gpuPcie_, {&v1::GpuTelemetry::has_pcie_rx_mbps, &v1::GpuTelemetry::pcie_rx_mbps},
+      {&v1::GpuTelemetry::has_pcie_tx_mbps, &v1::GpuTelemetry::pcie_tx_mbps});
+  setRoundTicks(gpuPcie_.y, axisTop(pcie.first, 1.0));
+  const auto nvlink = drawDirections(
+      gpuNvlink_, {&v1::GpuTelemetry::has_nvlink_rx_mbps, &v1::GpuTelemetry::nvlink_rx_mbps},
+      {&v1::GpuTelemetry::has_nvlink_tx_mbps, &v1::GpuTelemetry::nvlink_tx_mbps});
+  setRoundTicks(gpuNvlink_.y, axisTop(nvlink.first, 1.0));
+
+  for (Chart* chart : {&gpuUtil_, &gpuMemory_, &gpuPower_, &gpuTemp_, &gpuClock_, &gpuPcie_}) {
+    chart->view->setVisible(!gpus.isEmpty());
+  }
+  // NVLink only where a GPU of the node reports it (PCIe cards have none).
+  gpuNvlink_.view->setVisible(!gpus.isEmpty() && nvlink.second);
+}
+
+QString NodeDetailPane::gpuReadingHtml(const v1::GpuTelemetry& gpu) {
+  const QString na = NodeTableModel::tr("N/A");
+  auto number = [&na](bool has, double value, int decimals) {
+    return has ? QLocale().toString(value, 'f', decimals) : na;
+  };
+  QStringList lines;
+  lines.append(tr("utilization %1 %").arg(number(gpu.has_util_pct(), gpu.util_pct(), 0)));
+  lines.append(tr("memory %1 / %2 GiB")
+                   .arg(number(gpu.has_mem_used_mib(), gpu.mem_used_mib() / kMiBPerGiB, 1),
+                        number(gpu.has_mem_total_mib(), gpu.mem_total_mib() / kMiBPerGiB, 1)));
+  lines.append(tr("power %1 W").arg(number(gpu.has_power_w(), gpu.power_w(), 1)));
+  lines.append(tr("temperature %1 °C").arg(number(gpu.has_temp_c(), gpu.temp_c(), 0)));
+  lines.append(tr("SM clock %1 MHz").arg(number(gpu.has_sm_clock_mhz(), gpu.sm_clock_mhz(), 0)));
+  lines.append(tr("PCIe rx %1, tx %2 MB/s")
+                   .arg(number(gpu.has_pcie_rx_mbps(), gpu.pcie_rx_mbps(), 1),
+                        number(gpu.has_pcie_tx_mbps(), gpu.pcie_tx_mbps(), 1)));
+  lines.append(tr("NVLink rx %1, tx %2 MB/s")
+                   .arg(number(gpu.has_nvlink_rx_mbps(), gpu.nvlink_rx_mbps(), 1),
+                        number(gpu.has_nvlink_tx_mbps(), gpu.nvlink_tx_mbps(), 1)));
+  for (QString& line : lines) line = line.toHtmlEscaped();
+  return lines.join(QStringLiteral("<br>"));
 }
 
 void NodeDetailPane::updateInfo() {
@@ -358,6 +473,12 @@ void NodeDetailPane::updateInfo() {
                          text(gpu.driver_version()), text(gpu.cuda_version())));
   }
   addRow(tr("GPUs"), gpus.isEmpty() ? tr("none") : gpus.join(QStringLiteral("<br>")));
+  auto latest = history_.constFind(nodeId_);
+  if (latest != history_.constEnd() && !latest->empty()) {
+    for (const v1::GpuTelemetry& gpu : latest->back().gpus()) {
+      addRow(tr("GPU %1 now").arg(gpu.index()), gpuReadingHtml(gpu));
+    }
+  }
   addRow(tr("Slots"), NodeTableModel::slotsText(*node).toHtmlEscaped());
   QStringList labels;
   for (const std::string& label : info.labels()) labels.append(text(label));

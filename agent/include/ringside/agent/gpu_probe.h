@@ -28,11 +28,17 @@ struct GpuStaticInfo {
 // One reading of one GPU. Every value is absent when the device or the backend cannot report it
 // (a field not supported by the device, a symbol missing from an old driver, a transient error).
 struct GpuSample {
-  uint32_t index = 0;                // as in GpuStaticInfo::index
-  std::optional<double> utilPct;     // percent of the last sample period a kernel ran, 0-100
-  std::optional<double> memUsedMiB;  // device memory allocated, MiB
-  std::optional<double> powerW;      // board power draw, W
-  std::optional<double> tempC;       // GPU die temperature, degrees Celsius
+  uint32_t index = 0;                  // as in GpuStaticInfo::index
+  std::optional<double> utilPct;       // percent of the last sample period a kernel ran, 0-100
+  std::optional<double> memUsedMiB;    // device memory allocated, MiB
+  std::optional<double> powerW;        // board power draw, W
+  std::optional<double> tempC;         // GPU die temperature, degrees Celsius
+  std::optional<double> memTotalMiB;   // device memory size, MiB
+  std::optional<double> smClockMHz;    // current SM (shader) clock, MHz
+  std::optional<double> pcieRxMBps;    // PCIe receive (host -> GPU), MB/s (1e6 bytes/s)
+  std::optional<double> pcieTxMBps;    // PCIe transmit (GPU -> host), MB/s
+  std::optional<double> nvlinkRxMBps;  // NVLink receive summed over all links, MB/s
+  std::optional<double> nvlinkTxMBps;  // NVLink transmit summed over all links, MB/s
 };
 
 // A GPU backend. Lifecycle: construct, init() once; devices() and sample() are meaningful only

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,16 +47,25 @@ class NvmlProbe final : public GpuProbe {
 
   std::vector<GpuStaticInfo> devices() const override { return devices_; }
 
-  // Reads utilization (nvmlDeviceGetUtilizationRates, .gpu), used memory
-  // (nvmlDeviceGetMemoryInfo, bytes -> MiB), power (nvmlDeviceGetPowerUsage, mW -> W) and
-  // temperature (nvmlDeviceGetTemperature, NVML_TEMPERATURE_GPU, degrees C). Any call that
-  // returns an error (NVML_ERROR_NOT_SUPPORTED, NVML_ERROR_GPU_IS_LOST, ...) leaves that value
-  // absent. Cost: a few NVML calls per device, well under a millisecond on a healthy driver.
+  // Reads utilization (nvmlDeviceGetUtilizationRates, .gpu), used and total memory
+  // (nvmlDeviceGetMemoryInfo, bytes -> MiB), power (nvmlDeviceGetPowerUsage, mW -> W),
+  // temperature (nvmlDeviceGetTemperature, NVML_TEMPERATURE_GPU, degrees C), SM clock
+  // (nvmlDeviceGetClockInfo, NVML_CLOCK_SM, MHz), PCIe throughput (nvmlDeviceGetPcieThroughput,
+  // NVML's own 20 ms window, KB/s -> MB/s with 1 KB = 1024 bytes as NVML counts) and NVLink
+  // throughput (nvmlDeviceGetFieldValues, NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX/TX with scopeId
+  // UINT_MAX = all links: cumulative KiB counters, turned into MB/s between two calls, so absent
+  // on the first call and when a counter went backwards). Any call that returns an error
+  // (NVML_ERROR_NOT_SUPPORTED, NVML_ERROR_GPU_IS_LOST, ...) leaves that value absent. Cost: a
+  // few NVML calls per device; nvmlDeviceGetPcieThroughput blocks for its 20 ms window per
+  // direction, so about 40 ms per device on real hardware.
   std::vector<GpuSample> sample() override;
 
  private:
   struct Api;  // resolved NVML entry points, declared in nvml_probe.cpp
   void unload();
+  // Sets sample.nvlink*MBps from the NVLink counters of devices_[deviceSlot] and the previous
+  // reading, and keeps this reading for the next call.
+  void sampleNvlink(size_t deviceSlot, GpuSample& sample);
 
   std::string library_path_;
   void* library_ = nullptr;  // dlopen handle
@@ -63,6 +73,14 @@ class NvmlProbe final : public GpuProbe {
   bool initialized_ = false;    // nvmlInit succeeded, nvmlShutdown is owed
   std::vector<void*> handles_;  // nvmlDevice_t per entry of devices_
   std::vector<GpuStaticInfo> devices_;
+  // Per entry of devices_: the previous NVLink data counters (KiB) and NVML's timestamp of
+  // them (microseconds), absent until a first successful read.
+  struct NvlinkCounters {
+    unsigned long long rxKiB = 0;
+    unsigned long long txKiB = 0;
+    long long timestampUs = 0;
+  };
+  std::vector<std::optional<NvlinkCounters>> previous_nvlink_;
 };
 
 }  // namespace ringside::agent

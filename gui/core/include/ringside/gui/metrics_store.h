@@ -138,6 +138,15 @@ class MetricsStore : public QObject {
   // skipped, so catch-up after a reconnect never duplicates. Creates the run row if needed.
   QFuture<Result<IngestResult>> ingest(IngestBatch batch);
 
+  // Stores the GPU values of one telemetry message of node `nodeId` (host name `hostName`, as
+  // NodeChoice.hostName) with every run stored as RUNNING that has GPUs there (run_gpu_metrics.h:
+  // gpu<i>/... at the node's first rank), at the run's highest stored step and epoch, with
+  // negative seqs that leave the run's last_seq alone. Returns the run ids that got samples; an
+  // empty list when no running run uses the node's GPUs. Emits no signal (the dashboard draws
+  // live telemetry itself; History reads the samples when it shows the run).
+  QFuture<Result<QStringList>> ingestTelemetry(QString nodeId, QString hostName,
+                                               v1::NodeTelemetry telemetry);
+
   // The highest seq ingested for the run (0 when unknown): ask the agent for seq > this.
   QFuture<Result<uint64_t>> lastSeq(QString runId);
 

@@ -1,6 +1,8 @@
 // NodeDetailPane: one node's inventory (host name, OS, CPU, memory, GPUs with driver and CUDA
-// versions, labels) and live charts of its last kHistorySeconds of telemetry: per-GPU utilization
-// (%) and memory (GiB), CPU (%), memory used (GiB), network receive and transmit (MB/s).
+// versions, labels, and each GPU's latest reading) and live charts of its last kHistorySeconds of
+// telemetry: CPU (%), memory used (GiB), network receive and transmit (MB/s), and per GPU
+// utilization (%), memory (GiB), power (W), temperature (°C), SM clock (MHz), PCIe and NVLink
+// receive and transmit (MB/s; the NVLink chart only where a GPU reports NVLink).
 //
 // It keeps a rolling in-memory series for every node from Controller::telemetryReceived (about
 // one sample a second per node, so at most ~300 points per line: below the chart's pixel width,
@@ -47,6 +49,8 @@ class NodeDetailPane : public QWidget {
   int sampleCount(const QString& nodeId) const;
   // Points on the charts' lines, by chart title (for tests): e.g. "CPU (%)" -> {cpu line's count}.
   QHash<QString, QList<int>> chartPointCounts() const;
+  // One GPU's reading as the info column shows it: HTML lines, "N/A" for each absent value.
+  static QString gpuReadingHtml(const ringside::v1::GpuTelemetry& gpu);
 
  protected:
   void changeEvent(QEvent* event) override;  // follows light / dark palette changes
@@ -67,6 +71,8 @@ class NodeDetailPane : public QWidget {
   // Makes `chart` hold exactly `names.size()` lines, named `names`.
   void setLines(Chart& chart, const QStringList& names);
   void applyTheme();
+  QList<Chart*> allCharts();
+  QList<const Chart*> allCharts() const;
 
   Controller& controller_;
   QString nodeId_;
@@ -78,6 +84,11 @@ class NodeDetailPane : public QWidget {
   QLabel* info_;
   Chart gpuUtil_;
   Chart gpuMemory_;
+  Chart gpuPower_;
+  Chart gpuTemp_;
+  Chart gpuClock_;
+  Chart gpuPcie_;
+  Chart gpuNvlink_;
   Chart cpu_;
   Chart memory_;
   Chart network_;
