@@ -309,27 +309,27 @@
         <translation>Der Lauf ist zu groß zum Senden: %1. Kürzen Sie ihn.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="421"/>
+        <location filename="../gui/core/src/run_form.cpp" line="427"/>
         <source>This file is not a Ringside run preset.</source>
         <translation>Diese Datei ist keine Ringside-Laufvorlage.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="425"/>
+        <location filename="../gui/core/src/run_form.cpp" line="431"/>
         <source>Preset version %1 is not supported (this Ringside reads version %2).</source>
         <translation>Vorlagenversion %1 wird nicht unterstützt (dieses Ringside liest Version %2).</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="435"/>
+        <location filename="../gui/core/src/run_form.cpp" line="441"/>
         <source>The preset&apos;s &quot;trainer&quot; entry must be an object.</source>
         <translation>Der Eintrag „trainer“ der Vorlage muss ein Objekt sein.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="444"/>
+        <location filename="../gui/core/src/run_form.cpp" line="450"/>
         <source>The preset&apos;s run spec is not valid: %1</source>
         <translation>Die Laufspezifikation der Vorlage ist ungültig: %1</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="458"/>
+        <location filename="../gui/core/src/run_form.cpp" line="464"/>
         <source>The preset&apos;s &quot;nodes&quot; entry must be a list of node ids.</source>
         <translation>Der Eintrag „nodes“ der Vorlage muss eine Liste von Knoten-IDs sein.</translation>
     </message>
@@ -869,58 +869,88 @@
         <translation>Knoten %1 des lokalen Clusters kann nicht hinzugefügt werden: %2</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/controller_launch.cpp" line="78"/>
+        <location filename="../gui/core/src/controller_launch.cpp" line="82"/>
         <source>Choose at least one node to run on (add nodes under Nodes).</source>
         <translation>Wählen Sie mindestens einen Knoten für den Lauf (Knoten fügen Sie unter „Knoten“ hinzu).</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/controller_launch.cpp" line="87"/>
-        <location filename="../gui/core/src/controller_launch.cpp" line="116"/>
+        <location filename="../gui/core/src/controller_launch.cpp" line="91"/>
+        <location filename="../gui/core/src/controller_launch.cpp" line="188"/>
         <source>Node %1 is not connected.</source>
         <translation>Knoten %1 ist nicht verbunden.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/controller_launch.cpp" line="92"/>
+        <location filename="../gui/core/src/controller_launch.cpp" line="96"/>
         <source>Node %1 is not known (removed?); choose another node.</source>
         <translation>Knoten %1 ist unbekannt (entfernt?); wählen Sie einen anderen Knoten.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/controller_launch.cpp" line="104"/>
+        <location filename="../gui/core/src/controller_launch.cpp" line="108"/>
         <source>Node %1 is not online, so the run cannot start on it: wait until it is online (Nodes) or choose another node.</source>
         <translation>Knoten %1 ist nicht online, daher kann der Lauf dort nicht starten: Warten Sie, bis er online ist (Knoten), oder wählen Sie einen anderen Knoten.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/controller_launch.cpp" line="148"/>
+        <location filename="../gui/core/src/controller_launch.cpp" line="120"/>
+        <source>Run %1 is not known to a connected node: connect its node (Nodes), then resume it.</source>
+        <translation>Lauf %1 ist keinem verbundenen Knoten bekannt: Verbinden Sie seinen Knoten (Knoten) und setzen Sie ihn dann fort.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/controller_launch.cpp" line="124"/>
+        <source>Only a trainer run that was stopped, or that failed with periodic checkpoints on, has a checkpoint to resume from.</source>
+        <translation>Nur ein Trainer-Lauf, der gestoppt wurde oder mit regelmäßigen Prüfpunkten fehlschlug, hat einen Prüfpunkt, an dem er fortgesetzt werden kann.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/controller_launch.cpp" line="132"/>
+        <source>Node %1, which holds the run&apos;s checkpoints, is not online: wait until it is (Nodes), then resume the run.</source>
+        <translation>Knoten %1, der die Prüfpunkte des Laufs hält, ist nicht online: Warten Sie, bis er es ist (Knoten), und setzen Sie den Lauf dann fort.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/controller_launch.cpp" line="154"/>
+        <source>Run %1 cannot be resumed: %2</source>
+        <translation>Lauf %1 kann nicht fortgesetzt werden: %2</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/controller_launch.cpp" line="168"/>
+        <source>Not every host of run %1 is a known node (it ran on %2): add the missing nodes under Nodes, then resume it.</source>
+        <translation>Nicht jeder Host von Lauf %1 ist ein bekannter Knoten (er lief auf %2): Fügen Sie die fehlenden Knoten unter Knoten hinzu und setzen Sie ihn dann fort.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/controller_launch.cpp" line="176"/>
+        <source>Node %1 is not online, so the run cannot be resumed on it: wait until it is online (Nodes).</source>
+        <translation>Knoten %1 ist nicht online, daher kann der Lauf dort nicht fortgesetzt werden: Warten Sie, bis er online ist (Knoten).</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/controller_launch.cpp" line="220"/>
         <source>%1 did not answer the pre-flight check within %2 s, so nothing was launched: check that the node&apos;s agent runs and is reachable (Nodes), then launch again.</source>
         <translation>%1 hat auf die Vorabprüfung nicht innerhalb von %2 s geantwortet, daher wurde nichts gestartet: Prüfen Sie, ob der Agent des Knotens läuft und erreichbar ist (Knoten), und starten Sie dann erneut.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/controller_launch.cpp" line="172"/>
+        <location filename="../gui/core/src/controller_launch.cpp" line="244"/>
         <source>the reply was not a pre-flight answer</source>
         <translation>die Antwort war keine Antwort auf die Vorabprüfung</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/controller_launch.cpp" line="173"/>
+        <location filename="../gui/core/src/controller_launch.cpp" line="245"/>
         <source>The pre-flight check on %1 failed, so nothing was launched: %2. Check that the node runs the same Ringside version as the others.</source>
         <translation>Die Vorabprüfung auf %1 ist fehlgeschlagen, daher wurde nichts gestartet: %2. Prüfen Sie, ob auf dem Knoten dieselbe Ringside-Version läuft wie auf den anderen.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/controller_launch.cpp" line="200"/>
+        <location filename="../gui/core/src/controller_launch.cpp" line="272"/>
         <source>The node of run %1 is not connected.</source>
         <translation>Der Knoten von Lauf %1 ist nicht verbunden.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/controller_launch.cpp" line="229"/>
+        <location filename="../gui/core/src/controller_launch.cpp" line="301"/>
         <source>%1 could not stop the run&apos;s ranks there: %2</source>
         <translation>%1 konnte die Ränge des Laufs dort nicht stoppen: %2</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/controller_launch.cpp" line="254"/>
+        <location filename="../gui/core/src/controller_launch.cpp" line="326"/>
         <source>The pre-flight check could not reach %1, so nothing was launched: %2. Check that the node is online (Nodes), then launch again.</source>
         <translation>Die Vorabprüfung konnte %1 nicht erreichen, daher wurde nichts gestartet: %2. Prüfen Sie, ob der Knoten online ist (Knoten), und starten Sie dann erneut.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/controller_launch.cpp" line="264"/>
+        <location filename="../gui/core/src/controller_launch.cpp" line="336"/>
         <source>%1 could not be asked to stop the run&apos;s ranks there: %2. The owner&apos;s mpirun stops them as well; check the node once it is reachable.</source>
         <translation>%1 konnte nicht gebeten werden, die Ränge des Laufs dort zu stoppen: %2. Das mpirun des Eigentümers stoppt sie ebenfalls; prüfen Sie den Knoten, sobald er erreichbar ist.</translation>
     </message>
@@ -928,307 +958,322 @@
 <context>
     <name>ringside::gui::DashboardTab</name>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="50"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="51"/>
         <source>queued</source>
         <translation>wartend</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="52"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="53"/>
         <source>starting</source>
         <translation>startet</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="54"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="55"/>
         <source>running</source>
         <translation>läuft</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="56"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="57"/>
         <source>completed</source>
         <translation>fertig</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="58"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="59"/>
         <source>failed</source>
         <translation>fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="60"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="61"/>
         <source>stopped</source>
         <translation>gestoppt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="62"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="121"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="63"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="125"/>
         <source>unknown</source>
         <translation>unbekannt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="80"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="81"/>
         <source>train loss (raw)</source>
         <translation>Trainingsverlust (roh)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="81"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="82"/>
         <source>train loss</source>
         <translation>Trainingsverlust</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="82"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="83"/>
         <source>test loss</source>
         <translation>Testverlust</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="101"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="105"/>
         <source>Stop failed: %1</source>
         <translation>Stoppen fehlgeschlagen: %1</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="132"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="136"/>
         <source>No rank has made progress for the stall threshold: the ranks named are the ones the others wait for. The run fails when this lasts for its hang timeout (docs/metrics.md, Hangs).</source>
         <translation>Kein Rang hat innerhalb der Stockungsschwelle Fortschritt gemacht: die genannten Ränge sind die, auf die die anderen warten. Der Lauf schlägt fehl, wenn dies so lange anhält wie sein Hängen-Zeitlimit (docs/metrics.md, Hangs).</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="136"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="140"/>
         <source>&amp;Stop run</source>
         <translation>Lauf &amp;stoppen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="137"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="141"/>
         <source>Stop the run: its ranks checkpoint and exit</source>
         <translation>Den Lauf stoppen: seine Ränge schreiben einen Prüfpunkt und beenden sich</translation>
     </message>
     <message>
         <location filename="../gui/widgets/src/dashboard_tab.cpp" line="143"/>
+        <source>Res&amp;ume</source>
+        <translation>&amp;Fortsetzen</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="145"/>
+        <source>Start a new run that continues this one from its last checkpoint, on the same node</source>
+        <translation>Einen neuen Lauf starten, der diesen ab seinem letzten Prüfpunkt fortsetzt, auf demselben Knoten</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="155"/>
         <source>State:</source>
         <translation>Status:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="146"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="158"/>
         <source>Elapsed:</source>
         <translation>Verstrichen:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="149"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="161"/>
         <source>ETA:</source>
         <translation>Restzeit:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="156"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="171"/>
         <source>Step</source>
         <translation>Schritt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="156"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="171"/>
         <source>Epoch</source>
         <translation>Epoche</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="156"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="171"/>
         <source>Wall time</source>
         <translation>Laufzeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="157"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="172"/>
         <source>What the x axis of the training charts shows</source>
         <translation>Was die x-Achse der Trainingsdiagramme zeigt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="158"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="173"/>
         <source>Log &amp;x</source>
         <translation>Log. &amp;x</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="159"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="174"/>
         <source>Log &amp;y</source>
         <translation>Log. &amp;y</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="164"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="179"/>
         <source>Exponential moving average weight of the train loss line</source>
         <translation>Gewicht des exponentiellen gleitenden Mittels (EMA) der Trainingsverlustkurve</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="166"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="181"/>
         <source>&amp;Reset zoom</source>
         <translation>Zoom &amp;zurücksetzen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="168"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="183"/>
         <source>Zoom: drag a rectangle or use the wheel; pan: right-drag or arrow keys; reset: double-click; export: right-click a chart</source>
         <translation>Zoomen: Rechteck aufziehen oder Mausrad; Verschieben: mit rechter Maustaste ziehen oder Pfeiltasten; Zurücksetzen: Doppelklick; Export: Rechtsklick auf ein Diagramm</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="171"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="186"/>
         <source>Export c&amp;hart</source>
         <translation>Dia&amp;gramm exportieren</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="172"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="187"/>
         <source>Save one chart, as shown, as PNG or SVG</source>
         <translation>Ein Diagramm wie angezeigt als PNG oder SVG speichern</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="175"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="190"/>
         <source>Export metrics CS&amp;V…</source>
         <translation>Metriken als CS&amp;V exportieren…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="177"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="192"/>
         <source>Write every metric sample of the run, every rank, at full resolution to a CSV file</source>
         <translation>Jeden Metrikwert des Laufs, aller Ranks, in voller Auflösung in eine CSV-Datei schreiben</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="180"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="195"/>
         <source>X axis:</source>
         <translation>x-Achse:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="185"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="200"/>
         <source>Smoothing:</source>
         <translation>Glättung:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="193"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="208"/>
         <source>Loss</source>
         <translation>Verlust</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="194"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="209"/>
         <source>Test accuracy</source>
         <translation>Testgenauigkeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="195"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="210"/>
         <source>Throughput</source>
         <translation>Durchsatz</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="196"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="211"/>
         <source>Step time</source>
         <translation>Schrittzeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="198"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="213"/>
         <source>All-reduce time</source>
         <translation>All-Reduce-Zeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="199"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="214"/>
         <source>All-reduce bus bandwidth</source>
         <translation>All-Reduce-Busbandbreite</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="200"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="215"/>
         <source>GPU utilization</source>
         <translation>GPU-Auslastung</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="201"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="216"/>
         <source>GPU memory</source>
         <translation>GPU-Speicher</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="203"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="218"/>
         <source>No telemetry from the run&apos;s node yet</source>
         <translation>Noch keine Telemetrie vom Knoten des Laufs</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="205"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="289"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="220"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="304"/>
         <source>time since start (s)</source>
         <translation>Zeit seit Start (s)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="206"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="295"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="221"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="310"/>
         <source>accuracy</source>
         <translation>Genauigkeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="207"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="294"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="222"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="309"/>
         <source>loss (nats)</source>
         <translation>Verlust (nats)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="208"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="296"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="223"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="311"/>
         <location filename="../gui/widgets/src/dashboard_tab_data.cpp" line="145"/>
         <source>samples/s</source>
         <translation>Samples/s</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="209"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="210"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="297"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="298"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="224"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="225"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="312"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="313"/>
         <source>ms per step</source>
         <translation>ms pro Schritt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="211"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="299"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="226"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="314"/>
         <source>busbw (GB/s)</source>
         <translation>Busbandbreite (GB/s)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="212"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="227"/>
         <source>utilization (%)</source>
         <translation>Auslastung (%)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="213"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="228"/>
         <source>memory used (MiB)</source>
         <translation>Belegter Speicher (MiB)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="217"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="232"/>
         <source>As PNG…</source>
         <translation>Als PNG…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="218"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="233"/>
         <source>As SVG…</source>
         <translation>Als SVG…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="220"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="235"/>
         <source>Export the run&apos;s metrics as CSV…</source>
         <translation>Metriken des Laufs als CSV exportieren…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="245"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="260"/>
         <source>Per rank</source>
         <translation>Pro Rang</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="246"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="261"/>
         <source>Log</source>
         <translation>Protokoll</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="289"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="304"/>
         <source>step</source>
         <translation>Schritt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="289"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="304"/>
         <source>epoch</source>
         <translation>Epoche</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="401"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="376"/>
+        <source>resumed from %1</source>
+        <translation>fortgesetzt von %1</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="420"/>
         <source>The run uses no GPUs</source>
         <translation>Der Lauf verwendet keine GPUs</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="416"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="435"/>
         <source>%1 GPU %2</source>
         <translation>%1 GPU %2</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="417"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="436"/>
         <source>GPU %1</source>
         <translation>GPU %1</translation>
     </message>
@@ -1258,34 +1303,39 @@
         <translation>Busbandbreite</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="369"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="370"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="381"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="388"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="389"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="400"/>
         <source>N/A</source>
         <translation>k. A.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="376"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="395"/>
         <source>done</source>
         <translation>fertig</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="399"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="418"/>
         <source>N/A: the node does not report this value</source>
         <translation>k. A.: Der Knoten meldet diesen Wert nicht</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="403"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="422"/>
         <source>No GPUs on this node</source>
         <translation>Keine GPUs auf diesem Knoten</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="444"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="474"/>
+        <source>Start a new run that continues this one from its last checkpoint (%1 on its node)</source>
+        <translation>Einen neuen Lauf starten, der diesen ab seinem letzten Prüfpunkt fortsetzt (%1 auf seinem Knoten)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="489"/>
         <source>Stop run</source>
         <translation>Lauf stoppen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="445"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="490"/>
         <source>Stop the run &quot;%1&quot;? Its ranks write a checkpoint and exit.</source>
         <translation>Den Lauf „%1“ stoppen? Seine Ränge schreiben einen Prüfpunkt und beenden sich.</translation>
     </message>
@@ -1293,107 +1343,128 @@
 <context>
     <name>ringside::gui::HistoryPanel</name>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="72"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="73"/>
         <source>Filter by name, run id, tags or notes</source>
         <translation>Nach Name, Lauf-ID, Tags oder Notizen filtern</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="76"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="77"/>
         <source>Show only runs whose name, id, tags or notes contain this</source>
         <translation>Nur Läufe anzeigen, deren Name, ID, Tags oder Notizen diesen Text enthalten</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="78"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="79"/>
         <source>All states</source>
         <translation>Alle Status</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="79"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="80"/>
         <source>Running</source>
         <translation>Laufend</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="80"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="81"/>
         <source>Completed</source>
         <translation>Fertig</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="81"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="82"/>
         <source>Failed</source>
         <translation>Fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="82"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="83"/>
         <source>Stopped</source>
         <translation>Gestoppt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="84"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="85"/>
         <source>Show only runs in this state (Running includes queued and starting runs)</source>
         <translation>Nur Läufe in diesem Status anzeigen (Laufend schließt wartende und startende Läufe ein)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="86"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="87"/>
         <source>&amp;Filter:</source>
         <translation>&amp;Filter:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="88"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="89"/>
         <source>&amp;State:</source>
         <translation>S&amp;tatus:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="118"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="119"/>
         <source>&amp;Open</source>
         <translation>&amp;Öffnen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="119"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="120"/>
         <source>Open the run&apos;s dashboard; or double-click a row</source>
         <translation>Das Dashboard des Laufs öffnen; oder eine Zeile doppelklicken</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="120"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="121"/>
         <source>C&amp;lone</source>
         <translation>&amp;Klonen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="122"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="123"/>
         <source>Fill the run setup form with this run&apos;s settings</source>
         <translation>Das Einrichtungsformular mit den Einstellungen dieses Laufs füllen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="123"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="124"/>
+        <source>&amp;Resume</source>
+        <translation>Fo&amp;rtsetzen</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="126"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="280"/>
+        <source>Start a new run that continues the selected stopped or failed run from its last checkpoint, on the same node</source>
+        <translation>Einen neuen Lauf starten, der den ausgewählten gestoppten oder fehlgeschlagenen Lauf ab seinem letzten Prüfpunkt fortsetzt, auf demselben Knoten</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="128"/>
         <source>Co&amp;mpare</source>
         <translation>&amp;Vergleichen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="124"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="129"/>
         <source>Compare two or more selected runs</source>
         <translation>Zwei oder mehr ausgewählte Läufe vergleichen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="125"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="130"/>
         <source>E&amp;xport CSV…</source>
         <translation>CSV e&amp;xportieren…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="127"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="132"/>
         <source>Write every metric sample of the selected runs to CSV</source>
         <translation>Jeden Messwert der ausgewählten Läufe als CSV schreiben</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="128"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="133"/>
         <source>&amp;Delete…</source>
         <translation>&amp;Löschen…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="130"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="135"/>
         <source>Delete the selected runs with their metrics and logs</source>
         <translation>Die ausgewählten Läufe samt Metriken und Protokollen löschen</translation>
     </message>
+    <message>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="287"/>
+        <source>Resumed from %1</source>
+        <translation>Fortgesetzt von %1</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="289"/>
+        <source>Resumed from %1 (%2)</source>
+        <translation>Fortgesetzt von %1 (%2)</translation>
+    </message>
     <message numerus="yes">
-        <location filename="../gui/widgets/src/history_panel.cpp" line="261"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="297"/>
         <source>%Ln run(s)</source>
         <translation>
             <numerusform>%Ln Lauf</numerusform>
@@ -1401,7 +1472,7 @@
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../gui/widgets/src/history_panel.cpp" line="262"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="298"/>
         <source>%1 of %Ln run(s)</source>
         <translation>
             <numerusform>%1 von %Ln Lauf</numerusform>
@@ -1409,7 +1480,7 @@
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../gui/widgets/src/history_panel.cpp" line="319"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="363"/>
         <source>Delete %Ln runs with all their metrics and log lines? This cannot be undone.</source>
         <translation>
             <numerusform>%Ln Lauf samt allen Metriken und Protokollzeilen löschen? Dies kann nicht rückgängig gemacht werden.</numerusform>
@@ -1417,33 +1488,33 @@
         </translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="278"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="314"/>
         <source>Clone run</source>
         <translation>Lauf klonen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="279"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="315"/>
         <source>The settings of run %1 are not known yet: its node has not reported them. Connect the node that ran it and try again.</source>
         <translation>Die Einstellungen von Lauf %1 sind noch nicht bekannt: Sein Knoten hat sie nicht gemeldet. Verbinden Sie den Knoten, auf dem er lief, und versuchen Sie es erneut.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="311"/>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="321"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="355"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="365"/>
         <source>Delete runs</source>
         <translation>Läufe löschen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="312"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="356"/>
         <source>Stop these runs before deleting them: %1</source>
         <translation>Stoppen Sie diese Läufe, bevor Sie sie löschen: %1</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="317"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="361"/>
         <source>Delete run &quot;%1&quot; with all its metrics and log lines? This cannot be undone.</source>
         <translation>Lauf „%1“ samt allen Metriken und Protokollzeilen löschen? Dies kann nicht rückgängig gemacht werden.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/history_panel.cpp" line="330"/>
+        <location filename="../gui/widgets/src/history_panel.cpp" line="374"/>
         <source>Could not delete run %1: %2</source>
         <translation>Lauf %1 konnte nicht gelöscht werden: %2</translation>
     </message>
@@ -2375,7 +2446,7 @@
     </message>
     <message>
         <location filename="../gui/widgets/src/run_setup_panel.cpp" line="71"/>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="194"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="202"/>
         <source>Custom command</source>
         <translation>Eigener Befehl</translation>
     </message>
@@ -2600,139 +2671,154 @@
         <translation>See&amp;d:</translation>
     </message>
     <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="191"/>
+        <source>start afresh</source>
+        <translation>neu beginnen</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="193"/>
+        <source>Continue from a checkpoint: a checkpoint file (ckpt-*.rsck), or a directory whose newest checkpoint is used, on the node that owns the run. The model, optimizer, global batch, seed and data must match the checkpoint&apos;s. Run spec key resume (ringside-trainer --resume).</source>
+        <translation>Von einem Prüfpunkt fortsetzen: eine Prüfpunktdatei (ckpt-*.rsck) oder ein Verzeichnis, dessen neuester Prüfpunkt verwendet wird, auf dem Knoten, dem der Lauf gehört. Modell, Optimierer, globaler Batch, Seed und Daten müssen zu denen des Prüfpunkts passen. Run-Spec-Schlüssel resume (ringside-trainer --resume).</translation>
+    </message>
+    <message>
         <location filename="../gui/widgets/src/run_setup_panel.cpp" line="197"/>
+        <source>Resume &amp;from checkpoint:</source>
+        <translation>Fortsetzen ab Pr&amp;üfpunkt:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="205"/>
         <source>python3 train.py --epochs 3</source>
         <translation>python3 train.py --epochs 3</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="199"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="207"/>
         <source>Started under mpirun on every rank; report metrics by printing JSON Lines records on stdout (see docs/metrics.md)</source>
         <translation>Läuft unter mpirun auf jedem Rang; Metriken als JSON-Lines-Datensätze auf stdout ausgeben (siehe docs/metrics.md)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="201"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="209"/>
         <source>Co&amp;mmand:</source>
         <translation>Be&amp;fehl:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="206"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="214"/>
         <source>Placement</source>
         <translation>Platzierung</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="215"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="223"/>
         <source>Check the nodes to run on. Ranks are placed in list order and the first checked node owns the run; drag a node to change the order.</source>
         <translation>Markieren Sie die Knoten für den Lauf. Die Ränge werden in Listenreihenfolge verteilt, und der erste markierte Knoten führt den Lauf; ziehen Sie einen Knoten, um die Reihenfolge zu ändern.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="217"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="225"/>
         <source>N&amp;odes:</source>
         <translation>&amp;Knoten:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="226"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="234"/>
         <source>never</source>
         <translation>nie</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="227"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="235"/>
         <source> s</source>
         <translation> s</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="229"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="237"/>
         <source>The agent fails the run when no rank has made progress for this long (a hung rank: stopped, frozen, or deadlocked), after flagging it stalled within seconds on the dashboard. Default 600 s (10 minutes); for the trainer it must stay below its collective timeout (900 s by default). Run spec key hang_timeout_s.</source>
         <translation>Der Agent lässt den Lauf fehlschlagen, wenn so lange kein Rang Fortschritt gemacht hat (ein hängender Rang: angehalten, eingefroren oder verklemmt), nachdem er ihn binnen Sekunden im Dashboard als stockend markiert hat. Standard 600 s (10 Minuten); für den Trainer muss es unter seinem Collective-Zeitlimit bleiben (standardmäßig 900 s). Run-Spec-Schlüssel hang_timeout_s.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="233"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="241"/>
         <source>Han&amp;g timeout:</source>
         <translation>Hän&amp;gen-Zeitlimit:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="397"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="408"/>
         <source>offline</source>
         <translation>offline</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="398"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="409"/>
         <source>draining</source>
         <translation>gesperrt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="399"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="410"/>
         <source>online</source>
         <translation>online</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="402"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="413"/>
         <source>free slots unknown</source>
         <translation>freie Slots unbekannt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="404"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="415"/>
         <source>free GPU slots: %L1</source>
         <translation>freie GPU-Slots: %L1</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="406"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="417"/>
         <source>free CPU slots: %L1</source>
         <translation>freie CPU-Slots: %L1</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="408"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="419"/>
         <source>free slots: %L1</source>
         <translation>freie Slots: %L1</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="410"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="421"/>
         <source>%1 (%2, %3)</source>
         <translation>%1 (%2, %3)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="482"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="493"/>
         <source>Host: %1</source>
         <translation>Rechner: %1</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="518"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="529"/>
         <source>no node chosen</source>
         <translation>kein Knoten gewählt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="520"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="531"/>
         <source>1 node</source>
         <translation>1 Knoten</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="520"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="531"/>
         <source>%L1 nodes</source>
         <translation>%L1 Knoten</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="521"/>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="522"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="532"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="533"/>
         <source>1 rank</source>
         <translation>1 Rang</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="521"/>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="522"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="532"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="533"/>
         <source>%L1 ranks</source>
         <translation>%L1 Ränge</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="523"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="534"/>
         <source>%1 × %2 = %3</source>
         <translation>%1 × %2 = %3</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="529"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="540"/>
         <source>Rank 0 runs on %1, which owns the run.</source>
         <translation>Rang 0 läuft auf %1, der den Lauf führt.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="220"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="228"/>
         <source>&amp;Ranks per node:</source>
         <translation>&amp;Ränge pro Knoten:</translation>
     </message>
@@ -2742,85 +2828,85 @@
         <translation>Das CNN lernt mehr; 5 Epochen dauern mit 2 Rängen auf 2 Kernen etwa eine Minute. Das MLP ist in Sekunden fertig</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="223"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="231"/>
         <source>World size:</source>
         <translation>Weltgröße:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="243"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="251"/>
         <source>L&amp;oad preset…</source>
         <translation>Vorl&amp;age laden…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="244"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="252"/>
         <source>&amp;Save preset…</source>
         <translation>Vorlage speic&amp;hern…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="245"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="253"/>
         <source>&amp;Launch</source>
         <translation>&amp;Starten</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="248"/>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="548"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="256"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="559"/>
         <source>Launch the run (Ctrl+Enter)</source>
         <translation>Den Lauf starten (Strg+Eingabe)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="264"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="272"/>
         <source>Dataset directory</source>
         <translation>Datensatzverzeichnis</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="534"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="545"/>
         <source>Every rank reports its metrics to the agent of the node that owns the run; the dashboard&apos;s per-rank view shows every rank, grouped by node.</source>
         <translation>Jeder Rang meldet seine Metriken an den Agenten des Knotens, dem der Lauf gehört; die Ansicht pro Rang im Dashboard zeigt jeden Rang, nach Knoten gruppiert.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="547"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="558"/>
         <source>No node to launch on: add one in Nodes</source>
         <translation>Kein Knoten zum Starten: Fügen Sie unter „Knoten“ einen hinzu</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="552"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="563"/>
         <source>Load run preset</source>
         <translation>Laufvorlage laden</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="553"/>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="586"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="564"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="597"/>
         <source>Run presets (*.json)</source>
         <translation>Laufvorlagen (*.json)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="557"/>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="569"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="568"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="580"/>
         <source>Load preset</source>
         <translation>Vorlage laden</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="558"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="569"/>
         <source>Cannot read %1: %2</source>
         <translation>%1 kann nicht gelesen werden: %2</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="565"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="576"/>
         <source>%1 is not valid JSON: %2</source>
         <translation>%1 ist kein gültiges JSON: %2</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="584"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="595"/>
         <source>Save run preset</source>
         <translation>Laufvorlage speichern</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="591"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="602"/>
         <source>Save preset</source>
         <translation>Vorlage speichern</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="592"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="603"/>
         <source>Cannot write %1: %2</source>
         <translation>%1 kann nicht geschrieben werden: %2</translation>
     </message>

@@ -4,6 +4,7 @@
 #include <QTimer>
 
 #include "ringside/gui/controller.h"
+#include "ringside/gui/run_resume.h"
 
 namespace ringside::gui {
 
@@ -15,6 +16,9 @@ QString Controller::displayName(const QString& nodeId) const {
 void Controller::noteRun(const QString& nodeId, const v1::RunInfo& run) {
   const QString runId = QString::fromStdString(run.run_id());
   runNode_.insert(runId, nodeId);
+  v1::RunInfo& info = runInfos_[runId];
+  info = run;
+  info.clear_stall();
   if (run.has_spec() && !run.spec().name().empty()) {
     runNames_.insert(runId, QString::fromStdString(run.spec().name()));
   }
@@ -108,6 +112,74 @@ void Controller::launch(const RunForm& form) {
     }
   }
   startPreflight(form.nodeIds, std::move(spec));
+}
+
+QString Controller::resumeProblem(const QString& runId) const {
+  const auto it = runInfos_.constFind(runId);
+  if (it == runInfos_.cend()) {
+    return tr("Run %1 is not known to a connected node: connect its node (Nodes), then resume it.")
+        .arg(runId);
+  }
+  if (!hasResumableCheckpoint(it->state(), it->spec())) {
+    return tr(
+        "Only a trainer run that was stopped, or that failed with periodic checkpoints on, "
+        "has a checkpoint to resume from.");
+  }
+  const QString owner = runNode_.value(runId);
+  const auto link = links_.find(owner);
+  if (link == links_.end() || !link->second.connection ||
+      link->second.connection->state() != NodeState::Online) {
+    return tr("Node %1, which holds the run's checkpoints, is not online: wait until it is "
+              "(Nodes), then resume the run.")
+        .arg(displayName(owner));
+  }
+  return {};
+}
+
+QString Controller::checkpointDirOf(const QString& runId) const {
+  const auto it = runInfos_.constFind(runId);
+  if (it == runInfos_.cend()) return {};
+  auto dir = checkpointDirOfRun(*it);
+  return dir.isOk() ? dir.value() : QString();
+}
+
+void Controller::resumeRun(const QString& runId) {
+  const QString problem = resumeProblem(runId);
+  if (!problem.isEmpty()) {
+    emit launchFailed(problem);
+    return;
+  }
+  auto spec = resumedRunSpec(runInfos_.value(runId));
+  if (!spec.isOk()) {
+    emit launchFailed(tr("Run %1 cannot be resumed: %2")
+                          .arg(runId, QString::fromStdString(spec.status().message())));
+    return;
+  }
+  // The checkpoints are on the owner's node: the new run is owned by the same node, and a
+  // multi-node run runs on the same hosts again, in the same rank order.
+  const QString owner = runNode_.value(runId);
+  if (spec->hosts_size() <= 1) {
+    sendLaunch(owner, spec.value());
+    return;
+  }
+  QStringList nodeIds{owner};
+  nodeIds << otherNodesOfRun(runId, owner);
+  if (nodeIds.size() != spec->hosts_size()) {
+    emit launchFailed(tr("Not every host of run %1 is a known node (it ran on %2): add the "
+                         "missing nodes under Nodes, then resume it.")
+                          .arg(runId, runHosts_.value(runId).join(QStringLiteral(", "))));
+    return;
+  }
+  for (const QString& nodeId : nodeIds) {
+    const NodeLink* node = linkOf(nodeId);
+    if (node == nullptr || !node->connection || node->connection->state() != NodeState::Online) {
+      emit launchFailed(tr("Node %1 is not online, so the run cannot be resumed on it: wait "
+                           "until it is online (Nodes).")
+                            .arg(displayName(nodeId)));
+      return;
+    }
+  }
+  startPreflight(nodeIds, std::move(spec.value()));
 }
 
 void Controller::sendLaunch(const QString& owner, const v1::RunSpec& spec) {

@@ -256,6 +256,11 @@ v1::TrainerConfig trainerConfig(const RunForm& f) {
   config.set_checkpoint_every(static_cast<int32_t>(f.checkpointEvery));
   config.set_log_every(f.logEvery);
   config.set_seed(f.seed);
+  if (f.resumeFrom.trimmed().isEmpty()) {
+    config.clear_resume();
+  } else {
+    config.set_resume(f.resumeFrom.trimmed().toStdString());
+  }
   // Only the parameters the chosen optimizer and schedule use.
   config.clear_momentum();
   config.clear_nesterov();
@@ -346,6 +351,7 @@ void applyTrainerConfig(const v1::TrainerConfig& c, RunForm* f) {
   if (c.has_checkpoint_every()) f->checkpointEvery = c.checkpoint_every();
   if (c.has_log_every()) f->logEvery = c.log_every();
   if (c.has_seed()) f->seed = c.seed();
+  if (c.has_resume()) f->resumeFrom = text(c.resume());
   f->trainerBase = c;
 }
 

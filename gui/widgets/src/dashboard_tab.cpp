@@ -30,6 +30,7 @@
 #include "ringside/gui/controller.h"
 #include "ringside/gui/export_files.h"
 #include "ringside/gui/run_placement.h"
+#include "ringside/gui/run_resume.h"
 #include "ringside/gui/stall_text.h"
 #include "ringside/gui/widgets/metric_chart.h"
 #include "ringside/gui/widgets/rank_view.h"
@@ -95,7 +96,10 @@ DashboardTab::DashboardTab(Controller& controller, const QString& runId, QWidget
             state_->setText(stateName(state));
             stop_->setEnabled(!ended(state));
             dirty_ = true;
+            updateResume();
           });
+  // Resume depends on the owner node being online.
+  connect(&controller_, &Controller::nodesChanged, this, &DashboardTab::updateResume);
   connect(&controller_, &Controller::runStopFailed, this,
           [this](const QString& id, const QString& message) {
             if (id == runId_) message_->setText(tr("Stop failed: %1").arg(message));
@@ -136,6 +140,14 @@ void DashboardTab::buildUi() {
   stop_ = new QPushButton(tr("&Stop run"), this);
   stop_->setToolTip(tr("Stop the run: its ranks checkpoint and exit"));
   connect(stop_, &QPushButton::clicked, this, &DashboardTab::requestStop);
+  resume_ = new QPushButton(tr("Res&ume"), this);
+  resume_->setToolTip(
+      tr("Start a new run that continues this one from its last checkpoint, on the same node"));
+  resume_->hide();
+  connect(resume_, &QPushButton::clicked, this, &DashboardTab::requestResume);
+  resumedFrom_ = new QLabel(this);
+  resumedFrom_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  resumedFrom_->hide();
 
   auto* header = new QHBoxLayout;
   header->addWidget(name_);
@@ -148,8 +160,11 @@ void DashboardTab::buildUi() {
   header->addSpacing(12);
   header->addWidget(new QLabel(tr("ETA:"), this));
   header->addWidget(eta_);
+  header->addSpacing(12);
+  header->addWidget(resumedFrom_);
   header->addStretch(1);
   header->addWidget(message_);
+  header->addWidget(resume_);
   header->addWidget(stop_);
 
   xMode_ = new QComboBox(this);
@@ -357,6 +372,10 @@ void DashboardTab::applyRun(const RunRecord& run) {
   state_->setText(stateName(run.state));
   stop_->setEnabled(!ended(run.state));
   if (!run.reason.isEmpty()) message_->setText(run.reason);
+  const QString original = resumedFromRunId(run.tags);
+  resumedFrom_->setText(original.isEmpty() ? QString() : tr("resumed from %1").arg(original));
+  resumedFrom_->setVisible(!original.isEmpty());
+  updateResume();
   if (title() != before) {
     updateExportNames();
     emit titleChanged(title());
@@ -437,6 +456,32 @@ void DashboardTab::updateExportNames() {
 void DashboardTab::exportMetricsCsv() {
   askExportRunsCsv(this, controller_.store(),
                    {RunToExport{.runId = runId_, .name = run_ ? run_->name : QString()}});
+}
+
+QString DashboardTab::resumedFromText() const { return resumedFrom_->text(); }
+
+void DashboardTab::updateResume() {
+  v1::RunSpec spec;
+  const bool resumable =
+      run_ && spec.ParseFromArray(run_->spec.constData(), static_cast<int>(run_->spec.size())) &&
+      hasResumableCheckpoint(run_->state, spec);
+  resume_->setVisible(resumable);
+  if (!resumable) return;
+  const QString problem = controller_.resumeProblem(runId_);
+  resume_->setEnabled(problem.isEmpty());
+  resume_->setToolTip(
+      problem.isEmpty()
+          ? tr("Start a new run that continues this one from its last checkpoint (%1 on its "
+               "node)")
+                .arg(controller_.checkpointDirOf(runId_))
+          : problem);
+}
+
+void DashboardTab::requestResume() {
+  message_->clear();
+  resume_->setEnabled(false);  // one new run per click; updateResume enables it again
+  controller_.resumeRun(runId_);
+  QTimer::singleShot(2000, this, &DashboardTab::updateResume);
 }
 
 void DashboardTab::requestStop() {

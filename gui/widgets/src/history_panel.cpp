@@ -21,6 +21,7 @@
 #include <algorithm>
 
 #include "ringside/gui/controller.h"
+#include "ringside/gui/run_resume.h"
 #include "ringside/gui/run_table_model.h"
 #include "ringside/gui/widgets/run_csv_export.h"
 
@@ -120,6 +121,10 @@ HistoryPanel::HistoryPanel(Controller& controller, QWidget* parent)
   clone_ = new QPushButton(tr("C&lone"));
   clone_->setToolTip(
       withShortcut(tr("Fill the run setup form with this run's settings"), cloneKey));
+  resume_ = new QPushButton(tr("&Resume"));
+  resume_->setToolTip(
+      tr("Start a new run that continues the selected stopped or failed run "
+         "from its last checkpoint, on the same node"));
   compare_ = new QPushButton(tr("Co&mpare"));
   compare_->setToolTip(withShortcut(tr("Compare two or more selected runs"), compareKey));
   export_ = new QPushButton(tr("E&xport CSV…"));
@@ -130,12 +135,14 @@ HistoryPanel::HistoryPanel(Controller& controller, QWidget* parent)
       withShortcut(tr("Delete the selected runs with their metrics and logs"), deleteKey));
   open_->setObjectName(QStringLiteral("openButton"));
   clone_->setObjectName(QStringLiteral("cloneButton"));
+  resume_->setObjectName(QStringLiteral("resumeButton"));
   compare_->setObjectName(QStringLiteral("compareButton"));
   export_->setObjectName(QStringLiteral("exportButton"));
   delete_->setObjectName(QStringLiteral("deleteButton"));
   auto* buttons = new QHBoxLayout;
   buttons->addWidget(open_);
   buttons->addWidget(clone_);
+  buttons->addWidget(resume_);
   buttons->addWidget(compare_);
   buttons->addWidget(export_);
   buttons->addStretch();
@@ -144,6 +151,10 @@ HistoryPanel::HistoryPanel(Controller& controller, QWidget* parent)
   auto* column = new QVBoxLayout(this);
   column->addLayout(filters);
   column->addWidget(table_, 1);
+  lineage_ = new QLabel;
+  lineage_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  lineage_->hide();
+  column->addWidget(lineage_);
   column->addLayout(buttons);
   fitStateColumn();
 
@@ -170,6 +181,9 @@ HistoryPanel::HistoryPanel(Controller& controller, QWidget* parent)
 
   connect(open_, &QPushButton::clicked, this, &HistoryPanel::openSelected);
   connect(clone_, &QPushButton::clicked, this, &HistoryPanel::cloneSelected);
+  connect(resume_, &QPushButton::clicked, this, &HistoryPanel::resumeSelected);
+  // Resume needs the run's owner online.
+  connect(&controller_, &Controller::nodesChanged, this, &HistoryPanel::updateActions);
   connect(compare_, &QPushButton::clicked, this, &HistoryPanel::compareSelected);
   connect(export_, &QPushButton::clicked, this, &HistoryPanel::exportSelectedCsv);
   connect(delete_, &QPushButton::clicked, this, &HistoryPanel::deleteSelected);
@@ -253,6 +267,28 @@ void HistoryPanel::updateActions() {
   open_->setEnabled(!ids.isEmpty());
   clone_->setEnabled(ids.size() == 1);
   compare_->setEnabled(ids.size() >= 2);
+  const RunRecord* one = ids.size() == 1 ? model_->record(model_->rowOfRun(ids.first())) : nullptr;
+  v1::RunSpec spec;
+  const bool resumable = one != nullptr &&
+                         spec.ParseFromArray(one->spec.constData(), one->spec.size()) &&
+                         hasResumableCheckpoint(one->state, spec);
+  const QString problem = resumable ? controller_.resumeProblem(ids.first()) : QString();
+  resume_->setEnabled(resumable && problem.isEmpty());
+  resume_->setToolTip(
+      resumable && !problem.isEmpty()
+          ? problem
+          : tr("Start a new run that continues the selected stopped or failed run from its last "
+               "checkpoint, on the same node"));
+  const QString original = one != nullptr ? resumedFromRunId(one->tags) : QString();
+  const QString originalName = original.isEmpty() ? QString() : displayName(original);
+  if (original.isEmpty()) {
+    lineage_->clear();
+  } else if (originalName == original) {  // the original is not in the history (deleted)
+    lineage_->setText(tr("Resumed from %1").arg(original));
+  } else {
+    lineage_->setText(tr("Resumed from %1 (%2)").arg(originalName, original));
+  }
+  lineage_->setVisible(!original.isEmpty());
   export_->setEnabled(!ids.isEmpty());
   delete_->setEnabled(!ids.isEmpty());
   const int shown = proxy_->rowCount();
@@ -283,6 +319,14 @@ void HistoryPanel::cloneSelected() {
   }
   emit cloneRequested(fromRunSpec(spec));
 }
+
+void HistoryPanel::resumeSelected() {
+  if (!resume_->isEnabled()) return;
+  resume_->setEnabled(false);  // one new run per click; the next selection change re-enables
+  controller_.resumeRun(selectedRunIds().value(0));
+}
+
+QString HistoryPanel::lineageText() const { return lineage_->text(); }
 
 void HistoryPanel::compareSelected() {
   if (!compare_->isEnabled()) return;

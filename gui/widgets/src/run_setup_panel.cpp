@@ -187,6 +187,14 @@ RunSetupPanel::RunSetupPanel(QWidget* parent) : QWidget(parent) {
   seed_->setValidator(
       new QRegularExpressionValidator(QRegularExpression(QStringLiteral("\\d{1,20}")), seed_));
   execForm->addRow(tr("S&eed:"), seed_);
+  resumeFrom_ = new QLineEdit;
+  resumeFrom_->setPlaceholderText(tr("start afresh"));
+  resumeFrom_->setToolTip(
+      tr("Continue from a checkpoint: a checkpoint file (ckpt-*.rsck), or a directory whose "
+         "newest checkpoint is used, on the node that owns the run. The model, optimizer, global "
+         "batch, seed and data must match the checkpoint's. Run spec key resume "
+         "(ringside-trainer --resume)."));
+  execForm->addRow(tr("Resume &from checkpoint:"), resumeFrom_);
   trainerColumn->addWidget(execBox);
   jobPages_->addWidget(trainerPage);
 
@@ -272,7 +280,8 @@ RunSetupPanel::RunSetupPanel(QWidget* parent) : QWidget(parent) {
     if (canLaunch()) emit launchRequested(form());
   });
   // Revalidate on every edit.
-  for (QLineEdit* edit : {name_, tags_, dataDir_, hidden_, channels_, seed_, command_}) {
+  for (QLineEdit* edit :
+       {name_, tags_, dataDir_, hidden_, channels_, seed_, resumeFrom_, command_}) {
     connect(edit, &QLineEdit::textChanged, this, &RunSetupPanel::revalidate);
   }
   for (QComboBox* combo : {model_, optimizer_, schedule_, backend_}) {
@@ -342,6 +351,7 @@ RunForm RunSetupPanel::form() const {
   f.logEvery = logEvery_->value();
   f.hangTimeoutSeconds = hangTimeout_->value();
   f.seed = seed_->text().toULongLong();
+  f.resumeFrom = resumeFrom_->text().trimmed();
   f.trainerBase = trainerBase_;
   f.command = command_->text();
   f.nodeIds = checkedNodeIds();
@@ -383,6 +393,7 @@ void RunSetupPanel::setForm(const RunForm& f) {
   logEvery_->setValue(f.logEvery);
   hangTimeout_->setValue(f.hangTimeoutSeconds);
   seed_->setText(QString::number(f.seed));
+  resumeFrom_->setText(f.resumeFrom);
   trainerBase_ = f.trainerBase;
   command_->setText(f.command);
   if (!f.nodeIds.isEmpty()) {

@@ -125,6 +125,22 @@ class Controller : public QObject {
   // even when mpirun cannot reach them. A node's error reply comes as runStopFailed naming the
   // node, except NotFound from a node other than the owner (its ranks had already exited).
   void stopRun(const QString& runId, double graceSeconds = 0);
+  // Resume (docs/dashboard.md, "Resume"; run_resume.h): empty when resumeRun(runId) can launch
+  // now, else a translated reason: the run is unknown or its owner's agent has not reported it
+  // since the GUI connected, it is not a trainer run that stopped (or failed with periodic
+  // checkpoints), or its owner node is not connected.
+  QString resumeProblem(const QString& runId) const;
+  // Launches a run that continues `runId` from the newest checkpoint in its checkpoint directory
+  // on its owner's node (resumedRunSpec: the same spec with TrainerConfig.resume set, tagged
+  // "resumed-from:<runId>"), on the same node(s): the owner gets the Launch; a multi-node run
+  // first passes the pre-flight of every node of it, as launch() does. The outcome comes as
+  // runLaunched (the new run's id) or launchFailed (resumeProblem's reason, a node of the run not
+  // known or not online, or the agent's error). The trainer refuses a checkpoint that does not
+  // match the spec, or an empty directory; the new run then fails saying why.
+  void resumeRun(const QString& runId);
+  // The checkpoint directory resumeRun would resume `runId` from, on its owner's node ("" when
+  // the run or its directory is unknown).
+  QString checkpointDirOf(const QString& runId) const;
   // The node that owns a run ("" when unknown).
   QString nodeOfRun(const QString& runId) const { return runNode_.value(runId); }
   // The stall verdict (RunInfo.stall) of a running run, as its agent last reported it; nullopt
@@ -207,6 +223,8 @@ class Controller : public QObject {
   QHash<QString, QString> runNames_;
   void addStalls(NodeView* view) const;
   QHash<QString, QStringList> runHosts_;  // run id -> its spec's host names (multi-node runs)
+  // Each run's latest RunInfo (its spec, state and run directory), for resumeRun.
+  QHash<QString, v1::RunInfo> runInfos_;
   QSet<RequestKey> pendingLaunches_;
   std::map<quint64, Preflight> preflights_;       // by attempt (nextPreflight_)
   QHash<RequestKey, quint64> preflightRequests_;  // -> attempt

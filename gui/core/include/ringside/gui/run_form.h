@@ -65,6 +65,12 @@ struct RunForm {
   // the trainer shorter than its collective timeout (validateHangTimeout).
   int hangTimeoutSeconds = static_cast<int>(kDefaultHangTimeoutSeconds);
   quint64 seed = defaultTrainerConfig().seed();
+  // Resume from checkpoint (run spec key resume, the trainer's --resume): a checkpoint file, or a
+  // directory whose newest checkpoint the trainer continues from, on the node that owns the run
+  // (a relative path is under the new run's own directory); "" = start afresh. A clone of a
+  // resumed run keeps it; Resume (Controller::resumeRun) sets it to the original's checkpoint
+  // directory. The trainer checks the checkpoint against the spec at start (docs/checkpoint.md).
+  QString resumeFrom = QString::fromStdString(defaultTrainerConfig().resume());
   // The run spec this form was made from (a clone's or a preset's), for the keys the form has no
   // field for (train_samples, max_steps, threads, ...): trainerConfig() starts from it, so they
   // survive a clone or a preset. Empty for a new form.

@@ -3,7 +3,9 @@
 // time split into compute and exposed communication (stacked), all-reduce time, bus bandwidth,
 // and GPU utilization and memory of the run's GPUs on every node of the run (RunInfo.placement;
 // every GPU of the owner's node when an older agent did not report it); a per-rank view; a header
-// with the run's name, state, elapsed time, ETA and a Stop button; and the log tail. The ETA comes
+// with the run's name, state, elapsed time, ETA, a Stop button and, once a trainer run stopped
+// or failed with a checkpoint, a Resume button (Controller::resumeRun; "resumed from <run>" on
+// the resumed run); and the log tail. The ETA comes
 // from runProgress() over the run's own facts (run/total_steps, run/steps_per_epoch), its last step
 // and its throughput. The per-rank view holds a table of each rank's latest times and a rank ×
 // step heatmap of the whole run (RankHeatmapView). The x axis shows steps, fractional epochs (step
@@ -75,6 +77,10 @@ class DashboardTab : public QWidget {
   QLabel* stallBanner() const { return stall_; }
   QToolButton* exportChartButton() const { return exportChart_; }
   QPushButton* exportCsvButton() const { return exportCsv_; }
+  // Shown once the run ended with a checkpoint to resume from (hasResumableCheckpoint).
+  QPushButton* resumeButton() const { return resume_; }
+  // "resumed from <run id>" for a run that continues another ("" otherwise).
+  QString resumedFromText() const;
   // Every chart, in display order.
   QList<MetricChart*> charts() const;
   QString etaText() const;
@@ -92,6 +98,9 @@ class DashboardTab : public QWidget {
  public slots:
   // Asks for confirmation, then Controller::stopRun.
   void requestStop();
+  // Controller::resumeRun: a new run continues this one from its last checkpoint (its
+  // dashboard opens when it launched; a failure comes as Controller::launchFailed).
+  void requestResume();
   // Asks for a file (askExportRunsCsv) and writes every sample of the run to it as CSV.
   void exportMetricsCsv();
 
@@ -141,6 +150,10 @@ class DashboardTab : public QWidget {
   QLabel* stall_;  // the stall verdict's banner (stall_text.h), hidden while the run progresses
   void updateStall();
   QPushButton* stop_;
+  QPushButton* resume_;
+  QLabel* resumedFrom_;
+  // Shows Resume for a run that ended with a checkpoint, enabled while resumeProblem() is empty.
+  void updateResume();
   QComboBox* xMode_;
   QCheckBox* logX_;
   QCheckBox* logY_;

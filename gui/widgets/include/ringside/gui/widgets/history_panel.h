@@ -1,7 +1,10 @@
 // HistoryPanel: the run history. A sortable, filterable table of every run in the GUI's database
 // (RunTableModel), with in-place editing of tags and notes and the actions on the selected runs:
-// Open (the run's live dashboard), Clone (pre-fill the run setup form), Compare, Export CSV and
-// Delete. The panel asks for what needs another view with signals; the main window connects them.
+// Open (the run's live dashboard), Clone (pre-fill the run setup form), Resume (a stopped or
+// failed trainer run with a checkpoint: Controller::resumeRun), Compare, Export CSV and Delete.
+// Under the table, a selected run that continues another says "Resumed from <run>"
+// (run_resume.h). The panel asks for what needs another view with signals; the main window connects
+// them.
 //
 // Shortcuts while the table has focus: Return/Enter or double-click = Open, Ctrl+D = Clone,
 // Ctrl+Shift+C = Compare, Ctrl+E = Export CSV, Delete = Delete; Ctrl+F focuses the filter box
@@ -41,6 +44,9 @@ class HistoryPanel : public QWidget {
   RunTableModel* model() const { return model_; }
   RunFilterProxy* proxy() const { return proxy_; }
   QTableView* table() const { return table_; }
+  QPushButton* resumeButton() const { return resume_; }
+  // "Resumed from <name> (<run id>)" while one selected run continues another, else "".
+  QString lineageText() const;
 
  signals:
   // Open the run's live dashboard tab.
@@ -56,6 +62,8 @@ class HistoryPanel : public QWidget {
   // Each acts on the current selection and does nothing when its button is disabled.
   void openSelected();
   void cloneSelected();
+  // Controller::resumeRun for the one selected run (its new dashboard opens on runLaunched).
+  void resumeSelected();
   void compareSelected();
   // Asks for a file (one run) or a folder (several) and writes every sample at full resolution.
   void exportSelectedCsv();
@@ -84,6 +92,8 @@ class HistoryPanel : public QWidget {
   QLabel* countLabel_;
   QPushButton* open_;
   QPushButton* clone_;
+  QPushButton* resume_;
+  QLabel* lineage_;  // "Resumed from <run>" for one selected resumed run
   QPushButton* compare_;
   QPushButton* export_;
   QPushButton* delete_;

@@ -98,6 +98,7 @@ class RunSetupPanel : public QWidget {
   QSpinBox* logEvery_;
   QSpinBox* hangTimeout_;
   QLineEdit* seed_;
+  QLineEdit* resumeFrom_;
   QLineEdit* command_;
   QListWidget* nodeList_;
   QSpinBox* ranks_;
