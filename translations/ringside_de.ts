@@ -56,6 +56,39 @@
     </message>
 </context>
 <context>
+    <name>StragglerText</name>
+    <message>
+        <location filename="../gui/core/src/straggler_text.cpp" line="16"/>
+        <source>straggler: none at step %1: no rank&apos;s data or compute time keeps the others waiting</source>
+        <translation>Nachzügler: keiner bei Schritt %1: die Daten- oder Rechenzeit keines Rangs lässt die anderen warten</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/straggler_text.cpp" line="22"/>
+        <source>data</source>
+        <translation>Daten</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/straggler_text.cpp" line="23"/>
+        <source>compute</source>
+        <translation>Rechnen</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/straggler_text.cpp" line="27"/>
+        <source>rank %1</source>
+        <translation>Rang %1</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/straggler_text.cpp" line="28"/>
+        <source>rank %1 on %2</source>
+        <translation>Rang %1 auf %2</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/straggler_text.cpp" line="30"/>
+        <source>straggler: %1, %2: %3 ms vs median %4 ms; the other ranks wait %5 ms for it (step %6)</source>
+        <translation>Nachzügler: %1, %2: %3 ms gegenüber Median %4 ms; die anderen Ränge warten %5 ms auf ihn (Schritt %6)</translation>
+    </message>
+</context>
+<context>
     <name>main</name>
     <message>
         <location filename="../gui/app/main.cpp" line="28"/>
@@ -1194,7 +1227,7 @@
     <message>
         <location filename="../gui/widgets/src/dashboard_tab.cpp" line="223"/>
         <location filename="../gui/widgets/src/dashboard_tab.cpp" line="311"/>
-        <location filename="../gui/widgets/src/dashboard_tab_data.cpp" line="145"/>
+        <location filename="../gui/widgets/src/dashboard_tab_data.cpp" line="146"/>
         <source>samples/s</source>
         <translation>Samples/s</translation>
     </message>
@@ -1278,27 +1311,27 @@
         <translation>GPU %1</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab_data.cpp" line="143"/>
+        <location filename="../gui/widgets/src/dashboard_tab_data.cpp" line="144"/>
         <source>test accuracy</source>
         <translation>Testgenauigkeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab_data.cpp" line="147"/>
+        <location filename="../gui/widgets/src/dashboard_tab_data.cpp" line="148"/>
         <source>compute</source>
         <translation>Berechnung</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab_data.cpp" line="148"/>
+        <location filename="../gui/widgets/src/dashboard_tab_data.cpp" line="149"/>
         <source>exposed communication</source>
         <translation>nicht überlappte Kommunikation</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab_data.cpp" line="150"/>
+        <location filename="../gui/widgets/src/dashboard_tab_data.cpp" line="151"/>
         <source>all-reduce</source>
         <translation>All-Reduce</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab_data.cpp" line="152"/>
+        <location filename="../gui/widgets/src/dashboard_tab_data.cpp" line="153"/>
         <source>busbw</source>
         <translation>Busbandbreite</translation>
     </message>
@@ -2365,13 +2398,13 @@
     <name>ringside::gui::RankView</name>
     <message>
         <location filename="../gui/widgets/src/rank_view.cpp" line="22"/>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="120"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="122"/>
         <source>N/A</source>
         <translation>k. A.</translation>
     </message>
     <message>
         <location filename="../gui/widgets/src/rank_view.cpp" line="46"/>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="128"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="152"/>
         <source>No per-rank timings yet (a run with more than one rank reports them).</source>
         <translation>Noch keine Zeiten pro Rang (ein Lauf mit mehr als einem Rang meldet sie).</translation>
     </message>
@@ -2401,13 +2434,13 @@
         <translation>Schritt ggü. Median</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="117"/>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="135"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="119"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="159"/>
         <source>unknown</source>
         <translation>unbekannt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="133"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="157"/>
         <source>slowest: rank %1 on node %2, step %3 ms (%4% over median)</source>
         <translation>Am langsamsten: Rang %1 auf Knoten %2, Schritt %3 ms (%4 % über dem Median)</translation>
     </message>

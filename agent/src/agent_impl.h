@@ -20,6 +20,7 @@
 #include "ringside/agent/log_tailer.h"
 #include "ringside/agent/nvml_probe.h"
 #include "ringside/agent/run_manager.h"
+#include "ringside/agent/straggler_detector.h"
 #include "ringside/agent/telemetry.h"
 #include "ringside/common/curve.h"
 #include "ringside/common/zap_handler.h"
@@ -63,7 +64,9 @@ struct Agent::Impl {
   // and when: a few seconds after the end, when every batch the ranks sent has been journaled.
   std::map<std::string, Clock::time_point> recoveries;
   std::string allowlistError;  // the last reload error reported (reported once per change)
-  HangMonitor hangs;           // stalls and hang timeouts of the runs this agent owns
+  // The straggler verdict of each running trainer run (straggler_detector.h).
+  std::map<std::string, StragglerDetector> stragglers;
+  HangMonitor hangs;  // stalls and hang timeouts of the runs this agent owns
 
   explicit Impl(AgentConfig c) : config(std::move(c)) {}
 
@@ -130,6 +133,10 @@ struct Agent::Impl {
 
   // Feeds journaled samples to the hang monitor and publishes them as one MetricBatch.
   void publishSamples(const std::string& runId, std::vector<v1::MetricSample> samples);
+  // Feeds the per-rank timings among `samples` to the run's StragglerDetector and returns its
+  // verdicts as global samples, for publishSamples to journal and publish after them.
+  std::vector<v1::MetricSample> judgeStragglers(const std::string& runId,
+                                                const std::vector<v1::MetricSample>& samples);
 
   // Journals the rank batches of one receive burst in a single transaction (group commit: many
   // small batches cost one commit), then publishes what was journaled (decision 2: journal before

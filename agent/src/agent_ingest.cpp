@@ -42,6 +42,7 @@ void Agent::Impl::onRunState(const v1::RunInfo& run, const RunProcessIds& ids) {
   *envelope.mutable_run_state() = *event;
   publish(envelope);
   if (isEnded(run.state())) {
+    stragglers.erase(run.run_id());
     logLine("info", "run " + run.run_id() + " " + v1::RunState_Name(run.state()) +
                         (run.reason().empty() ? "" : ": " + run.reason()));
     if (run.spec().has_trainer() && mayHaveLostMetrics(run.run_id())) {
@@ -143,8 +144,44 @@ void Agent::Impl::publishSamples(const std::string& runId, std::vector<v1::Metri
   envelope.mutable_metric_batch()->set_run_id(runId);
   auto* out = envelope.mutable_metric_batch()->mutable_samples();
   out->Reserve(static_cast<int>(samples.size()));
+  std::vector<v1::MetricSample> verdicts = judgeStragglers(runId, samples);
   for (auto& sample : samples) *out->Add() = std::move(sample);
   publish(envelope);
+  if (verdicts.empty()) return;
+  auto journaled = journal->appendMetricSamples(runId, verdicts);
+  if (!journaled.isOk()) {
+    logLine("error", "journal: " + journaled.status().toString());
+    return;
+  }
+  publishSamples(runId, std::move(journaled).value());  // global samples: not judged again
+}
+
+std::vector<v1::MetricSample> Agent::Impl::judgeStragglers(
+    const std::string& runId, const std::vector<v1::MetricSample>& samples) {
+  std::vector<v1::MetricSample> verdicts;
+  StragglerDetector* detector = nullptr;
+  for (const v1::MetricSample& sample : samples) {
+    if (sample.rank() < 0) continue;
+    if (detector == nullptr) {
+      auto it = stragglers.find(runId);
+      if (it == stragglers.end()) {
+        const v1::RunInfo* run = runs->find(runId);
+        if (run == nullptr || isEnded(run->state()) || !run->spec().has_trainer() ||
+            run->world_size() < 2) {
+          return verdicts;
+        }
+        it =
+            stragglers.emplace(runId, StragglerDetector(static_cast<int>(run->world_size()))).first;
+      }
+      detector = &it->second;
+    }
+    if (auto verdict =
+            detector->onSample(sample.rank(), sample.step(), sample.name(), sample.value())) {
+      auto more = StragglerDetector::toSamples(*verdict, sample.epoch(), sample.wall_time());
+      verdicts.insert(verdicts.end(), more.begin(), more.end());
+    }
+  }
+  return verdicts;
 }
 
 void Agent::Impl::ingestRankMessages(const std::vector<zmq::message_t>& messages, bool remote) {

@@ -5,7 +5,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <initializer_list>
+#include <string>
 
 #include "ringside/common/json_limits.h"
 
@@ -94,6 +96,7 @@ v1::TrainerConfig makeDefaults() {
   c.set_metrics_out("");
   c.set_quiet(false);
   c.set_collective_timeout_s(900);
+  c.set_inject_compute_delay("");
   c.set_checkpoint_dir("checkpoints");
   c.set_checkpoint_every(0);
   c.set_keep_checkpoints(3);
@@ -177,6 +180,10 @@ Status validateTrainerConfig(const v1::TrainerConfig& config) {
            checkInt("keep_checkpoints", c.keep_checkpoints(), 0, kIntMax),
        }) {
     RINGSIDE_RETURN_IF_ERROR(status);
+  }
+  if (!c.inject_compute_delay().empty() && !parseComputeDelay(c.inject_compute_delay())) {
+    return outOfRange("inject_compute_delay", "\"" + c.inject_compute_delay() + "\"",
+                      "\"RANK:MS\" with RANK >= 0 and MS from 0 to 60000, e.g. \"1:20\", or \"\"");
   }
   if (c.collective_timeout_s() != 0 && (c.collective_timeout_s() < kMinCollectiveTimeoutSeconds ||
                                         c.collective_timeout_s() > kMaxTimeoutSeconds)) {
@@ -269,6 +276,30 @@ Status validateHangTimeout(const v1::RunSpec& spec) {
         "the hang timeout or raise the collective timeout");
   }
   return Status::ok();
+}
+
+std::optional<ComputeDelay> parseComputeDelay(std::string_view text) {
+  const size_t colon = text.find(':');
+  if (colon == std::string_view::npos || colon == 0 || colon + 1 == text.size())
+    return std::nullopt;
+  ComputeDelay delay;
+  const auto digits = [](std::string_view part, double* value) {
+    if (part.empty() || part.size() > 12) return false;
+    for (char ch : part) {
+      if ((ch < '0' || ch > '9') && ch != '.') return false;
+    }
+    *value = std::strtod(std::string(part).c_str(), nullptr);
+    return true;
+  };
+  double rank = 0;
+  if (!digits(text.substr(0, colon), &rank) || rank != std::floor(rank) || rank > INT32_MAX) {
+    return std::nullopt;
+  }
+  if (!digits(text.substr(colon + 1), &delay.milliseconds) || delay.milliseconds > 60000.0) {
+    return std::nullopt;
+  }
+  delay.rank = static_cast<int>(rank);
+  return delay;
 }
 
 }  // namespace ringside

@@ -23,6 +23,7 @@
 
 #include "local_cluster_support.h"
 #include "ringside/common/curve.h"
+#include "ringside/common/metric_names.h"
 #include "ringside/common/protocol.h"
 #include "ringside/common/rank_tag.h"
 #include "ringside/common/run_spec.h"
@@ -105,7 +106,10 @@ class NodeClient {
       envelope.mutable_fetch_run_data()->set_run_id(runId);
       envelope.mutable_fetch_run_data()->set_after_seq(after);
       const auto page = request(envelope).fetch_run_data_reply();
-      samples.insert(samples.end(), page.samples().begin(), page.samples().end());
+      // What the ranks sent: the agent's own verdict samples are not theirs.
+      for (const auto& sample : page.samples()) {
+        if (!metric::isAgentVerdict(sample.name())) samples.push_back(sample);
+      }
       after = page.last_seq();
       more = page.more();
     }

@@ -99,7 +99,8 @@ std::map<int, qint64> storedPointsPerRank(const QString& databasePath, const QSt
       QSqlQuery query(db);
       query.prepare(
           QStringLiteral("SELECT m.rank, COUNT(*) FROM metrics m JOIN runs r "
-                         "ON r.run_key = m.run_key WHERE r.run_id = ? GROUP BY m.rank"));
+                         "ON r.run_key = m.run_key JOIN metric_keys k ON k.key_id = m.key_id "
+                         "WHERE r.run_id = ? AND k.name NOT LIKE 'straggler/%' GROUP BY m.rank"));
       query.addBindValue(runId);
       if (query.exec()) {
         while (query.next()) points[query.value(0).toInt()] = query.value(1).toLongLong();

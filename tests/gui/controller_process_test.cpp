@@ -95,7 +95,8 @@ class ControllerProcessTest : public QObject {
         QSqlQuery query(db);
         query.prepare(
             QStringLiteral("SELECT COUNT(*) FROM metric_samples m JOIN runs r "
-                           "ON r.run_key = m.run_key WHERE r.run_id = ?"));
+                           "ON r.run_key = m.run_key JOIN metric_keys k ON k.key_id = m.key_id "
+                           "WHERE r.run_id = ? AND k.name NOT LIKE 'straggler/%'"));
         query.addBindValue(runId);
         if (query.exec() && query.next()) count = query.value(0).toLongLong();
       }
@@ -114,9 +115,13 @@ class ControllerProcessTest : public QObject {
     return form;
   }
 
+  // Samples the ranks sent, stored (the agent's own straggler verdicts are not counted).
   static qint64 storedSamples(Controller& controller, const QString& runId) {
     auto count = controller.store().sampleCount(runId).result();
-    return count.isOk() ? *count : -1;
+    auto verdicts = controller.store().series(runId, QStringLiteral("straggler/rank"), -1).result();
+    if (!count.isOk() || !verdicts.isOk()) return -1;
+    // Each verdict is five samples (metric_names.h kStraggler*).
+    return *count - 5 * static_cast<qint64>(verdicts->size());
   }
 
   static v1::RunState storedState(Controller& controller, const QString& runId) {

@@ -21,6 +21,7 @@
 #include "ringside/common/agent_ready.h"
 #include "ringside/common/allowlist.h"
 #include "ringside/common/curve.h"
+#include "ringside/common/metric_names.h"
 #include "ringside/common/protocol.h"
 #include "ringside/common/rank_tag.h"
 #include "ringside/common/run_spec.h"
@@ -210,8 +211,9 @@ class AgentProcessTest : public ::testing::Test {
 
   // Every journaled entry of a run, fetched page by page from seq 0.
   struct Fetched {
-    std::vector<v1::MetricSample> samples;
-    std::vector<uint64_t> seqs;  // all kinds
+    std::vector<v1::MetricSample> samples;   // what the ranks sent
+    std::vector<v1::MetricSample> verdicts;  // the agent's own (metric::isAgentVerdict)
+    std::vector<uint64_t> seqs;              // all kinds
   };
   Fetched fetchAll(const std::string& runId) {
     Fetched all;
@@ -224,7 +226,7 @@ class AgentProcessTest : public ::testing::Test {
       envelope.mutable_fetch_run_data()->set_max_entries(997);
       const auto page = request(envelope).fetch_run_data_reply();
       for (const auto& s : page.samples()) {
-        all.samples.push_back(s);
+        (metric::isAgentVerdict(s.name()) ? all.verdicts : all.samples).push_back(s);
         all.seqs.push_back(s.seq());
       }
       for (const auto& l : page.log_lines()) all.seqs.push_back(l.seq());

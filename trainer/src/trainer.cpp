@@ -4,8 +4,10 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <thread>
 
 #include "ringside/common/metric_names.h"
+#include "ringside/common/run_spec.h"
 #include "ringside/trainer/checkpoint.h"
 #include "ringside/trainer/sampler.h"
 
@@ -20,7 +22,16 @@ double unixTime() {
 }
 
 // Per-rank values gathered at each log step, in this order.
-enum RankField { kLoss, kStepMs, kComputeMs, kAllreduceMs, kExposedMs, kRankFields };
+enum RankField {
+  kLoss,
+  kStepMs,
+  kComputeMs,
+  kAllreduceMs,
+  kExposedMs,
+  kDataMs,  // loading and copying the batch
+  kWaitMs,  // blocked in collectives: exposed all-reduce, then the stop agreement after the step
+  kRankFields
+};
 
 // One rank's own record: its means of `values` (kRankFields of them) over the log interval.
 MetricRecord rankRecord(int64_t step, int64_t epoch, double wallTime, int rank,
@@ -33,7 +44,13 @@ MetricRecord rankRecord(int64_t step, int64_t epoch, double wallTime, int rank,
                        {metric::kStepMs, values[kStepMs]},
                        {metric::kComputeMs, values[kComputeMs]},
                        {metric::kAllreduceMs, values[kAllreduceMs]},
-                       {metric::kExposedCommMs, values[kExposedMs]}}};
+                       {metric::kExposedCommMs, values[kExposedMs]},
+                       {metric::kDataMs, values[kDataMs]},
+                       {metric::kWaitMs, values[kWaitMs]}}};
+}
+
+double msSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
 }  // namespace
@@ -277,12 +294,20 @@ Result<TrainingOutcome> Trainer::run() {
   TrainingOutcome outcome;
   double interval[kRankFields] = {};
   int64_t intervalSteps = 0;
+  double agreeWaitMs = 0.0;  // the stop agreement's wait after the last step
   Clock::time_point intervalStart = Clock::now();
   const Clock::time_point runStart = intervalStart;
   uint64_t commBytes = 0;
   std::vector<double> gathered(size_t(world) * kRankFields);
   double trainSeconds = 0.0;  // time in training steps, evaluation and checkpoints excluded
   double exposedMsSum = 0.0;
+
+  // Fault injection (TrainerConfig.inject_compute_delay): this rank's extra compute per step.
+  double injectedMs = 0.0;
+  if (auto delay = parseComputeDelay(spec_.inject_compute_delay());
+      delay && delay->rank == comm_.rank()) {
+    injectedMs = delay->milliseconds;
+  }
 
   int64_t step = firstStep;
   bool stopped = false;
@@ -292,8 +317,14 @@ Result<TrainingOutcome> Trainer::run() {
     const int64_t inEpoch = step % stepsPerEpoch;
     sampler.setEpoch(epoch);
     if (activity_ != nullptr) activity_->setPhase(v1::DATA);
+    const Clock::time_point dataStart = Clock::now();
     gatherBatch(data_.train, data_.normalization, sampler.localBatch(inEpoch), x.data(),
                 labels.data());
+    const double dataMs = msSince(dataStart);
+    if (injectedMs > 0.0) {
+      if (activity_ != nullptr) activity_->setPhase(v1::COMPUTE);
+      std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(injectedMs));
+    }
     const double lr = learningRate(schedule, step, stepsPerEpoch, totalSteps);
     double loss = 0.0;
     StepTimings timings;
@@ -307,6 +338,8 @@ Result<TrainingOutcome> Trainer::run() {
       stopped = true;
       break;
     }
+    timings.stepMs += injectedMs;
+    timings.computeMs += injectedMs;
     ++step;
     if (activity_ != nullptr) {
       activity_->stepCompleted(step, timings.stepMs);
@@ -317,6 +350,9 @@ Result<TrainingOutcome> Trainer::run() {
     interval[kComputeMs] += timings.computeMs;
     interval[kAllreduceMs] += timings.allreduceMs;
     interval[kExposedMs] += timings.exposedCommMs;
+    interval[kDataMs] += dataMs;
+    interval[kWaitMs] += timings.exposedCommMs + agreeWaitMs;
+    agreeWaitMs = 0.0;
     exposedMsSum += timings.exposedCommMs;
     commBytes = timings.commBytes;
     ++intervalSteps;
@@ -389,7 +425,11 @@ Result<TrainingOutcome> Trainer::run() {
 
     // Every rank must stop at the same step: agree on the request (DESIGN.md decision 5).
     int64_t stop = stopRequested_.load(std::memory_order_relaxed) ? 1 : 0;
+    const Clock::time_point agreeStart = Clock::now();
     RINGSIDE_RETURN_IF_ERROR(comm_.allreduceMax(&stop, 1));
+    // Waiting for the slowest rank to finish its step shows here: this rank's wait, counted with
+    // the next step (this step's record may have gone out already).
+    agreeWaitMs = msSince(agreeStart);
     if (stop != 0) {
       stopped = true;
       break;

@@ -226,6 +226,13 @@ void addTrainerOptions(CLI::App& app, v1::TrainerConfig& config) {
       "Seconds a rank waits in one collective before all ranks abort, naming the rank that did "
       "not arrive (0: forever; else 10 to 604800)",
       exec);
+  addSpecOption(
+      app, flags, "--inject-compute-delay",
+      [](Config& c, const std::string& v) { c.set_inject_compute_delay(v); },
+      d.inject_compute_delay(),
+      "Testing: RANK:MS makes that rank spend MS more milliseconds in every step's compute (a "
+      "straggler)",
+      exec);
 
   const std::string out = "Output";
   addSpecOption(

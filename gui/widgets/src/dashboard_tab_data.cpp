@@ -7,6 +7,7 @@
 #include <QScrollBar>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <memory>
 
@@ -182,8 +183,40 @@ void DashboardTab::fetchRanks() {
               for (int rank : ranks.value()) {
                 if (rank >= 0) perRank.push_back(rank);
               }
-              if (!perRank.empty()) fetchRankSeries(perRank);
+              if (!perRank.empty()) {
+                fetchRankSeries(perRank);
+                fetchStraggler();
+              }
             });
+}
+
+void DashboardTab::fetchStraggler() {
+  // The agent's verdict: five global series (metric_names.h kStraggler*), their last points.
+  static constexpr const char* kNames[] = {metric::kStragglerRank, metric::kStragglerStage,
+                                           metric::kStragglerStageMs, metric::kStragglerMedianMs,
+                                           metric::kStragglerOthersWaitMs};
+  auto last = std::make_shared<std::array<std::optional<SeriesPoint>, 5>>();
+  auto pending = std::make_shared<int>(5);
+  inFlight_ += 5;
+  const int generation = generation_;
+  for (size_t i = 0; i < 5; ++i) {
+    whenReady(this, controller_.store().series(runId_, key(kNames[i]), -1),
+              [this, generation, last, pending, i](Result<std::vector<SeriesPoint>> points) {
+                if (generation != generation_) return;
+                --inFlight_;
+                if (points.isOk() && !points->empty()) (*last)[i] = points->back();
+                if (--*pending > 0) return;
+                for (const auto& point : *last) {
+                  if (!point) {
+                    rankView_->setStraggler(std::nullopt);
+                    return;
+                  }
+                }
+                rankView_->setStraggler(StragglerView{
+                    static_cast<int64_t>((*last)[0]->x), static_cast<int>((*last)[0]->y),
+                    static_cast<int>((*last)[1]->y), (*last)[2]->y, (*last)[3]->y, (*last)[4]->y});
+              });
+  }
 }
 
 void DashboardTab::fetchRankSeries(const std::vector<int>& perRank) {

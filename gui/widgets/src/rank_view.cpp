@@ -96,6 +96,8 @@ void RankView::setRanks(std::vector<RankStat> ranks) {
   const auto stepMedian = medianOf(ranks, &RankStat::stepMs);
   const auto exposedMedian = medianOf(ranks, &RankStat::exposedCommMs);
   const auto slowest = findSlowestRank(ranks);
+  // The row in bold: the agent's straggler, else (no verdict) the rank with the longest step.
+  const int marked = straggler_ ? straggler_->rank : (slowest ? slowest->rank : -1);
   table_->setRowCount(static_cast<int>(ranks.size()));
   for (int row = 0; row < static_cast<int>(ranks.size()); ++row) {
     const RankStat& rank = ranks[static_cast<size_t>(row)];
@@ -106,7 +108,7 @@ void RankView::setRanks(std::vector<RankStat> ranks) {
         item->setBackground(background);
         item->setForeground(Qt::black);
       }
-      if (slowest && slowest->rank == rank.rank) {
+      if (marked >= 0 && marked == rank.rank) {
         QFont font = item->font();
         font.setBold(true);
         item->setFont(font);
@@ -124,6 +126,28 @@ void RankView::setRanks(std::vector<RankStat> ranks) {
     set(kVsMedian, vsMedian);
   }
   fitTableWidth();
+  ranks_ = std::move(ranks);
+  updateSummary();
+}
+
+void RankView::setStraggler(std::optional<StragglerView> verdict) {
+  const bool changed =
+      verdict.has_value() != straggler_.has_value() ||
+      (verdict && (verdict->rank != straggler_->rank || verdict->step != straggler_->step));
+  straggler_ = verdict;
+  if (changed) setRanks(ranks_);  // the bold row follows the verdict
+}
+
+void RankView::updateSummary() {
+  if (straggler_) {
+    QString node;
+    for (const RankStat& rank : ranks_) {
+      if (rank.rank == straggler_->rank) node = rank.node;
+    }
+    summary_->setText(stragglerText(*straggler_, node));
+    return;
+  }
+  const auto slowest = findSlowestRank(ranks_);
   if (!slowest) {
     summary_->setText(tr("No per-rank timings yet (a run with more than one rank reports them)."));
     return;

@@ -2,6 +2,8 @@
 // unit and meaning; keep the two in step.
 #pragma once
 
+#include <string_view>
+
 #include <string>
 
 namespace ringside::metric {
@@ -15,6 +17,21 @@ inline constexpr const char* kStepMs = "time/step_ms";                   // ms p
 inline constexpr const char* kComputeMs = "time/compute_ms";             // ms per step
 inline constexpr const char* kAllreduceMs = "time/allreduce_ms";         // ms per step
 inline constexpr const char* kExposedCommMs = "time/exposed_comm_ms";    // ms per step
+inline constexpr const char* kDataMs = "time/data_ms";  // ms per step: loading the batch
+// ms per step: blocked in collectives (exposed all-reduce and the stop agreement after the step)
+inline constexpr const char* kWaitMs = "time/wait_ms";
+// The owner agent's straggler verdict (docs/metrics.md, "The straggler"), global samples it
+// journals itself at each step where every rank's timings are in: the rank (-1: none), the stage
+// (1 data, 2 compute; 0 none), the rank's time in that stage and the median over ranks (ms), and
+// the median time the other ranks waited (ms).
+inline constexpr const char* kStragglerRank = "straggler/rank";
+inline constexpr const char* kStragglerStage = "straggler/stage";
+inline constexpr const char* kStragglerStageMs = "straggler/stage_ms";
+inline constexpr const char* kStragglerMedianMs = "straggler/median_ms";
+inline constexpr const char* kStragglerOthersWaitMs = "straggler/others_wait_ms";
+// True for the samples the owner agent writes itself (the straggler verdict), as opposed to what
+// the ranks sent.
+inline bool isAgentVerdict(std::string_view name) { return name.starts_with("straggler/"); }
 inline constexpr const char* kCommBytes = "comm/bytes";       // bytes all-reduced per step
 inline constexpr const char* kCommAlgbw = "comm/algbw_GBps";  // GB/s (1e9 bytes/s)
 inline constexpr const char* kCommBusbw = "comm/busbw_GBps";  // GB/s (1e9 bytes/s)

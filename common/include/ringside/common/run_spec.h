@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -83,6 +84,15 @@ std::string trainerConfigToJson(const v1::TrainerConfig& config, bool multiline 
 // empty config (all defaults). Errors: trainerConfigFromJson's, for a config_json that is not a
 // valid run spec.
 Result<v1::TrainerConfig> trainerConfigOf(const v1::TrainerJob& job);
+
+// TrainerConfig.inject_compute_delay parsed: rank `rank` spends `milliseconds` more in the compute
+// of every step. nullopt for text that is not "RANK:MS" (RANK an integer >= 0, MS a number from 0
+// to 60,000).
+struct ComputeDelay {
+  int rank = 0;
+  double milliseconds = 0.0;
+};
+std::optional<ComputeDelay> parseComputeDelay(std::string_view text);
 
 // The run's hang timeout in seconds (RunSpec.hang_timeout_s; kDefaultHangTimeoutSeconds when
 // absent); 0: never.

@@ -116,6 +116,8 @@ class DashboardTab : public QWidget {
   void fetch();
   // The ranks that report per-rank timings, then fetchRankSeries() for them.
   void fetchRanks();
+  // Reads the agent's latest straggler verdict of the run into the rank view.
+  void fetchStraggler();
   // Each rank's step, exposed-communication and compute series (`perRank`: ranks >= 0).
   void fetchRankSeries(const std::vector<int>& perRank);
   // Shows a round of per-rank answers: the table at once, the heatmap once it is built.

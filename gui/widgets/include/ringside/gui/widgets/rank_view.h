@@ -14,6 +14,7 @@
 
 #include "ringside/gui/rank_heatmap.h"
 #include "ringside/gui/rank_stats.h"
+#include "ringside/gui/straggler_text.h"
 
 class QLabel;
 class QSplitter;
@@ -31,8 +32,12 @@ class RankView : public QWidget {
 
   // Replaces the table's contents (ranks in any order; shown ascending).
   void setRanks(std::vector<RankStat> ranks);
-  // The label's text: "slowest: rank 1 on node gpu01, step 1.23 ms (+18% over median)", or a
-  // note that no per-rank data has arrived yet.
+  // The owner agent's latest straggler verdict (straggler_text.h); nullopt: none reported (a
+  // custom command, or a run recorded before the verdict existed).
+  void setStraggler(std::optional<StragglerView> verdict);
+  // The label's text: the agent's verdict ("straggler: rank 3 on node-2, compute: ..."); without
+  // one, "slowest: rank 1 on node gpu01, step 1.23 ms (+18% over median)", or a note that no
+  // per-rank data has arrived yet.
   QString summaryText() const;
   // Replaces the heatmap (buildRankHeatmap() of the ranks' compute and wait series).
   void setHeatmap(RankHeatmap heatmap);
@@ -45,12 +50,15 @@ class RankView : public QWidget {
  private:
   // Gives the table the width of its columns (at most half), until the user moves the divider.
   void fitTableWidth();
+  void updateSummary();
 
   QLabel* summary_;
   QTableWidget* table_;
   RankHeatmapView* heatmap_;
   QSplitter* splitter_;
   bool userSizedSplitter_ = false;
+  std::vector<RankStat> ranks_;  // as last set, ascending
+  std::optional<StragglerView> straggler_;
 };
 
 }  // namespace ringside::gui

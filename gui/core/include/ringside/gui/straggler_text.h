@@ -1,0 +1,27 @@
+// The owner agent's straggler verdict as the dashboard shows it (docs/metrics.md, "The
+// straggler"): read back from the global samples the agent journals with the run
+// (metric_names.h kStraggler*), so a live run, a finished one and any other client of the
+// protocol see the same verdict. Thread-safe (uses the installed translators and QLocale).
+#pragma once
+
+#include <QString>
+
+#include <cstdint>
+
+namespace ringside::gui {
+
+struct StragglerView {
+  int64_t step = 0;
+  int rank = -1;  // -1: none
+  int stage = 0;  // 1 data, 2 compute; 0 none
+  double stageMs = 0.0;
+  double medianMs = 0.0;
+  double othersWaitMs = 0.0;
+};
+
+// "straggler: rank 3 on node-2, compute: 14.10 ms vs median 9.80 ms; the other ranks wait
+// 4.20 ms for it (step 1750)", or "straggler: none at step 1750: no rank's data or compute time
+// keeps the others waiting". `node`: where the rank runs ("" when unknown).
+QString stragglerText(const StragglerView& verdict, const QString& node);
+
+}  // namespace ringside::gui
