@@ -209,14 +209,7 @@ def cmd_report(args):
     if not ok:
         misses.append("accuracy")
 
-    if failures:
-        print("CORRECTNESS FAILED: " + "; ".join(failures))
-        return 1
-    if misses:
-        print("TARGETS MISSED: " + "; ".join(misses))
-        return 3
-    print("all checks passed")
-    return 0
+    return common.exit_status(failures, misses)
 
 
 def main():

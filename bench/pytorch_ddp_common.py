@@ -280,3 +280,16 @@ def check_ours_config(ours, torch_runs, expected, show_steps):
         if wrong:
             failures.append(f"ours-{world} differs from the reference: {wrong}")
     return failures
+
+
+def exit_status(failures, misses):
+    """Prints the bench's verdict and returns its exit status: 1 when a correctness check
+    failed, 3 when only a speed or accuracy target was missed, 0 when every check passed."""
+    if failures:
+        print("CORRECTNESS FAILED: " + "; ".join(failures))
+        return 1
+    if misses:
+        print("TARGETS MISSED: " + "; ".join(misses))
+        return 3
+    print("all checks passed")
+    return 0

@@ -221,14 +221,7 @@ def cmd_report(args):
     else:
         print(f"  ours 2-rank 3-epoch accuracy >= 0.88: not checked ({args.epochs} epoch(s) run)")
 
-    if failures:
-        print("CORRECTNESS FAILED: " + "; ".join(failures))
-        return 1
-    if misses:
-        print("TARGETS MISSED: " + "; ".join(misses))
-        return 3
-    print("all checks passed")
-    return 0
+    return common.exit_status(failures, misses)
 
 
 def main():

@@ -6,6 +6,8 @@
 #include <map>
 #include <utility>
 
+#include "ringside/common/protocol.h"
+
 namespace ringside::agent {
 
 namespace {
@@ -14,31 +16,6 @@ std::string seconds(double s) {
   char text[32];
   std::snprintf(text, sizeof text, "%.0f s", std::max(0.0, s));
   return text;
-}
-
-std::string phaseWords(v1::RankPhase phase) {
-  switch (phase) {
-    case v1::SETUP:
-      return "set-up";
-    case v1::DATA:
-      return "data";
-    case v1::COMPUTE:
-      return "compute";
-    case v1::ALLREDUCE:
-      return "all-reduce";
-    case v1::OPTIMIZER:
-      return "optimizer";
-    case v1::EVALUATION:
-      return "evaluation";
-    case v1::CHECKPOINT:
-      return "checkpoint";
-    case v1::SYNC:
-      return "synchronisation";
-    case v1::FINISHING:
-      return "finishing";
-    default:
-      return "unknown";
-  }
 }
 
 // "ranks 0, 2 and 3" / "rank 1".
@@ -235,7 +212,7 @@ std::optional<v1::StallVerdict> StallDetector::evaluate(double now) const {
       } else if (rank.heartbeat->waiting_in().empty()) {
         out->set_stuck(true);
         out->set_detail(rankName(static_cast<int>(r)) + " has been in the " +
-                        phaseWords(rank.heartbeat->phase()) + " phase of step " +
+                        protocol::rankPhaseName(rank.heartbeat->phase()) + " phase of step " +
                         std::to_string(rank.heartbeat->step() + 1) + " for " +
                         seconds(rank.heartbeat->phase_seconds()) + processNote);
       } else {

@@ -142,4 +142,29 @@ const char* errorCodeName(v1::ErrorReply::Code code) {
   return value != nullptr ? value->name().c_str() : "CODE_UNKNOWN";
 }
 
+const char* rankPhaseName(v1::RankPhase phase) {
+  switch (phase) {
+    case v1::SETUP:
+      return "set-up";
+    case v1::DATA:
+      return "data";
+    case v1::COMPUTE:
+      return "compute";
+    case v1::ALLREDUCE:
+      return "all-reduce";
+    case v1::OPTIMIZER:
+      return "optimizer";
+    case v1::EVALUATION:
+      return "evaluation";
+    case v1::CHECKPOINT:
+      return "checkpoint";
+    case v1::SYNC:
+      return "synchronisation";
+    case v1::FINISHING:
+      return "finishing";
+    default:
+      return "unknown";
+  }
+}
+
 }  // namespace ringside::protocol

@@ -1,5 +1,6 @@
 // Helpers shared by the GUI test suites (tests/gui): a controller in a temporary data folder, the
-// NodeChoice a run setup form is given, and an answer to the next file dialog.
+// NodeChoice a run setup form is given, an answer to the next file dialog, and what the process
+// tests need to run real trainer runs through a controller and its local agent.
 //
 // Thread-safety: the GUI thread of a test only.
 #pragma once
@@ -12,6 +13,7 @@
 #include <QString>
 #include <QTemporaryDir>
 #include <QTimer>
+#include <QtTest>
 
 #include <memory>
 
@@ -103,6 +105,52 @@ inline void answerNextFileDialog(const QString& path, int timeoutMs = 10000) {
     }
   });
   timer->start(20);
+}
+
+// mpirun as root (these machines' tests run as root) with more ranks than cores.
+inline void allowMpirunAsRoot() {
+  qputenv("OMPI_ALLOW_RUN_AS_ROOT", "1");
+  qputenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+  qputenv("OMPI_MCA_rmaps_base_oversubscribe", "1");
+}
+
+#if defined(RINGSIDE_AGENT_BIN) && defined(RINGSIDE_TRAINER_BIN)
+// Options of a controller that starts its local agent with this build's agent and trainer (the
+// tests/gui targets define where they are).
+inline ControllerOptions withBuiltLocalAgent() {
+  ControllerOptions options;
+  options.agentBinary = QStringLiteral(RINGSIDE_AGENT_BIN);
+  options.trainerBinary = QStringLiteral(RINGSIDE_TRAINER_BIN);
+  return options;
+}
+#endif
+
+// The local agent's node id once it is online and has said hello; "" before.
+inline QString onlineLocalNodeId(const Controller& controller) {
+  for (const NodeView& node : controller.nodes()) {
+    if (node.local && node.state == NodeState::Online && node.info) return node.record.nodeId;
+  }
+  return {};
+}
+
+// The run's state as the GUI's store has it (RUN_STATE_UNSPECIFIED before it is known).
+inline v1::RunState storedRunState(Controller& controller, const QString& runId) {
+  auto run = controller.store().run(runId).result();
+  return run.isOk() ? run->state : v1::RUN_STATE_UNSPECIFIED;
+}
+
+// Launches `form` and waits (at most 30 s) for the controller's answer: the new run's id, or ""
+// with *error saying why (the launch failed, or no answer came).
+inline QString launchAndWait(Controller& controller, const RunForm& form, QString* error) {
+  QSignalSpy launched(&controller, &Controller::runLaunched);
+  QSignalSpy failed(&controller, &Controller::launchFailed);
+  controller.launch(form);
+  const QDeadlineTimer deadline(30000);
+  while (launched.isEmpty() && failed.isEmpty() && !deadline.hasExpired()) QTest::qWait(50);
+  if (!launched.isEmpty()) return launched.at(0).at(0).toString();
+  *error = failed.isEmpty() ? QStringLiteral("no answer to the launch within 30 s")
+                            : failed.at(0).at(0).toString();
+  return {};
 }
 
 }  // namespace ringside::gui::testing

@@ -27,6 +27,7 @@
 #include <memory>
 #include <vector>
 
+#include "gui_test_support.h"
 #include "ringside/common/metric_names.h"
 #include "ringside/gui/controller.h"
 #include "ringside/gui/widgets/dashboard_tab.h"
@@ -110,13 +111,6 @@ class RankHeatmapStragglerProcessTest : public QObject {
   Q_OBJECT
 
  private:
-  static QString localNodeId(const Controller& controller) {
-    for (const NodeView& node : controller.nodes()) {
-      if (node.local && node.state == NodeState::Online && node.info) return node.record.nodeId;
-    }
-    return {};
-  }
-
   static int64_t lastStep(Controller& controller, const QString& runId, int rank) {
     auto points = controller.store()
                       .series(runId, QString::fromLatin1(ringside::metric::kComputeMs), rank)
@@ -124,29 +118,16 @@ class RankHeatmapStragglerProcessTest : public QObject {
     return points.isOk() && !points->empty() ? static_cast<int64_t>(points->back().x) : -1;
   }
 
-  static v1::RunState storedState(Controller& controller, const QString& runId) {
-    auto run = controller.store().run(runId).result();
-    return run.isOk() ? run->state : v1::RUN_STATE_UNSPECIFIED;
-  }
-
  private slots:
-  void initTestCase() {
-    qputenv("OMPI_ALLOW_RUN_AS_ROOT", "1");
-    qputenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
-    qputenv("OMPI_MCA_rmaps_base_oversubscribe", "1");
-  }
+  void initTestCase() { testing::allowMpirunAsRoot(); }
 
   void aRankSharingItsCpuWithABusyProcessIsAStreak() {
     const std::vector<int> cpus = allowedCpus();
     if (cpus.size() < 2) QSKIP("needs two CPUs");
-    QTemporaryDir dir;
-    ControllerOptions options;
-    options.dataDir = dir.path();
-    options.agentBinary = QStringLiteral(RINGSIDE_AGENT_BIN);
-    options.trainerBinary = QStringLiteral(RINGSIDE_TRAINER_BIN);
-    Controller controller(options);
+    testing::ControllerInTempDir fixture(testing::withBuiltLocalAgent());
+    Controller& controller = fixture.controller;
     QVERIFY(controller.start().isOk());
-    QTRY_VERIFY_WITH_TIMEOUT(!localNodeId(controller).isEmpty(), 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(!testing::onlineLocalNodeId(controller).isEmpty(), 30000);
 
     RunForm form;
     form.name = QStringLiteral("cnn, rank 1 shares its CPU");
@@ -154,14 +135,11 @@ class RankHeatmapStragglerProcessTest : public QObject {
     form.backend = QStringLiteral("mpi");
     form.epochs = 1;
     form.logEvery = 5;  // the run form's metric interval (issue 13, item 4)
-    form.nodeIds = {localNodeId(controller)};
+    form.nodeIds = {testing::onlineLocalNodeId(controller)};
     form.ranksPerNode = 2;
-    QSignalSpy launched(&controller, &Controller::runLaunched);
-    QSignalSpy failed(&controller, &Controller::launchFailed);
-    controller.launch(form);
-    QTRY_VERIFY_WITH_TIMEOUT(launched.count() == 1 || failed.count() == 1, 30000);
-    QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.at(0).at(0).toString()));
-    const QString runId = launched.at(0).at(0).toString();
+    QString launchError;
+    const QString runId = testing::launchAndWait(controller, form, &launchError);
+    QVERIFY2(!runId.isEmpty(), qPrintable(launchError));
 
     // Each rank on a CPU of its own.
     std::vector<qint64> pids;
@@ -188,7 +166,7 @@ class RankHeatmapStragglerProcessTest : public QObject {
       QVERIFY(pinProcess(busy.back()->processId(), cpus[1]));
     }
     const int64_t busyFrom = lastStep(controller, runId, 1);
-    QTRY_COMPARE_WITH_TIMEOUT(storedState(controller, runId), v1::COMPLETED, 300000);
+    QTRY_COMPARE_WITH_TIMEOUT(testing::storedRunState(controller, runId), v1::COMPLETED, 300000);
     stopBusy.dismiss();
     for (auto& process : busy) {
       process->kill();

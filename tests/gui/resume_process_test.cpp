@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "gui_test_support.h"
 #include "ringside/gui/controller.h"
 #include "ringside/gui/run_resume.h"
 #include "ringside/gui/widgets/dashboard_tab.h"
@@ -29,13 +30,6 @@ namespace v1 = ringside::v1;
 
 namespace {
 
-QString localNodeId(const Controller& controller) {
-  for (const NodeView& node : controller.nodes()) {
-    if (node.local && node.state == NodeState::Online && node.info) return node.record.nodeId;
-  }
-  return {};
-}
-
 std::optional<RunRecord> runOf(Controller& controller, const QString& runId) {
   auto run = controller.store().run(runId).result();
   if (!run.isOk()) return std::nullopt;
@@ -43,8 +37,7 @@ std::optional<RunRecord> runOf(Controller& controller, const QString& runId) {
 }
 
 bool endedAs(Controller& controller, const QString& runId, v1::RunState state) {
-  const auto run = runOf(controller, runId);
-  return run && run->state == state;
+  return testing::storedRunState(controller, runId) == state;
 }
 
 // A checkpoint's step and flat parameter buffer, read as docs/checkpoint.md lays them out.
@@ -116,22 +109,14 @@ class ResumeProcessTest : public QObject {
   Q_OBJECT
 
  private slots:
-  void initTestCase() {
-    qputenv("OMPI_ALLOW_RUN_AS_ROOT", "1");
-    qputenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
-    qputenv("OMPI_MCA_rmaps_base_oversubscribe", "1");
-  }
+  void initTestCase() { testing::allowMpirunAsRoot(); }
 
   void resumedRunEndsWithTheUninterruptedParameters() {
-    QTemporaryDir dir;
-    ControllerOptions options;
-    options.dataDir = dir.path();
-    options.agentBinary = QStringLiteral(RINGSIDE_AGENT_BIN);
-    options.trainerBinary = QStringLiteral(RINGSIDE_TRAINER_BIN);
-    Controller controller(options);
+    testing::ControllerInTempDir fixture(testing::withBuiltLocalAgent());
+    Controller& controller = fixture.controller;
     QVERIFY(controller.start().isOk());
-    QTRY_VERIFY_WITH_TIMEOUT(!localNodeId(controller).isEmpty(), 30000);
-    const QString nodeId = localNodeId(controller);
+    QTRY_VERIFY_WITH_TIMEOUT(!testing::onlineLocalNodeId(controller).isEmpty(), 30000);
+    const QString nodeId = testing::onlineLocalNodeId(controller);
 
     RunForm form;  // the MLP
     form.backend = QStringLiteral("mpi");
@@ -139,27 +124,20 @@ class ResumeProcessTest : public QObject {
     form.logEvery = 10;
     form.nodeIds = {nodeId};
     form.ranksPerNode = 2;
-    QSignalSpy launched(&controller, &Controller::runLaunched);
-    QSignalSpy failed(&controller, &Controller::launchFailed);
-    auto launch = [&](const QString& name) -> QString {
+    QString launchError;
+    auto launch = [&](const QString& name) {
       form.name = name;
-      const qsizetype before = launched.count();
-      controller.launch(form);
-      if (!QTest::qWaitFor([&] { return launched.count() > before || !failed.isEmpty(); }, 30000)) {
-        return {};
-      }
-      return failed.isEmpty() ? launched.last().at(0).toString() : QString();
+      return testing::launchAndWait(controller, form, &launchError);
     };
 
     // The uninterrupted run.
     const QString fullId = launch(QStringLiteral("mlp, uninterrupted"));
-    QVERIFY2(!fullId.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.at(0).at(0).toString()));
+    QVERIFY2(!fullId.isEmpty(), qPrintable(launchError));
     QTRY_VERIFY_WITH_TIMEOUT(endedAs(controller, fullId, v1::COMPLETED), 240000);
 
     // The same spec, stopped mid-run.
     const QString stoppedId = launch(QStringLiteral("mlp, stopped"));
-    QVERIFY2(!stoppedId.isEmpty(),
-             failed.isEmpty() ? "" : qPrintable(failed.at(0).at(0).toString()));
+    QVERIFY2(!stoppedId.isEmpty(), qPrintable(launchError));
     DashboardTab stoppedTab(controller, stoppedId);
     stoppedTab.resize(1500, 1000);
     stoppedTab.show();
@@ -194,6 +172,8 @@ class ResumeProcessTest : public QObject {
       QTest::qWait(1500);  // the charts redraw
       QVERIFY(stoppedTab.grab().save(QDir(screenshots).filePath(QStringLiteral("resume.png"))));
     }
+    QSignalSpy launched(&controller, &Controller::runLaunched);
+    QSignalSpy failed(&controller, &Controller::launchFailed);
     const qsizetype before = launched.count();
     stoppedTab.resumeButton()->click();
     QTRY_VERIFY_WITH_TIMEOUT(launched.count() > before || !failed.isEmpty(), 30000);

@@ -12,6 +12,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "gui_test_support.h"
 #include "ringside/gui/controller.h"
 #include "ringside/gui/widgets/dashboard_tab.h"
 
@@ -35,13 +36,6 @@ qint64 rankPid(const QString& runId, int rank) {
   return -1;
 }
 
-QString localNodeId(const Controller& controller) {
-  for (const NodeView& node : controller.nodes()) {
-    if (node.local && node.state == NodeState::Online && node.info) return node.record.nodeId;
-  }
-  return {};
-}
-
 QStringList stallsOfNode(const Controller& controller, const QString& nodeId) {
   const std::optional<NodeView> node = controller.node(nodeId);
   return node ? node->stalls : QStringList();
@@ -53,22 +47,14 @@ class StallBannerProcessTest : public QObject {
   Q_OBJECT
 
  private slots:
-  void initTestCase() {
-    qputenv("OMPI_ALLOW_RUN_AS_ROOT", "1");
-    qputenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
-    qputenv("OMPI_MCA_rmaps_base_oversubscribe", "1");
-  }
+  void initTestCase() { testing::allowMpirunAsRoot(); }
 
   void stoppedRankShowsOnTheDashboardAndTheNodeUntilItContinues() {
-    QTemporaryDir dir;
-    ControllerOptions options;
-    options.dataDir = dir.path();
-    options.agentBinary = QStringLiteral(RINGSIDE_AGENT_BIN);
-    options.trainerBinary = QStringLiteral(RINGSIDE_TRAINER_BIN);
-    Controller controller(options);
+    testing::ControllerInTempDir fixture(testing::withBuiltLocalAgent());
+    Controller& controller = fixture.controller;
     QVERIFY(controller.start().isOk());
-    QTRY_VERIFY_WITH_TIMEOUT(!localNodeId(controller).isEmpty(), 30000);
-    const QString nodeId = localNodeId(controller);
+    QTRY_VERIFY_WITH_TIMEOUT(!testing::onlineLocalNodeId(controller).isEmpty(), 30000);
+    const QString nodeId = testing::onlineLocalNodeId(controller);
 
     RunForm form = watchedDefaultRun();
     form.name = QStringLiteral("cnn, rank 1 stopped");
@@ -76,12 +62,9 @@ class StallBannerProcessTest : public QObject {
     form.epochs = 20;
     form.nodeIds = {nodeId};
     form.ranksPerNode = 2;
-    QSignalSpy launched(&controller, &Controller::runLaunched);
-    QSignalSpy failed(&controller, &Controller::launchFailed);
-    controller.launch(form);
-    QTRY_VERIFY_WITH_TIMEOUT(launched.count() == 1 || failed.count() == 1, 30000);
-    QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.at(0).at(0).toString()));
-    const QString runId = launched.at(0).at(0).toString();
+    QString launchError;
+    const QString runId = testing::launchAndWait(controller, form, &launchError);
+    QVERIFY2(!runId.isEmpty(), qPrintable(launchError));
 
     DashboardTab tab(controller, runId);
     tab.resize(1500, 1000);
@@ -121,12 +104,9 @@ class StallBannerProcessTest : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(!tab.stallBanner()->isVisible(), 5000);
     QVERIFY(stallsOfNode(controller, nodeId).isEmpty());
     controller.stopRun(runId, 5);
-    QTRY_VERIFY_WITH_TIMEOUT(
-        [&] {
-          auto run = controller.store().run(runId).result();
-          return run.isOk() && (run->state == v1::STOPPED || run->state == v1::FAILED);
-        }(),
-        60000);
+    QTRY_VERIFY_WITH_TIMEOUT(testing::storedRunState(controller, runId) == v1::STOPPED ||
+                                 testing::storedRunState(controller, runId) == v1::FAILED,
+                             60000);
   }
 };
 

@@ -10,6 +10,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "gui_test_support.h"
 #include "ringside/gui/controller.h"
 #include "ringside/gui/widgets/dashboard_tab.h"
 #include "ringside/gui/widgets/rank_view.h"
@@ -21,31 +22,14 @@ class StragglerVerdictProcessTest : public QObject {
   Q_OBJECT
 
  private slots:
-  void initTestCase() {
-    qputenv("OMPI_ALLOW_RUN_AS_ROOT", "1");
-    qputenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
-    qputenv("OMPI_MCA_rmaps_base_oversubscribe", "1");
-  }
+  void initTestCase() { testing::allowMpirunAsRoot(); }
 
   void injectedSlowRankIsNamedOnTheDashboard() {
-    QTemporaryDir dir;
-    ControllerOptions options;
-    options.dataDir = dir.path();
-    options.agentBinary = QStringLiteral(RINGSIDE_AGENT_BIN);
-    options.trainerBinary = QStringLiteral(RINGSIDE_TRAINER_BIN);
-    Controller controller(options);
+    testing::ControllerInTempDir fixture(testing::withBuiltLocalAgent());
+    Controller& controller = fixture.controller;
     QVERIFY(controller.start().isOk());
-    QString nodeId;
-    QTRY_VERIFY_WITH_TIMEOUT(
-        [&] {
-          for (const NodeView& node : controller.nodes()) {
-            if (node.local && node.state == NodeState::Online && node.info) {
-              nodeId = node.record.nodeId;
-            }
-          }
-          return !nodeId.isEmpty();
-        }(),
-        30000);
+    QTRY_VERIFY_WITH_TIMEOUT(!testing::onlineLocalNodeId(controller).isEmpty(), 30000);
+    const QString nodeId = testing::onlineLocalNodeId(controller);
 
     RunForm form;
     form.name = QStringLiteral("mlp, rank 1 injected +15 ms");
@@ -56,18 +40,10 @@ class StragglerVerdictProcessTest : public QObject {
     form.trainerBase.set_inject_compute_delay("1:15");
     form.nodeIds = {nodeId};
     form.ranksPerNode = 2;
-    QSignalSpy launched(&controller, &Controller::runLaunched);
-    QSignalSpy failed(&controller, &Controller::launchFailed);
-    controller.launch(form);
-    QTRY_VERIFY_WITH_TIMEOUT(launched.count() == 1 || failed.count() == 1, 30000);
-    QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.at(0).at(0).toString()));
-    const QString runId = launched.at(0).at(0).toString();
-    QTRY_VERIFY_WITH_TIMEOUT(
-        [&] {
-          auto run = controller.store().run(runId).result();
-          return run.isOk() && run->state == v1::COMPLETED;
-        }(),
-        180000);
+    QString launchError;
+    const QString runId = testing::launchAndWait(controller, form, &launchError);
+    QVERIFY2(!runId.isEmpty(), qPrintable(launchError));
+    QTRY_COMPARE_WITH_TIMEOUT(testing::storedRunState(controller, runId), v1::COMPLETED, 180000);
 
     DashboardTab tab(controller, runId);
     tab.resize(1500, 1000);

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "ringside/common/protocol.h"
+
 namespace ringside::trainer {
 
 namespace {
@@ -48,7 +50,7 @@ std::string describeCollectiveTimeout(const RankReport& self,
       what = "it waits in " + RankActivity::describeWait(a) + " (another collective) since " +
              seconds(a.waitingSeconds);
     } else {
-      what = "it has been in the " + std::string(RankActivity::phaseName(a.phase)) +
+      what = "it has been in the " + std::string(protocol::rankPhaseName(a.phase)) +
              " phase of step " + std::to_string(a.step + 1) + " for " + seconds(a.phaseSeconds);
     }
     missing.push_back(rankName(peer->rank, peer->host) + " did not arrive: " + what);

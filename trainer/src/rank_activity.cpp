@@ -62,31 +62,6 @@ RankActivity::Snapshot RankActivity::snapshot() const {
   return s;
 }
 
-const char* RankActivity::phaseName(v1::RankPhase phase) {
-  switch (phase) {
-    case v1::SETUP:
-      return "set-up";
-    case v1::DATA:
-      return "data";
-    case v1::COMPUTE:
-      return "compute";
-    case v1::ALLREDUCE:
-      return "all-reduce";
-    case v1::OPTIMIZER:
-      return "optimizer";
-    case v1::EVALUATION:
-      return "evaluation";
-    case v1::CHECKPOINT:
-      return "checkpoint";
-    case v1::SYNC:
-      return "synchronisation";
-    case v1::FINISHING:
-      return "finishing";
-    default:
-      return "unknown";
-  }
-}
-
 std::string RankActivity::describeWait(const Snapshot& s) {
   if (s.waitingIn == nullptr) return "";
   std::string text = std::string("the ") + s.waitingIn;

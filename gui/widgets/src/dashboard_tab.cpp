@@ -110,6 +110,7 @@ DashboardTab::DashboardTab(Controller& controller, const QString& runId, QWidget
   connect(&controller_, &Controller::telemetryReceived, this, &DashboardTab::onTelemetry);
   connect(timer_, &QTimer::timeout, this, &DashboardTab::onTick);
   timer_->start(kTickMs);
+  updateStall();  // a run that is stalled already when its tab opens
   sinceRankFetch_.invalidate();
 }
 
@@ -331,7 +332,7 @@ void DashboardTab::updateStall() {
 
 void DashboardTab::onTick() {
   updateClock();
-  if (stall_->isVisible() || controller_.stallOf(runId_)) updateStall();
+  if (stall_->isVisible()) updateStall();  // the time without progress grows
   if (gpuDirty_) {
     gpuDirty_ = false;
     for (const auto& [gpu, points] : gpuUtilSeries_) gpuUtil_->setSeries(gpuNames_[gpu], points);

@@ -127,4 +127,9 @@ const char* bodyName(const v1::Envelope& envelope);
 // "MALFORMED", "TOO_LARGE", ... for logs.
 const char* errorCodeName(v1::ErrorReply::Code code);
 
+// A rank's phase (RankHeartbeat.phase) in words for messages: "set-up", "data", "compute",
+// "all-reduce", "optimizer", "evaluation", "checkpoint", "synchronisation", "finishing"; "unknown"
+// for another value. The one spelling the trainer's and the agent's messages share.
+const char* rankPhaseName(v1::RankPhase phase);
+
 }  // namespace ringside::protocol

@@ -73,8 +73,6 @@ class RankActivity {
   // "the all-reduce of bucket 2 of step 1752", "the broadcast of step 0 (set-up)": the
   // collective a snapshot waits in, for messages; "" when it does not wait.
   static std::string describeWait(const Snapshot& snapshot);
-  // "data", "compute", "all-reduce", ...: a phase for messages.
-  static const char* phaseName(v1::RankPhase phase);
 
  private:
   static int64_t nowNs();
