@@ -222,7 +222,7 @@ class DashboardTabTest : public QObject {
     // The menu has every chart, each with PNG and SVG; every chart's context menu saves it and
     // exports the run's CSV; the file names start with the run's name.
     const QList<MetricChart*> charts = tab.charts();
-    QCOMPARE(charts.size(), qsizetype{8});
+    QCOMPARE(charts.size(), qsizetype{13});  // 6 training charts, 7 GPU charts
     QStringList titles;
     for (QAction* action : tab.exportChartButton()->menu()->actions()) {
       QVERIFY(action->menu() != nullptr);

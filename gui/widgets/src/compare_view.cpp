@@ -13,6 +13,7 @@
 #include <QMenu>
 #include <QPixmap>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QToolButton>
@@ -26,6 +27,7 @@
 #include "ringside/gui/duration_format.h"
 #include "ringside/gui/export_files.h"
 #include "ringside/gui/run_table_model.h"
+#include "ringside/gui/widgets/compare_gpu_chart.h"
 #include "ringside/gui/widgets/metric_chart.h"
 #include "ringside/gui/widgets/run_csv_export.h"
 
@@ -111,6 +113,9 @@ CompareView::CompareView(Controller& controller, QStringList runIds, QWidget* pa
     menu->addAction(tr("As PNG…"), chart.widget, &MetricChart::askExportPng);
     menu->addAction(tr("As SVG…"), chart.widget, &MetricChart::askExportSvg);
   }
+  QMenu* gpuMenu = exportChartMenu->addMenu(gpuChart_->chart()->title());
+  gpuMenu->addAction(tr("As PNG…"), gpuChart_->chart(), &MetricChart::askExportPng);
+  gpuMenu->addAction(tr("As SVG…"), gpuChart_->chart(), &MetricChart::askExportSvg);
   connect(exportCsv, &QPushButton::clicked, this, &CompareView::exportMetricsCsv);
 
   reloadTimer_.setSingleShot(true);
@@ -158,7 +163,14 @@ QWidget* CompareView::buildCharts() {
     chart.widget->setMinimumSize(320, 220);
     layout->addWidget(chart.widget, c / 2, c % 2);
   }
-  return grid;
+  // The GPU values stored with the runs, under the others across the whole width.
+  gpuChart_ = new CompareGpuChart(controller_.store());
+  layout->addWidget(gpuChart_, static_cast<int>((metrics.size() + 1) / 2), 0, 1, 2);
+  auto* scroll = new QScrollArea;
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setWidget(grid);
+  return scroll;
 }
 
 QWidget* CompareView::buildSummary() {
@@ -222,6 +234,20 @@ void CompareView::loadDone() {
   fillSummary();
   fillConfig();
   updateCharts();
+  QList<CompareGpuChart::Run> runs;
+  for (int i = 0; i < runIds_.size(); ++i) {
+    const auto& record = records_[i];
+    const double origin = !record                 ? 0.0
+                          : record->startTime > 0 ? record->startTime
+                                                  : record->createdTime;
+    runs.append(CompareGpuChart::Run{
+        .runId = runIds_[i],
+        .label = runLabel(i),
+        .color = runColor(i),
+        .origin = origin,
+        .placement = record ? record->placement : std::vector<v1::HostSlots>{}});
+  }
+  gpuChart_->setRuns(std::move(runs));
   emit loadFinished();
 }
 

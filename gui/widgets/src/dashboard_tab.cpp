@@ -29,19 +29,18 @@
 #include "ringside/common/run_spec.h"
 #include "ringside/gui/controller.h"
 #include "ringside/gui/export_files.h"
-#include "ringside/gui/run_placement.h"
 #include "ringside/gui/run_resume.h"
 #include "ringside/gui/stall_text.h"
 #include "ringside/gui/widgets/metric_chart.h"
 #include "ringside/gui/widgets/rank_view.h"
 #include "ringside/gui/widgets/run_csv_export.h"
+#include "ringside/gui/widgets/run_gpu_panel.h"
 
 namespace ringside::gui {
 
 namespace {
 
-constexpr int kTickMs = 66;                  // ~15 Hz: re-query when dirty, refresh the clock
-constexpr size_t kTelemetryPoints = 20'000;  // per GPU and value, oldest dropped first
+constexpr int kTickMs = 66;  // ~15 Hz: re-query when dirty, refresh the clock
 
 double nowSeconds() { return QDateTime::currentMSecsSinceEpoch() / 1000.0; }
 
@@ -66,14 +65,6 @@ QString stateName(v1::RunState state) {
 
 bool ended(v1::RunState state) {
   return state == v1::COMPLETED || state == v1::FAILED || state == v1::STOPPED;
-}
-
-void appendRolling(std::vector<SeriesPoint>& series, SeriesPoint point) {
-  if (!series.empty() && point.x < series.back().x) return;  // keep x sorted
-  series.push_back(point);
-  if (series.size() > kTelemetryPoints) {
-    series.erase(series.begin(), series.begin() + (series.size() - kTelemetryPoints));
-  }
 }
 
 }  // namespace
@@ -107,7 +98,6 @@ DashboardTab::DashboardTab(Controller& controller, const QString& runId, QWidget
   connect(&controller_, &Controller::runStallChanged, this, [this](const QString& id) {
     if (id == runId_) updateStall();
   });
-  connect(&controller_, &Controller::telemetryReceived, this, &DashboardTab::onTelemetry);
   connect(timer_, &QTimer::timeout, this, &DashboardTab::onTick);
   timer_->start(kTickMs);
   updateStall();  // a run that is stalled already when its tab opens
@@ -213,20 +203,13 @@ void DashboardTab::buildUi() {
   stepTime_->setStacked(true);
   allreduce_ = new MetricChart(tr("All-reduce time"), this);
   busbw_ = new MetricChart(tr("All-reduce bus bandwidth"), this);
-  gpuUtil_ = new MetricChart(tr("GPU utilization"), this);
-  gpuMem_ = new MetricChart(tr("GPU memory"), this);
-  for (MetricChart* chart : {gpuUtil_, gpuMem_}) {
-    chart->setPlaceholderText(tr("No telemetry from the run's node yet"));
-  }
-  const QString seconds = tr("time since start (s)");
+  gpuPanel_ = new RunGpuPanel(controller_, runId_, this);
   accuracy_->setAxisTitles(QString(), tr("accuracy"));
   loss_->setAxisTitles(QString(), tr("loss (nats)"));
   throughput_->setAxisTitles(QString(), tr("samples/s"));
   stepTime_->setAxisTitles(QString(), tr("ms per step"));
   allreduce_->setAxisTitles(QString(), tr("ms per step"));
   busbw_->setAxisTitles(QString(), tr("busbw (GB/s)"));
-  gpuUtil_->setAxisTitles(seconds, tr("utilization (%)"));
-  gpuMem_->setAxisTitles(seconds, tr("memory used (MiB)"));
   setXMode(0);
   for (MetricChart* chart : charts()) {
     QMenu* menu = exportChart_->menu()->addMenu(chart->title());
@@ -239,17 +222,20 @@ void DashboardTab::buildUi() {
   updateExportNames();
 
   auto* grid = new QGridLayout;
-  const QList<MetricChart*> all = {loss_,      accuracy_, throughput_, stepTime_,
-                                   allreduce_, busbw_,    gpuUtil_,    gpuMem_};
+  const QList<MetricChart*> all = {loss_, accuracy_, throughput_, stepTime_, allreduce_, busbw_};
   for (int i = 0; i < all.size(); ++i) {
     all[i]->setMinimumHeight(240);
     grid->addWidget(all[i], i / 2, i % 2);
   }
   auto* chartsPage = new QWidget(this);
   chartsPage->setLayout(grid);
-  auto* scroll = new QScrollArea(this);
-  scroll->setWidgetResizable(true);
-  scroll->setWidget(chartsPage);
+  chartPages_ = new QTabWidget(this);
+  for (QWidget* page : {chartsPage, static_cast<QWidget*>(gpuPanel_)}) {
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidgetResizable(true);
+    scroll->setWidget(page);
+    chartPages_->addTab(scroll, page == chartsPage ? tr("&Training") : tr("&GPUs"));
+  }
 
   rankView_ = new RankView(this);
   log_ = new QPlainTextEdit(this);
@@ -262,7 +248,7 @@ void DashboardTab::buildUi() {
   bottom->addTab(log_, tr("Log"));
 
   auto* splitter = new QSplitter(Qt::Vertical, this);
-  splitter->addWidget(scroll);
+  splitter->addWidget(chartPages_);
   splitter->addWidget(bottom);
   splitter->setStretchFactor(0, 3);
   splitter->setStretchFactor(1, 1);
@@ -290,8 +276,12 @@ void DashboardTab::buildUi() {
 }
 
 QList<MetricChart*> DashboardTab::charts() const {
-  return {loss_, accuracy_, throughput_, stepTime_, allreduce_, busbw_, gpuUtil_, gpuMem_};
+  return QList<MetricChart*>{loss_, accuracy_, throughput_, stepTime_, allreduce_, busbw_} +
+         gpuPanel_->charts();
 }
+
+MetricChart* DashboardTab::gpuUtilChart() const { return gpuPanel_->utilChart(); }
+MetricChart* DashboardTab::gpuMemChart() const { return gpuPanel_->memChart(); }
 
 QString DashboardTab::title() const { return run_ && !run_->name.isEmpty() ? run_->name : runId_; }
 
@@ -333,11 +323,6 @@ void DashboardTab::updateStall() {
 void DashboardTab::onTick() {
   updateClock();
   if (stall_->isVisible()) updateStall();  // the time without progress grows
-  if (gpuDirty_) {
-    gpuDirty_ = false;
-    for (const auto& [gpu, points] : gpuUtilSeries_) gpuUtil_->setSeries(gpuNames_[gpu], points);
-    for (const auto& [gpu, points] : gpuMemSeries_) gpuMem_->setSeries(gpuNames_[gpu], points);
-  }
   if (inFlight_ > 0) return;
   if (dirty_) {
     dirty_ = false;
@@ -369,6 +354,7 @@ void DashboardTab::applyRun(const RunRecord& run) {
     }
   }
   run_ = run;
+  gpuPanel_->setRun(run);
   name_->setText(run.name.isEmpty() ? runId_ : run.name);
   state_->setText(stateName(run.state));
   stop_->setEnabled(!ended(run.state));
@@ -401,53 +387,12 @@ void DashboardTab::updateClock() {
   eta_->setText(eta ? formatDuration(*eta) : tr("N/A"));
 }
 
-void DashboardTab::onTelemetry(const QString& nodeId, const v1::NodeTelemetry& telemetry) {
-  const QString owner =
-      run_ && !run_->nodeId.isEmpty() ? run_->nodeId : controller_.nodeOfRun(runId_);
-  static const std::vector<v1::HostSlots> kUnplaced;
-  const std::vector<v1::HostSlots>& placement = run_ ? run_->placement : kUnplaced;
-  QString hostName;
-  for (const NodeChoice& node : controller_.nodeChoices()) {
-    if (node.nodeId == nodeId) hostName = node.hostName;
-  }
-  const NodeGpus used = runGpusOnNode(placement, hostName, nodeId == owner);
-  if (!used.ofRun) return;
-  if (!sawTelemetry_) {
-    sawTelemetry_ = true;
-    telemetryOrigin_ = run_ && run_->startTime > 0 ? run_->startTime : telemetry.wall_time();
-  }
-  QString placeholder = tr("N/A: the node does not report this value");
-  if (runUsesNoGpus(placement)) {
-    placeholder = tr("The run uses no GPUs");
-  } else if (telemetry.gpus_size() == 0 && gpuUtilSeries_.empty()) {
-    placeholder = tr("No GPUs on this node");
-  }
-  gpuUtil_->setPlaceholderText(placeholder);
-  gpuMem_->setPlaceholderText(placeholder);
-  // Several nodes: each series names its node.
-  const bool multiNode = placement.size() > 1;
-  const auto node = controller_.node(nodeId);
-  const QString nodeName = node ? node->record.name : nodeId;
-  const double x = telemetry.wall_time() - telemetryOrigin_;
-  for (const v1::GpuTelemetry& gpu : telemetry.gpus()) {
-    if (!used.allGpus && !used.gpus.contains(gpu.index())) continue;
-    const std::pair<QString, uint32_t> key{nodeId, gpu.index()};
-    if (!gpuNames_.contains(key)) {
-      gpuNames_[key] = multiNode ? tr("%1 GPU %2").arg(nodeName).arg(gpu.index())
-                                 : tr("GPU %1").arg(gpu.index());
-    }
-    if (gpu.has_util_pct()) appendRolling(gpuUtilSeries_[key], {x, gpu.util_pct()});
-    if (gpu.has_mem_used_mib()) appendRolling(gpuMemSeries_[key], {x, gpu.mem_used_mib()});
-  }
-  gpuDirty_ = true;
-}
-
 void DashboardTab::updateExportNames() {
   const QString run = title();
-  const QStringList names = {QStringLiteral("loss"),       QStringLiteral("accuracy"),
-                             QStringLiteral("throughput"), QStringLiteral("step-time"),
-                             QStringLiteral("all-reduce"), QStringLiteral("busbw"),
-                             QStringLiteral("gpu-util"),   QStringLiteral("gpu-memory")};
+  const QStringList names = QStringList{QStringLiteral("loss"),       QStringLiteral("accuracy"),
+                                        QStringLiteral("throughput"), QStringLiteral("step-time"),
+                                        QStringLiteral("all-reduce"), QStringLiteral("busbw")} +
+                            RunGpuPanel::exportNames();
   const QList<MetricChart*> all = charts();
   for (int i = 0; i < all.size() && i < names.size(); ++i) {
     all[i]->setExportName(chartFileBaseName(run, names[i]));

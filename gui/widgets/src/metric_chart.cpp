@@ -354,7 +354,12 @@ void MetricChart::rebuildAxes() {
       if (stacked_) marker->setBrush(withAlpha(series->color, kAreaAlpha));
     }
   }
-  chart_->legend()->setVisible(series_.size() > 1);
+  chart_->legend()->setVisible(series_.size() > (legendForSingleSeries_ ? 0 : 1));
+}
+
+void MetricChart::setLegendForSingleSeries(bool on) {
+  legendForSingleSeries_ = on;
+  chart_->legend()->setVisible(series_.size() > (legendForSingleSeries_ ? 0 : 1));
 }
 
 std::pair<double, double> MetricChart::dataXRange() const {

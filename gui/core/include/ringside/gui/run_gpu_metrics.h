@@ -6,12 +6,50 @@
 
 #include <QString>
 
+#include <array>
+#include <cstdint>
 #include <optional>
 #include <vector>
 
 #include "ringside/proto/ringside.pb.h"
 
 namespace ringside::gui {
+
+// The GPU values stored with a run, in the order the dashboard charts them. Each is stored as
+// gpu<i>/<gpuFieldSuffix>, in the unit the suffix names (docs/metrics.md).
+enum class GpuField {
+  kUtilPct,       // util_pct: % of the sample period a kernel ran, 0-100
+  kMemUsedMiB,    // mem_used_MiB: MiB
+  kPowerW,        // power_W: W
+  kTempC,         // temp_C: degrees Celsius
+  kSmClockMHz,    // sm_clock_MHz: MHz
+  kPcieRxMBps,    // pcie_rx_MBps: MB/s (1e6 bytes/s)
+  kPcieTxMBps,    // pcie_tx_MBps
+  kNvlinkRxMBps,  // nvlink_rx_MBps: MB/s, summed over links
+  kNvlinkTxMBps,  // nvlink_tx_MBps
+};
+inline constexpr int kGpuFieldCount = 9;
+// Every field, in enum order.
+inline constexpr std::array<GpuField, kGpuFieldCount> kGpuFields = {
+    GpuField::kUtilPct,    GpuField::kMemUsedMiB,   GpuField::kPowerW,
+    GpuField::kTempC,      GpuField::kSmClockMHz,   GpuField::kPcieRxMBps,
+    GpuField::kPcieTxMBps, GpuField::kNvlinkRxMBps, GpuField::kNvlinkTxMBps};
+
+// The metric name's part after "gpu<i>/", e.g. "power_W".
+const char* gpuFieldSuffix(GpuField field);
+// "gpu<index>/<suffix>", e.g. gpuMetricName(1, GpuField::kTempC) = "gpu1/temp_C".
+QString gpuMetricName(uint32_t index, GpuField field);
+
+// A stored GPU metric's name taken apart: NVML index and field.
+struct GpuMetric {
+  uint32_t index = 0;
+  GpuField field = GpuField::kUtilPct;
+};
+// nullopt for any name that is not gpu<i>/<suffix> with a decimal i of at most 9 digits.
+std::optional<GpuMetric> parseGpuMetricName(const QString& name);
+
+// The field's value in one telemetry reading; nullopt where the node could not read it.
+std::optional<double> gpuFieldValue(const v1::GpuTelemetry& gpu, GpuField field);
 
 // The rank that names the node `hostName` in the run's GPU metrics: the lowest rank placed on
 // it (placement lists hosts in rank order, so the first entry's node is 0, the next starts

@@ -1,7 +1,8 @@
 // CompareView: two or more runs side by side. Overlaid charts of train loss, test accuracy,
-// samples/s and step time (global values, x = step; one colour per run, with a legend), the
-// summary metrics per run, and the config diff with the differing settings highlighted. Each chart
-// exports as PNG or SVG; the runs' metrics export as CSV at full resolution.
+// samples/s and step time (global values, x = step; one colour per run, with a legend), a chart
+// of a chosen GPU value stored with the runs (CompareGpuChart, x = time since each run's start),
+// the summary metrics per run, and the config diff with the differing settings highlighted. Each
+// chart exports as PNG or SVG; the runs' metrics export as CSV at full resolution.
 //
 // Loads everything from the store asynchronously (QFutureWatcher) and hands the full series to
 // MetricChart, which decimates them to min/max per pixel column and redraws on its timer (zoom,
@@ -28,6 +29,7 @@ class QTableWidget;
 
 namespace ringside::gui {
 
+class CompareGpuChart;
 class Controller;
 class MetricChart;
 
@@ -49,6 +51,8 @@ class CompareView : public QWidget {
   bool loaded() const { return pendingLoads_ == 0 && firstLoadDone_; }
   // The chart of a metric (nullptr for one not charted).
   MetricChart* chart(const QString& metric) const;
+  // The GPU chart (its value box picks utilization, memory, power, ...); never nullptr.
+  CompareGpuChart* gpuChart() const { return gpuChart_; }
   QTableWidget* configTable() const { return configTable_; }
   QTableWidget* summaryTable() const { return summaryTable_; }
   // Number of points of the run's series that the chart currently draws (after decimation).
@@ -93,6 +97,7 @@ class CompareView : public QWidget {
   QStringList runIds_;
   QVector<std::optional<RunRecord>> records_;  // per run; nullopt until read (or unknown)
   QVector<Chart> charts_;
+  CompareGpuChart* gpuChart_ = nullptr;
   QTableWidget* summaryTable_ = nullptr;
   QTableWidget* configTable_ = nullptr;
   QCheckBox* onlyDifferences_ = nullptr;

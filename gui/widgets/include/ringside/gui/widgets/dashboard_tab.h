@@ -1,8 +1,9 @@
 // DashboardTab: the live dashboard of one run (one tab per open run). Charts of train loss (raw,
 // faint, behind an EMA-smoothed line, with test loss per epoch), test accuracy, samples/s, step
-// time split into compute and exposed communication (stacked), all-reduce time, bus bandwidth,
-// and GPU utilization and memory of the run's GPUs on every node of the run (RunInfo.placement;
-// every GPU of the owner's node when an older agent did not report it); a per-rank view; a header
+// time split into compute and exposed communication (stacked), all-reduce time and bus bandwidth
+// on the "Training" page; the run's GPUs on every node of the run on the "GPUs" page
+// (RunGpuPanel: utilization, memory, power, temperature, SM clock, PCIe and NVLink, live and as
+// stored with the run); a per-rank view; a header
 // with the run's name, state, elapsed time, ETA, a Stop button and, once a trainer run stopped
 // or failed with a checkpoint, a Resume button (Controller::resumeRun; "resumed from <run>" on
 // the resumed run); and the log tail. The ETA comes
@@ -16,9 +17,9 @@
 //
 // Data flow (DESIGN.md decision 7): Controller::runDataChanged only marks the tab dirty; a timer
 // (15 Hz) re-queries the store asynchronously (QFuture continuations on this object) when dirty
-// and no query is in flight, and the charts decimate on their own coalesced replot. GPU values
-// come from Controller::telemetryReceived of the run's nodes and are kept in memory (rolling).
-// GUI thread only.
+// and no query is in flight, and the charts decimate on their own coalesced replot. The GPU page
+// reads the GPU series stored with the run and adds Controller::telemetryReceived of the run's
+// nodes itself (RunGpuPanel). GUI thread only.
 #pragma once
 
 #include <QElapsedTimer>
@@ -44,6 +45,7 @@ class QLabel;
 class QPlainTextEdit;
 class QPushButton;
 class QSlider;
+class QTabWidget;
 class QTimer;
 
 namespace ringside::gui {
@@ -51,6 +53,7 @@ namespace ringside::gui {
 class Controller;
 class MetricChart;
 class RankView;
+class RunGpuPanel;
 
 class DashboardTab : public QWidget {
   Q_OBJECT
@@ -69,8 +72,11 @@ class DashboardTab : public QWidget {
   // For tests and screenshots.
   MetricChart* lossChart() const { return loss_; }
   MetricChart* stepTimeChart() const { return stepTime_; }
-  MetricChart* gpuUtilChart() const { return gpuUtil_; }
-  MetricChart* gpuMemChart() const { return gpuMem_; }
+  MetricChart* gpuUtilChart() const;
+  MetricChart* gpuMemChart() const;
+  RunGpuPanel* gpuPanel() const { return gpuPanel_; }
+  // The chart pages: "Training" and "GPUs".
+  QTabWidget* chartPages() const { return chartPages_; }
   RankView* rankView() const { return rankView_; }
   QComboBox* xModeBox() const { return xMode_; }
   // The stall banner (hidden while the run makes progress), for tests and the screenshot tour.
@@ -126,7 +132,6 @@ class DashboardTab : public QWidget {
   void applyRun(const RunRecord& run);
   void applySmoothing();
   void updateClock();
-  void onTelemetry(const QString& nodeId, const v1::NodeTelemetry& telemetry);
   void setXMode(int index);
   // What the x axis shows (the combo box): kStep, kEpoch (fractional) or kWallTime.
   SeriesX xMode() const;
@@ -169,8 +174,8 @@ class DashboardTab : public QWidget {
   MetricChart* stepTime_;
   MetricChart* allreduce_;
   MetricChart* busbw_;
-  MetricChart* gpuUtil_;
-  MetricChart* gpuMem_;
+  RunGpuPanel* gpuPanel_;
+  QTabWidget* chartPages_;
   RankView* rankView_;
   QPlainTextEdit* log_;
   QTimer* timer_;
@@ -189,15 +194,6 @@ class DashboardTab : public QWidget {
   // For the ETA: the run's facts and its last step from the store, the global batch from its
   // spec; runningSeconds is filled in on every clock tick.
   ProgressFacts progress_;
-
-  // GPU telemetry of the run's GPUs, by (node id, GPU index): (seconds since start, value), and
-  // each series' name ("GPU 0", or "node-2 GPU 0" for a run on several nodes).
-  std::map<std::pair<QString, uint32_t>, std::vector<SeriesPoint>> gpuUtilSeries_;
-  std::map<std::pair<QString, uint32_t>, std::vector<SeriesPoint>> gpuMemSeries_;
-  std::map<std::pair<QString, uint32_t>, QString> gpuNames_;
-  double telemetryOrigin_ = 0;
-  bool gpuDirty_ = false;
-  bool sawTelemetry_ = false;
 };
 
 }  // namespace ringside::gui

@@ -67,6 +67,10 @@ class MetricChart : public QWidget {
   void setStacked(bool stacked);
   bool stacked() const { return stacked_; }
 
+  // Shows the legend also when the chart has a single series (by default it shows only from
+  // two on): for charts whose series' names say what the line is, e.g. which GPU.
+  void setLegendForSingleSeries(bool on);
+
   // The title drawn above the chart.
   QString title() const;
 
@@ -185,6 +189,7 @@ class MetricChart : public QWidget {
   QString yTitle_;
   std::vector<std::unique_ptr<Series>> series_;
   bool stacked_ = false;
+  bool legendForSingleSeries_ = false;
   bool logX_ = false;
   bool logY_ = false;
   bool dirty_ = false;
