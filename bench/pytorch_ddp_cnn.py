@@ -41,6 +41,8 @@ LR = 0.1
 MOMENTUM = 0.9
 MIN_ACCURACY = 0.80  # correctness floor of any run (the benchmark's "-c")
 TARGET_ACCURACY = 0.916  # the published 2-conv Fashion-MNIST baseline (docs/trainer.md)
+# The CNN's default schedule (run_spec.h defaultEpochs("cnn")): the accuracy target applies to it.
+DEFAULT_EPOCHS = 5
 
 
 def flops_per_sample():
@@ -203,11 +205,15 @@ def cmd_report(args):
     if not ok:
         misses.append("exposed communication")
     acc = ours[2]["test_accuracy"]
-    ok = acc >= TARGET_ACCURACY
-    print(f"  ours 2-rank test accuracy >= {TARGET_ACCURACY} ({args.epochs} epochs): {acc:.4f} "
-          f"{'PASS' if ok else 'FAIL'}")
-    if not ok:
-        misses.append("accuracy")
+    if args.epochs < DEFAULT_EPOCHS:
+        print(f"  ours 2-rank test accuracy >= {TARGET_ACCURACY}: not checked ({args.epochs} "
+              f"epoch(s), the default schedule is {DEFAULT_EPOCHS}); got {acc:.4f}")
+    else:
+        ok = acc >= TARGET_ACCURACY
+        print(f"  ours 2-rank test accuracy >= {TARGET_ACCURACY} ({args.epochs} epochs): "
+              f"{acc:.4f} {'PASS' if ok else 'FAIL'}")
+        if not ok:
+            misses.append("accuracy")
 
     return common.exit_status(failures, misses)
 
@@ -217,7 +223,7 @@ def main():
     sub = parser.add_subparsers(dest="command", required=True)
     train = sub.add_parser("train", help="PyTorch DDP training, writes a result JSON (rank 0)")
     train.add_argument("--world", type=int, default=1)
-    train.add_argument("--epochs", type=int, default=3)
+    train.add_argument("--epochs", type=int, default=DEFAULT_EPOCHS)
     train.add_argument("--data", default="/usr/share/datasets/fashion-mnist")
     train.add_argument("--seed", type=int, default=42)
     train.add_argument("--probe-blocks", type=int, default=2)

@@ -262,107 +262,122 @@
         <translation>Der globale Batch %1 ist nicht durch %2 Ränge teilbar; verwenden Sie ein Vielfaches von %2.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="170"/>
+        <location filename="../gui/core/src/run_form.cpp" line="171"/>
+        <source>The micro-batch cannot be negative; 0 computes the local batch in one pass.</source>
+        <translation>Der Mikro-Batch kann nicht negativ sein; 0 berechnet den lokalen Batch in einem Durchgang.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="176"/>
+        <source>The micro-batch %L1 does not divide the local batch %L2 (global batch %L3 / %L4 ranks); use a divisor of %L2, or 0.</source>
+        <translation>Der Mikro-Batch %L1 teilt den lokalen Batch %L2 nicht (globaler Batch %L3 / %L4 Ranks); verwenden Sie einen Teiler von %L2 oder 0.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="183"/>
+        <source>Micro-batches need the MPI (CPU) backend; set 0 for NCCL.</source>
+        <translation>Mikro-Batches brauchen das MPI-Backend (CPU); für NCCL 0 setzen.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="185"/>
         <source>The learning rate must be above 0.</source>
         <translation>Die Lernrate muss größer als 0 sein.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="172"/>
+        <location filename="../gui/core/src/run_form.cpp" line="187"/>
         <source>Momentum must be in [0, 1).</source>
         <translation>Das Momentum muss in [0, 1) liegen.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="174"/>
+        <location filename="../gui/core/src/run_form.cpp" line="189"/>
         <source>Weight decay cannot be negative.</source>
         <translation>Der Weight Decay darf nicht negativ sein.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="177"/>
+        <location filename="../gui/core/src/run_form.cpp" line="192"/>
         <source>AdamW betas must be in [0, 1).</source>
         <translation>Die AdamW-Betas müssen in [0, 1) liegen.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="180"/>
+        <location filename="../gui/core/src/run_form.cpp" line="195"/>
         <source>Choose SGD or AdamW.</source>
         <translation>Wählen Sie SGD oder AdamW.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="184"/>
+        <location filename="../gui/core/src/run_form.cpp" line="199"/>
         <source>Choose a constant, step or cosine schedule.</source>
         <translation>Wählen Sie einen konstanten, stufenweisen oder Kosinus-Zeitplan.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="186"/>
+        <location filename="../gui/core/src/run_form.cpp" line="201"/>
         <source>Warm-up steps cannot be negative.</source>
         <translation>Die Warm-up-Schritte dürfen nicht negativ sein.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="188"/>
+        <location filename="../gui/core/src/run_form.cpp" line="203"/>
         <source>The step schedule needs a period above 0 epochs.</source>
         <translation>Der Stufen-Zeitplan braucht eine Periode von mehr als 0 Epochen.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="191"/>
+        <location filename="../gui/core/src/run_form.cpp" line="206"/>
         <source>The final learning rate must be between 0 and the learning rate.</source>
         <translation>Die End-Lernrate muss zwischen 0 und der Lernrate liegen.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="195"/>
+        <location filename="../gui/core/src/run_form.cpp" line="210"/>
         <source>Choose auto, mpi or nccl.</source>
         <translation>Wählen Sie auto, mpi oder nccl.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="197"/>
+        <location filename="../gui/core/src/run_form.cpp" line="212"/>
         <source>The bucket size must be above 0 MiB.</source>
         <translation>Die Bucket-Größe muss größer als 0 MiB sein.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="199"/>
+        <location filename="../gui/core/src/run_form.cpp" line="214"/>
         <source>The checkpoint interval cannot be negative.</source>
         <translation>Das Prüfpunktintervall darf nicht negativ sein.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="203"/>
+        <location filename="../gui/core/src/run_form.cpp" line="218"/>
         <source>The metric interval must be at least 1 step (1 reports every step; got %L1).</source>
         <translation>Das Metrik-Intervall muss mindestens 1 Schritt sein (1 meldet jeden Schritt; angegeben: %L1).</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="207"/>
+        <location filename="../gui/core/src/run_form.cpp" line="222"/>
         <source>The hang timeout must be 0 (never) or at most %L1 s (a week).</source>
         <translation>Das Hängen-Zeitlimit muss 0 (nie) oder höchstens %L1 s (eine Woche) sein.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="223"/>
+        <location filename="../gui/core/src/run_form.cpp" line="238"/>
         <source>%1.</source>
         <translation>%1.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="233"/>
+        <location filename="../gui/core/src/run_form.cpp" line="248"/>
         <source>The run is too large to send: %1. Shorten it.</source>
         <translation>Der Lauf ist zu groß zum Senden: %1. Kürzen Sie ihn.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="427"/>
+        <location filename="../gui/core/src/run_form.cpp" line="444"/>
         <source>This file is not a Ringside run preset.</source>
         <translation>Diese Datei ist keine Ringside-Laufvorlage.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="431"/>
+        <location filename="../gui/core/src/run_form.cpp" line="448"/>
         <source>Preset version %1 is not supported (this Ringside reads version %2).</source>
         <translation>Vorlagenversion %1 wird nicht unterstützt (dieses Ringside liest Version %2).</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="441"/>
+        <location filename="../gui/core/src/run_form.cpp" line="458"/>
         <source>The preset&apos;s &quot;trainer&quot; entry must be an object.</source>
         <translation>Der Eintrag „trainer“ der Vorlage muss ein Objekt sein.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="450"/>
+        <location filename="../gui/core/src/run_form.cpp" line="467"/>
         <source>The preset&apos;s run spec is not valid: %1</source>
         <translation>Die Laufspezifikation der Vorlage ist ungültig: %1</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="464"/>
+        <location filename="../gui/core/src/run_form.cpp" line="481"/>
         <source>The preset&apos;s &quot;nodes&quot; entry must be a list of node ids.</source>
         <translation>Der Eintrag „nodes“ der Vorlage muss eine Liste von Knoten-IDs sein.</translation>
     </message>
@@ -679,9 +694,250 @@
     </message>
 </context>
 <context>
+    <name>ringside::gui::BucketTimingsView</name>
+    <message>
+        <location filename="../gui/widgets/src/bucket_timings_view.cpp" line="23"/>
+        <location filename="../gui/widgets/src/bucket_timings_view.cpp" line="29"/>
+        <location filename="../gui/widgets/src/bucket_timings_view.cpp" line="137"/>
+        <location filename="../gui/widgets/src/bucket_timings_view.cpp" line="145"/>
+        <location filename="../gui/widgets/src/bucket_timings_view.cpp" line="174"/>
+        <source>N/A</source>
+        <translation>k. A.</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/bucket_timings_view.cpp" line="49"/>
+        <source>All-reduce time per gradient bucket</source>
+        <translation>All-Reduce-Zeit je Gradienten-Bucket</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/bucket_timings_view.cpp" line="50"/>
+        <source>step</source>
+        <translation>Schritt</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/bucket_timings_view.cpp" line="50"/>
+        <location filename="../gui/widgets/src/bucket_timings_view.cpp" line="78"/>
+        <source>all-reduce (ms)</source>
+        <translation>All-Reduce (ms)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/bucket_timings_view.cpp" line="51"/>
+        <source>no per-bucket timings</source>
+        <translation>keine Zeiten je Bucket</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/bucket_timings_view.cpp" line="56"/>
+        <source>Bucket</source>
+        <translation>Bucket</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/bucket_timings_view.cpp" line="56"/>
+        <source>Bytes</source>
+        <translation>Bytes</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/bucket_timings_view.cpp" line="56"/>
+        <source>All-reduce (ms)</source>
+        <translation>All-Reduce (ms)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/bucket_timings_view.cpp" line="56"/>
+        <source>algbw (GB/s)</source>
+        <translation>algbw (GB/s)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/bucket_timings_view.cpp" line="56"/>
+        <source>busbw (GB/s)</source>
+        <translation>busbw (GB/s)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/bucket_timings_view.cpp" line="62"/>
+        <source>Latest values per bucket (bucket 0 starts first: the last layers). All-reduce: the bucket&apos;s own duration, the smallest over ranks; algbw = bytes / duration; busbw = algbw × 2(n−1)/n (nccl-tests). Exposed: the time the step waited for communication after backward.</source>
+        <translation>Letzte Werte je Bucket (Bucket 0 startet zuerst: die letzten Schichten). All-Reduce: die eigene Dauer des Buckets, die kleinste über alle Ranks; algbw = Bytes / Dauer; busbw = algbw × 2(n−1)/n (nccl-tests). Sichtbar: die Zeit, die der Schritt nach dem Backward-Durchlauf auf Kommunikation wartete.</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/bucket_timings_view.cpp" line="86"/>
+        <source>bucket %1 (%2)</source>
+        <translation>Bucket %1 (%2)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/bucket_timings_view.cpp" line="87"/>
+        <source>bucket %1</source>
+        <translation>Bucket %1</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/bucket_timings_view.cpp" line="144"/>
+        <source>all (sum)</source>
+        <translation>alle (Summe)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/bucket_timings_view.cpp" line="150"/>
+        <source>exposed</source>
+        <translation>sichtbar</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/bucket_timings_view.cpp" line="168"/>
+        <source>No per-bucket communication reported (a run of one rank, a custom command, or a run recorded before per-bucket metrics).</source>
+        <translation>Keine Kommunikation je Bucket gemeldet (ein Lauf mit einem Rank, ein eigener Befehl oder ein Lauf von vor den Metriken je Bucket).</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/bucket_timings_view.cpp" line="172"/>
+        <source>%1 gradient buckets, %2 per step; the buckets&apos; own all-reduce time %3 ms</source>
+        <translation>%1 Gradienten-Buckets, %2 je Schritt; eigene All-Reduce-Zeit der Buckets %3 ms</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/bucket_timings_view.cpp" line="177"/>
+        <source>; the step waited %1 ms for communication after backward (exposed)</source>
+        <translation>; der Schritt wartete nach dem Backward-Durchlauf %1 ms auf Kommunikation (sichtbar)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/bucket_timings_view.cpp" line="180"/>
+        <source>, %1% of the %2 ms step</source>
+        <translation>, %1 % des Schritts von %2 ms</translation>
+    </message>
+</context>
+<context>
+    <name>ringside::gui::CompareGpuChart</name>
+    <message>
+        <location filename="../gui/widgets/src/compare_gpu_chart.cpp" line="31"/>
+        <source>The GPU value stored with each run to compare (docs/metrics.md)</source>
+        <translation>Der mit jedem Lauf gespeicherte GPU-Wert, der verglichen wird (docs/metrics.md)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_gpu_chart.cpp" line="32"/>
+        <source>GPUs</source>
+        <translation>GPUs</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_gpu_chart.cpp" line="36"/>
+        <source>GPU &amp;value:</source>
+        <translation>GPU-&amp;Wert:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_gpu_chart.cpp" line="55"/>
+        <source>Utilization</source>
+        <translation>Auslastung</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_gpu_chart.cpp" line="57"/>
+        <source>Memory used</source>
+        <translation>Belegter Speicher</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_gpu_chart.cpp" line="59"/>
+        <source>Power</source>
+        <translation>Leistung</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_gpu_chart.cpp" line="61"/>
+        <source>Temperature</source>
+        <translation>Temperatur</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_gpu_chart.cpp" line="63"/>
+        <source>SM clock</source>
+        <translation>SM-Takt</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_gpu_chart.cpp" line="65"/>
+        <source>PCIe receive</source>
+        <translation>PCIe-Empfang</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_gpu_chart.cpp" line="67"/>
+        <source>PCIe transmit</source>
+        <translation>PCIe-Senden</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_gpu_chart.cpp" line="69"/>
+        <source>NVLink receive</source>
+        <translation>NVLink-Empfang</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_gpu_chart.cpp" line="71"/>
+        <source>NVLink transmit</source>
+        <translation>NVLink-Senden</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_gpu_chart.cpp" line="79"/>
+        <source>utilization (%)</source>
+        <translation>Auslastung (%)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_gpu_chart.cpp" line="81"/>
+        <source>memory used (MiB)</source>
+        <translation>Belegter Speicher (MiB)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_gpu_chart.cpp" line="83"/>
+        <source>power (W)</source>
+        <translation>Leistung (W)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_gpu_chart.cpp" line="85"/>
+        <source>temperature (°C)</source>
+        <translation>Temperatur (°C)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_gpu_chart.cpp" line="87"/>
+        <source>SM clock (MHz)</source>
+        <translation>SM-Takt (MHz)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_gpu_chart.cpp" line="89"/>
+        <source>PCIe rx (MB/s)</source>
+        <translation>PCIe rx (MB/s)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_gpu_chart.cpp" line="91"/>
+        <source>PCIe tx (MB/s)</source>
+        <translation>PCIe tx (MB/s)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_gpu_chart.cpp" line="93"/>
+        <source>NVLink rx, all links (MB/s)</source>
+        <translation>NVLink rx, alle Links (MB/s)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_gpu_chart.cpp" line="95"/>
+        <source>NVLink tx, all links (MB/s)</source>
+        <translation>NVLink tx, alle Links (MB/s)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_gpu_chart.cpp" line="121"/>
+        <source>time since start (s)</source>
+        <translation>Zeit seit Start (s)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_gpu_chart.cpp" line="123"/>
+        <source>Loading…</source>
+        <translation>Wird geladen…</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_gpu_chart.cpp" line="183"/>
+        <source>No run has this GPU value stored</source>
+        <translation>Kein Lauf hat diesen GPU-Wert gespeichert</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_gpu_chart.cpp" line="188"/>
+        <source>%1 GPU %2</source>
+        <translation>%1 GPU %2</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_gpu_chart.cpp" line="190"/>
+        <source>rank %1&apos;s node</source>
+        <translation>Knoten von Rank %1</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_gpu_chart.cpp" line="199"/>
+        <source>%1 %2 GPU %3</source>
+        <translation>%1 %2 GPU %3</translation>
+    </message>
+</context>
+<context>
     <name>ringside::gui::CompareView</name>
     <message numerus="yes">
-        <location filename="../gui/widgets/src/compare_view.cpp" line="72"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="74"/>
         <source>Comparing %Ln run(s)</source>
         <translation>
             <numerusform>Vergleich von %Ln Lauf</numerusform>
@@ -689,162 +945,164 @@
         </translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="77"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="79"/>
         <source>Export &amp;chart</source>
         <translation>&amp;Diagramm exportieren</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="78"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="80"/>
         <source>Save one chart, as shown, as PNG or SVG</source>
         <translation>Ein Diagramm wie angezeigt als PNG oder SVG speichern</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="82"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="84"/>
         <source>Export metrics &amp;CSV…</source>
         <translation>Metriken als &amp;CSV exportieren…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="84"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="86"/>
         <source>Write every metric sample of each run, at full resolution, to &lt;name&gt;-&lt;run id&gt;.csv in a folder</source>
         <translation>Jeden Messwert jedes Laufs in voller Auflösung nach &lt;Name&gt;-&lt;Lauf-ID&gt;.csv in einem Ordner schreiben</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="111"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="113"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="117"/>
         <source>As PNG…</source>
         <translation>Als PNG…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="112"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="114"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="118"/>
         <source>As SVG…</source>
         <translation>Als SVG…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="140"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="145"/>
         <source>Training loss</source>
         <translation>Trainingsverlust</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="140"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="145"/>
         <source>Test accuracy</source>
         <translation>Testgenauigkeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="140"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="145"/>
         <source>Throughput</source>
         <translation>Durchsatz</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="141"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="146"/>
         <source>Step time</source>
         <translation>Schrittzeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="142"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="147"/>
         <source>loss (nats)</source>
         <translation>Verlust (nats)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="142"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="147"/>
         <source>accuracy (%)</source>
         <translation>Genauigkeit (%)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="142"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="147"/>
         <source>samples/s</source>
         <translation>Samples/s</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="142"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="147"/>
         <source>ms</source>
         <translation>ms</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="155"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="160"/>
         <source>step</source>
         <translation>Schritt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="157"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="162"/>
         <source>Loading…</source>
         <translation>Wird geladen…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="165"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="177"/>
         <source>Summary</source>
         <translation>Zusammenfassung</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="177"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="189"/>
         <source>Settings</source>
         <translation>Einstellungen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="179"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="191"/>
         <source>Show only settings that &amp;differ</source>
         <translation>Nur &amp;abweichende Einstellungen anzeigen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="205"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="217"/>
         <source>Could not read run %1: %2</source>
         <translation>Lauf %1 konnte nicht gelesen werden: %2</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="234"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="260"/>
         <source>%1 (%2)</source>
         <translation>%1 (%2)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="250"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="276"/>
         <source>No data</source>
         <translation>Keine Daten</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="256"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="282"/>
         <source>State</source>
         <translation>Status</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="256"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="282"/>
         <source>Nodes × ranks</source>
         <translation>Knoten × Ränge</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="256"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="282"/>
         <source>Final loss</source>
         <translation>Endverlust</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="257"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="283"/>
         <source>Best accuracy</source>
         <translation>Beste Genauigkeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="257"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="283"/>
         <source>Samples/s</source>
         <translation>Samples/s</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="257"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="283"/>
         <source>Duration</source>
         <translation>Dauer</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="258"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="284"/>
         <source>Samples stored</source>
         <translation>Gespeicherte Messwerte</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="276"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="302"/>
         <source>N/A</source>
         <translation>k. A.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="301"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="327"/>
         <source>%1 %</source>
         <translation>%1 %</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="333"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="359"/>
         <source>The runs differ in this setting</source>
         <translation>Die Läufe unterscheiden sich in dieser Einstellung</translation>
     </message>
@@ -1022,353 +1280,317 @@
     </message>
     <message>
         <location filename="../gui/widgets/src/dashboard_tab.cpp" line="63"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="125"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="117"/>
         <source>unknown</source>
         <translation>unbekannt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="81"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="73"/>
         <source>train loss (raw)</source>
         <translation>Trainingsverlust (roh)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="82"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="74"/>
         <source>train loss</source>
         <translation>Trainingsverlust</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="83"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="75"/>
         <source>test loss</source>
         <translation>Testverlust</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="105"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="97"/>
         <source>Stop failed: %1</source>
         <translation>Stoppen fehlgeschlagen: %1</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="136"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="128"/>
         <source>No rank has made progress for the stall threshold: the ranks named are the ones the others wait for. The run fails when this lasts for its hang timeout (docs/metrics.md, Hangs).</source>
         <translation>Kein Rang hat innerhalb der Stockungsschwelle Fortschritt gemacht: die genannten Ränge sind die, auf die die anderen warten. Der Lauf schlägt fehl, wenn dies so lange anhält wie sein Hängen-Zeitlimit (docs/metrics.md, Hangs).</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="140"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="132"/>
         <source>&amp;Stop run</source>
         <translation>Lauf &amp;stoppen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="141"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="133"/>
         <source>Stop the run: its ranks checkpoint and exit</source>
         <translation>Den Lauf stoppen: seine Ränge schreiben einen Prüfpunkt und beenden sich</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="143"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="135"/>
         <source>Res&amp;ume</source>
         <translation>&amp;Fortsetzen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="145"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="137"/>
         <source>Start a new run that continues this one from its last checkpoint, on the same node</source>
         <translation>Einen neuen Lauf starten, der diesen ab seinem letzten Prüfpunkt fortsetzt, auf demselben Knoten</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="155"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="147"/>
         <source>State:</source>
         <translation>Status:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="158"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="150"/>
         <source>Elapsed:</source>
         <translation>Verstrichen:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="161"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="153"/>
         <source>ETA:</source>
         <translation>Restzeit:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="171"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="163"/>
         <source>Step</source>
         <translation>Schritt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="171"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="163"/>
         <source>Epoch</source>
         <translation>Epoche</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="171"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="163"/>
         <source>Wall time</source>
         <translation>Laufzeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="172"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="164"/>
         <source>What the x axis of the training charts shows</source>
         <translation>Was die x-Achse der Trainingsdiagramme zeigt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="173"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="165"/>
         <source>Log &amp;x</source>
         <translation>Log. &amp;x</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="174"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="166"/>
         <source>Log &amp;y</source>
         <translation>Log. &amp;y</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="179"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="171"/>
         <source>Exponential moving average weight of the train loss line</source>
         <translation>Gewicht des exponentiellen gleitenden Mittels (EMA) der Trainingsverlustkurve</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="181"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="173"/>
         <source>&amp;Reset zoom</source>
         <translation>Zoom &amp;zurücksetzen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="183"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="175"/>
         <source>Zoom: drag a rectangle or use the wheel; pan: right-drag or arrow keys; reset: double-click; export: right-click a chart</source>
         <translation>Zoomen: Rechteck aufziehen oder Mausrad; Verschieben: mit rechter Maustaste ziehen oder Pfeiltasten; Zurücksetzen: Doppelklick; Export: Rechtsklick auf ein Diagramm</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="186"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="178"/>
         <source>Export c&amp;hart</source>
         <translation>Dia&amp;gramm exportieren</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="187"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="179"/>
         <source>Save one chart, as shown, as PNG or SVG</source>
         <translation>Ein Diagramm wie angezeigt als PNG oder SVG speichern</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="190"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="182"/>
         <source>Export metrics CS&amp;V…</source>
         <translation>Metriken als CS&amp;V exportieren…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="192"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="184"/>
         <source>Write every metric sample of the run, every rank, at full resolution to a CSV file</source>
         <translation>Jeden Metrikwert des Laufs, aller Ranks, in voller Auflösung in eine CSV-Datei schreiben</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="195"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="187"/>
         <source>X axis:</source>
         <translation>x-Achse:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="200"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="192"/>
         <source>Smoothing:</source>
         <translation>Glättung:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="208"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="200"/>
         <source>Loss</source>
         <translation>Verlust</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="209"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="201"/>
         <source>Test accuracy</source>
         <translation>Testgenauigkeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="210"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="202"/>
         <source>Throughput</source>
         <translation>Durchsatz</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="211"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="203"/>
         <source>Step time</source>
         <translation>Schrittzeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="213"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="205"/>
         <source>All-reduce time</source>
         <translation>All-Reduce-Zeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="214"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="206"/>
         <source>All-reduce bus bandwidth</source>
         <translation>All-Reduce-Busbandbreite</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="215"/>
-        <source>GPU utilization</source>
-        <translation>GPU-Auslastung</translation>
-    </message>
-    <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="216"/>
-        <source>GPU memory</source>
-        <translation>GPU-Speicher</translation>
-    </message>
-    <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="218"/>
-        <source>No telemetry from the run&apos;s node yet</source>
-        <translation>Noch keine Telemetrie vom Knoten des Laufs</translation>
-    </message>
-    <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="220"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="304"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="298"/>
         <source>time since start (s)</source>
         <translation>Zeit seit Start (s)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="221"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="310"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="208"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="304"/>
         <source>accuracy</source>
         <translation>Genauigkeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="222"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="309"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="209"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="303"/>
         <source>loss (nats)</source>
         <translation>Verlust (nats)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="223"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="311"/>
-        <location filename="../gui/widgets/src/dashboard_tab_data.cpp" line="146"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="210"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="305"/>
+        <location filename="../gui/widgets/src/dashboard_tab_data.cpp" line="148"/>
         <source>samples/s</source>
         <translation>Samples/s</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="224"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="225"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="312"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="313"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="211"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="212"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="306"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="307"/>
         <source>ms per step</source>
         <translation>ms pro Schritt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="226"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="314"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="213"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="308"/>
         <source>busbw (GB/s)</source>
         <translation>Busbandbreite (GB/s)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="227"/>
-        <source>utilization (%)</source>
-        <translation>Auslastung (%)</translation>
-    </message>
-    <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="228"/>
-        <source>memory used (MiB)</source>
-        <translation>Belegter Speicher (MiB)</translation>
-    </message>
-    <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="232"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="217"/>
         <source>As PNG…</source>
         <translation>Als PNG…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="233"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="218"/>
         <source>As SVG…</source>
         <translation>Als SVG…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="235"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="220"/>
         <source>Export the run&apos;s metrics as CSV…</source>
         <translation>Metriken des Laufs als CSV exportieren…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="260"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="238"/>
+        <source>&amp;Training</source>
+        <translation>&amp;Training</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="238"/>
+        <source>&amp;GPUs</source>
+        <translation>&amp;GPUs</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="249"/>
         <source>Per rank</source>
         <translation>Pro Rang</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="261"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="250"/>
+        <source>Per bucket</source>
+        <translation>Je Bucket</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="251"/>
         <source>Log</source>
         <translation>Protokoll</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="304"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="298"/>
         <source>step</source>
         <translation>Schritt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="304"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="298"/>
         <source>epoch</source>
         <translation>Epoche</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="376"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="366"/>
         <source>resumed from %1</source>
         <translation>fortgesetzt von %1</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="420"/>
-        <source>The run uses no GPUs</source>
-        <translation>Der Lauf verwendet keine GPUs</translation>
-    </message>
-    <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="435"/>
-        <source>%1 GPU %2</source>
-        <translation>%1 GPU %2</translation>
-    </message>
-    <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="436"/>
-        <source>GPU %1</source>
-        <translation>GPU %1</translation>
-    </message>
-    <message>
-        <location filename="../gui/widgets/src/dashboard_tab_data.cpp" line="144"/>
+        <location filename="../gui/widgets/src/dashboard_tab_data.cpp" line="146"/>
         <source>test accuracy</source>
         <translation>Testgenauigkeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab_data.cpp" line="148"/>
+        <location filename="../gui/widgets/src/dashboard_tab_data.cpp" line="150"/>
         <source>compute</source>
         <translation>Berechnung</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab_data.cpp" line="149"/>
+        <location filename="../gui/widgets/src/dashboard_tab_data.cpp" line="151"/>
         <source>exposed communication</source>
         <translation>nicht überlappte Kommunikation</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab_data.cpp" line="151"/>
+        <location filename="../gui/widgets/src/dashboard_tab_data.cpp" line="153"/>
         <source>all-reduce</source>
         <translation>All-Reduce</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab_data.cpp" line="153"/>
+        <location filename="../gui/widgets/src/dashboard_tab_data.cpp" line="155"/>
         <source>busbw</source>
         <translation>Busbandbreite</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="388"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="389"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="400"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="378"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="379"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="390"/>
         <source>N/A</source>
         <translation>k. A.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="395"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="385"/>
         <source>done</source>
         <translation>fertig</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="418"/>
-        <source>N/A: the node does not report this value</source>
-        <translation>k. A.: Der Knoten meldet diesen Wert nicht</translation>
-    </message>
-    <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="422"/>
-        <source>No GPUs on this node</source>
-        <translation>Keine GPUs auf diesem Knoten</translation>
-    </message>
-    <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="474"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="423"/>
         <source>Start a new run that continues this one from its last checkpoint (%1 on its node)</source>
         <translation>Einen neuen Lauf starten, der diesen ab seinem letzten Prüfpunkt fortsetzt (%1 auf seinem Knoten)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="489"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="438"/>
         <source>Stop run</source>
         <translation>Lauf stoppen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="490"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="439"/>
         <source>Stop the run &quot;%1&quot;? Its ranks write a checkpoint and exit.</source>
         <translation>Den Lauf „%1“ stoppen? Seine Ränge schreiben einen Prüfpunkt und beenden sich.</translation>
     </message>
@@ -2446,6 +2668,146 @@
     </message>
 </context>
 <context>
+    <name>ringside::gui::RunGpuPanel</name>
+    <message>
+        <location filename="../gui/widgets/src/run_gpu_panel.cpp" line="51"/>
+        <source>GPU utilization</source>
+        <translation>GPU-Auslastung</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_gpu_panel.cpp" line="51"/>
+        <source>utilization (%)</source>
+        <translation>Auslastung (%)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_gpu_panel.cpp" line="52"/>
+        <source>GPU memory</source>
+        <translation>GPU-Speicher</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_gpu_panel.cpp" line="52"/>
+        <location filename="../gui/widgets/src/run_gpu_panel.cpp" line="280"/>
+        <source>memory used (MiB)</source>
+        <translation>Belegter Speicher (MiB)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_gpu_panel.cpp" line="53"/>
+        <source>GPU power</source>
+        <translation>GPU-Leistung</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_gpu_panel.cpp" line="53"/>
+        <source>power (W)</source>
+        <translation>Leistung (W)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_gpu_panel.cpp" line="54"/>
+        <source>GPU temperature</source>
+        <translation>GPU-Temperatur</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_gpu_panel.cpp" line="54"/>
+        <source>temperature (°C)</source>
+        <translation>Temperatur (°C)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_gpu_panel.cpp" line="55"/>
+        <source>GPU SM clock</source>
+        <translation>GPU-SM-Takt</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_gpu_panel.cpp" line="55"/>
+        <source>SM clock (MHz)</source>
+        <translation>SM-Takt (MHz)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_gpu_panel.cpp" line="56"/>
+        <source>GPU PCIe throughput</source>
+        <translation>GPU-PCIe-Durchsatz</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_gpu_panel.cpp" line="56"/>
+        <source>PCIe rx, tx (MB/s)</source>
+        <translation>PCIe rx, tx (MB/s)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_gpu_panel.cpp" line="58"/>
+        <source>GPU NVLink throughput (all links)</source>
+        <translation>GPU-NVLink-Durchsatz (alle Links)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_gpu_panel.cpp" line="58"/>
+        <source>NVLink rx, tx (MB/s)</source>
+        <translation>NVLink rx, tx (MB/s)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_gpu_panel.cpp" line="65"/>
+        <location filename="../gui/widgets/src/run_gpu_panel.cpp" line="273"/>
+        <source>time since start (s)</source>
+        <translation>Zeit seit Start (s)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_gpu_panel.cpp" line="207"/>
+        <source>%1 rx</source>
+        <translation>%1 rx</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_gpu_panel.cpp" line="208"/>
+        <source>%1 tx</source>
+        <translation>%1 tx</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_gpu_panel.cpp" line="249"/>
+        <source>The run uses no GPUs</source>
+        <translation>Der Lauf verwendet keine GPUs</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_gpu_panel.cpp" line="251"/>
+        <source>N/A: no GPU of the run reports this value</source>
+        <translation>k. A.: keine GPU des Laufs meldet diesen Wert</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_gpu_panel.cpp" line="253"/>
+        <source>No GPUs on this node</source>
+        <translation>Keine GPUs auf diesem Knoten</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_gpu_panel.cpp" line="255"/>
+        <source>No GPU telemetry was stored with this run</source>
+        <translation>Mit diesem Lauf wurde keine GPU-Telemetrie gespeichert</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_gpu_panel.cpp" line="257"/>
+        <source>No telemetry from the run&apos;s node yet</source>
+        <translation>Noch keine Telemetrie vom Knoten des Laufs</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_gpu_panel.cpp" line="275"/>
+        <source>time since start (s); memory size %1 MiB</source>
+        <translation>Zeit seit Start (s); Speichergröße %1 MiB</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_gpu_panel.cpp" line="277"/>
+        <source>time since start (s); memory size %1–%2 MiB</source>
+        <translation>Zeit seit Start (s); Speichergröße %1–%2 MiB</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_gpu_panel.cpp" line="285"/>
+        <source>%1 GPU %2</source>
+        <translation>%1 GPU %2</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_gpu_panel.cpp" line="286"/>
+        <source>GPU %1</source>
+        <translation>GPU %1</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_gpu_panel.cpp" line="312"/>
+        <source>rank %1&apos;s node</source>
+        <translation>Knoten von Rank %1</translation>
+    </message>
+</context>
+<context>
     <name>ringside::gui::RunSetupPanel</name>
     <message>
         <location filename="../gui/widgets/src/run_setup_panel.cpp" line="61"/>
@@ -2479,7 +2841,7 @@
     </message>
     <message>
         <location filename="../gui/widgets/src/run_setup_panel.cpp" line="71"/>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="202"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="210"/>
         <source>Custom command</source>
         <translation>Eigener Befehl</translation>
     </message>
@@ -2655,203 +3017,218 @@
     </message>
     <message>
         <location filename="../gui/widgets/src/run_setup_panel.cpp" line="167"/>
+        <source>whole local batch</source>
+        <translation>ganzer lokaler Batch</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="169"/>
+        <source>Gradient accumulation: each rank computes its local batch in passes of this many samples and sums their gradients before the all-reduce. Less memory for activations; the same step.</source>
+        <translation>Gradientenakkumulation: Jeder Rank berechnet seinen lokalen Batch in Durchgängen mit so vielen Beispielen und summiert deren Gradienten vor dem All-Reduce. Weniger Speicher für Aktivierungen; derselbe Schritt.</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="172"/>
+        <source>&amp;Micro-batch:</source>
+        <translation>&amp;Mikro-Batch:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="175"/>
         <source>Auto (GPU when present)</source>
         <translation>Automatisch (GPU, falls vorhanden)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="168"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="176"/>
         <source>NCCL (GPU)</source>
         <translation>NCCL (GPU)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="169"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="177"/>
         <source>MPI (CPU)</source>
         <translation>MPI (CPU)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="170"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="178"/>
         <source>&amp;Backend:</source>
         <translation>&amp;Backend:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="172"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="180"/>
         <source>Gradient &amp;bucket (MiB):</source>
         <translation>Gradienten-Bu&amp;cket (MiB):</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="174"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="182"/>
         <source>at the end and on stop</source>
         <translation>am Ende und beim Stoppen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="175"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="183"/>
         <source>&amp;Checkpoint every (steps):</source>
         <translation>&amp;Prüfpunkt alle (Schritte):</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="179"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="187"/>
         <source>How often every rank reports its metrics (loss, and its step, compute and all-reduce times, each the mean over the steps since its last report), in global steps; the last step of each epoch always reports. 1 = every step: the charts and the per-rank heatmap show every step, at the cost of more values to send and store. Run spec key log_every (ringside-trainer --log-every).</source>
         <translation>Wie oft jeder Rang seine Metriken meldet (Loss sowie Schritt-, Rechen- und All-Reduce-Zeiten, jeweils der Mittelwert über die Schritte seit der letzten Meldung), in globalen Schritten; der letzte Schritt jeder Epoche meldet immer. 1 = jeder Schritt: Diagramme und die Heatmap pro Rang zeigen jeden Schritt, auf Kosten von mehr Werten, die gesendet und gespeichert werden. Schlüssel log_every der Laufspezifikation (ringside-trainer --log-every).</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="184"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="192"/>
         <source>Metric &amp;interval (steps):</source>
         <translation>Metrik-&amp;Intervall (Schritte):</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="189"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="197"/>
         <source>S&amp;eed:</source>
         <translation>See&amp;d:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="191"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="199"/>
         <source>start afresh</source>
         <translation>neu beginnen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="193"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="201"/>
         <source>Continue from a checkpoint: a checkpoint file (ckpt-*.rsck), or a directory whose newest checkpoint is used, on the node that owns the run. The model, optimizer, global batch, seed and data must match the checkpoint&apos;s. Run spec key resume (ringside-trainer --resume).</source>
         <translation>Von einem Prüfpunkt fortsetzen: eine Prüfpunktdatei (ckpt-*.rsck) oder ein Verzeichnis, dessen neuester Prüfpunkt verwendet wird, auf dem Knoten, dem der Lauf gehört. Modell, Optimierer, globaler Batch, Seed und Daten müssen zu denen des Prüfpunkts passen. Run-Spec-Schlüssel resume (ringside-trainer --resume).</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="197"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="205"/>
         <source>Resume &amp;from checkpoint:</source>
         <translation>Fortsetzen ab Pr&amp;üfpunkt:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="205"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="213"/>
         <source>python3 train.py --epochs 3</source>
         <translation>python3 train.py --epochs 3</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="207"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="215"/>
         <source>Started under mpirun on every rank; report metrics by printing JSON Lines records on stdout (see docs/metrics.md)</source>
         <translation>Läuft unter mpirun auf jedem Rang; Metriken als JSON-Lines-Datensätze auf stdout ausgeben (siehe docs/metrics.md)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="209"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="217"/>
         <source>Co&amp;mmand:</source>
         <translation>Be&amp;fehl:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="214"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="222"/>
         <source>Placement</source>
         <translation>Platzierung</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="223"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="231"/>
         <source>Check the nodes to run on. Ranks are placed in list order and the first checked node owns the run; drag a node to change the order.</source>
         <translation>Markieren Sie die Knoten für den Lauf. Die Ränge werden in Listenreihenfolge verteilt, und der erste markierte Knoten führt den Lauf; ziehen Sie einen Knoten, um die Reihenfolge zu ändern.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="225"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="233"/>
         <source>N&amp;odes:</source>
         <translation>&amp;Knoten:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="234"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="242"/>
         <source>never</source>
         <translation>nie</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="235"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="243"/>
         <source> s</source>
         <translation> s</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="237"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="245"/>
         <source>The agent fails the run when no rank has made progress for this long (a hung rank: stopped, frozen, or deadlocked), after flagging it stalled within seconds on the dashboard. Default 600 s (10 minutes); for the trainer it must stay below its collective timeout (900 s by default). Run spec key hang_timeout_s.</source>
         <translation>Der Agent lässt den Lauf fehlschlagen, wenn so lange kein Rang Fortschritt gemacht hat (ein hängender Rang: angehalten, eingefroren oder verklemmt), nachdem er ihn binnen Sekunden im Dashboard als stockend markiert hat. Standard 600 s (10 Minuten); für den Trainer muss es unter seinem Collective-Zeitlimit bleiben (standardmäßig 900 s). Run-Spec-Schlüssel hang_timeout_s.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="241"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="249"/>
         <source>Han&amp;g timeout:</source>
         <translation>Hän&amp;gen-Zeitlimit:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="408"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="418"/>
         <source>offline</source>
         <translation>offline</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="409"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="419"/>
         <source>draining</source>
         <translation>gesperrt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="410"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="420"/>
         <source>online</source>
         <translation>online</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="413"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="423"/>
         <source>free slots unknown</source>
         <translation>freie Slots unbekannt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="415"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="425"/>
         <source>free GPU slots: %L1</source>
         <translation>freie GPU-Slots: %L1</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="417"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="427"/>
         <source>free CPU slots: %L1</source>
         <translation>freie CPU-Slots: %L1</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="419"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="429"/>
         <source>free slots: %L1</source>
         <translation>freie Slots: %L1</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="421"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="431"/>
         <source>%1 (%2, %3)</source>
         <translation>%1 (%2, %3)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="493"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="503"/>
         <source>Host: %1</source>
         <translation>Rechner: %1</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="529"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="539"/>
         <source>no node chosen</source>
         <translation>kein Knoten gewählt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="531"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="541"/>
         <source>1 node</source>
         <translation>1 Knoten</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="531"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="541"/>
         <source>%L1 nodes</source>
         <translation>%L1 Knoten</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="532"/>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="533"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="542"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="543"/>
         <source>1 rank</source>
         <translation>1 Rang</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="532"/>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="533"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="542"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="543"/>
         <source>%L1 ranks</source>
         <translation>%L1 Ränge</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="534"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="544"/>
         <source>%1 × %2 = %3</source>
         <translation>%1 × %2 = %3</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="540"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="550"/>
         <source>Rank 0 runs on %1, which owns the run.</source>
         <translation>Rang 0 läuft auf %1, der den Lauf führt.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="228"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="236"/>
         <source>&amp;Ranks per node:</source>
         <translation>&amp;Ränge pro Knoten:</translation>
     </message>
@@ -2861,85 +3238,85 @@
         <translation>Das CNN lernt mehr; 5 Epochen dauern mit 2 Rängen auf 2 Kernen etwa eine Minute. Das MLP ist in Sekunden fertig</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="231"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="239"/>
         <source>World size:</source>
         <translation>Weltgröße:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="251"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="259"/>
         <source>L&amp;oad preset…</source>
         <translation>Vorl&amp;age laden…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="252"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="260"/>
         <source>&amp;Save preset…</source>
         <translation>Vorlage speic&amp;hern…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="253"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="261"/>
         <source>&amp;Launch</source>
         <translation>&amp;Starten</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="256"/>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="559"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="264"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="569"/>
         <source>Launch the run (Ctrl+Enter)</source>
         <translation>Den Lauf starten (Strg+Eingabe)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="272"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="280"/>
         <source>Dataset directory</source>
         <translation>Datensatzverzeichnis</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="545"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="555"/>
         <source>Every rank reports its metrics to the agent of the node that owns the run; the dashboard&apos;s per-rank view shows every rank, grouped by node.</source>
         <translation>Jeder Rang meldet seine Metriken an den Agenten des Knotens, dem der Lauf gehört; die Ansicht pro Rang im Dashboard zeigt jeden Rang, nach Knoten gruppiert.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="558"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="568"/>
         <source>No node to launch on: add one in Nodes</source>
         <translation>Kein Knoten zum Starten: Fügen Sie unter „Knoten“ einen hinzu</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="563"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="573"/>
         <source>Load run preset</source>
         <translation>Laufvorlage laden</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="564"/>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="597"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="574"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="607"/>
         <source>Run presets (*.json)</source>
         <translation>Laufvorlagen (*.json)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="568"/>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="580"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="578"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="590"/>
         <source>Load preset</source>
         <translation>Vorlage laden</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="569"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="579"/>
         <source>Cannot read %1: %2</source>
         <translation>%1 kann nicht gelesen werden: %2</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="576"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="586"/>
         <source>%1 is not valid JSON: %2</source>
         <translation>%1 ist kein gültiges JSON: %2</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="595"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="605"/>
         <source>Save run preset</source>
         <translation>Laufvorlage speichern</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="602"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="612"/>
         <source>Save preset</source>
         <translation>Vorlage speichern</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="603"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="613"/>
         <source>Cannot write %1: %2</source>
         <translation>%1 kann nicht geschrieben werden: %2</translation>
     </message>

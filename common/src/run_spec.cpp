@@ -74,6 +74,7 @@ v1::TrainerConfig makeDefaults() {
   c.set_epochs(3);
   c.set_global_batch(128);
   c.set_max_steps(0);
+  c.set_micro_batch(0);
   c.set_optimizer("sgd");
   c.set_lr(0.1);
   c.set_momentum(0.9);
@@ -88,15 +89,16 @@ v1::TrainerConfig makeDefaults() {
   c.set_lr_gamma(0.1);
   c.set_lr_min(0.0);
   c.set_backend("auto");
-  c.set_bucket_mb(25.0);
+  c.set_bucket_mb(0.05);  // docs/trainer.md, "Buckets and overlap": why not DDP's 25
   c.set_threads(1);
   c.set_seed(42);
   c.set_eval_batch(1000);
-  c.set_log_every(10);
+  c.set_log_every(1);
   c.set_metrics_out("");
   c.set_quiet(false);
   c.set_collective_timeout_s(900);
   c.set_inject_compute_delay("");
+  c.set_inject_data_delay("");
   c.set_checkpoint_dir("checkpoints");
   c.set_checkpoint_every(0);
   c.set_keep_checkpoints(3);
@@ -113,6 +115,8 @@ const v1::TrainerConfig& defaultTrainerConfig() {
 
 double defaultWeightDecay(std::string_view optimizer) { return optimizer == "adamw" ? 0.01 : 0.0; }
 
+int32_t defaultEpochs(std::string_view model) { return model == "cnn" ? 5 : 3; }
+
 void overlayTrainerConfig(const v1::TrainerConfig& over, v1::TrainerConfig* base) {
   // MergeFrom copies the fields `over` has (proto3 optional) but appends repeated ones.
   if (over.hidden_size() > 0) base->clear_hidden();
@@ -124,6 +128,7 @@ v1::TrainerConfig withTrainerDefaults(const v1::TrainerConfig& config) {
   v1::TrainerConfig resolved = defaultTrainerConfig();
   resolved.clear_weight_decay();
   overlayTrainerConfig(config, &resolved);
+  if (!config.has_epochs()) resolved.set_epochs(defaultEpochs(resolved.model()));
   if (!resolved.has_weight_decay() || resolved.weight_decay() < 0.0) {
     resolved.set_weight_decay(defaultWeightDecay(resolved.optimizer()));
   }
@@ -159,6 +164,7 @@ Status validateTrainerConfig(const v1::TrainerConfig& config) {
            checkInt("epochs", c.epochs(), 1, 1'000'000),
            checkInt("global_batch", c.global_batch(), 1, kIntMax),
            checkInt("max_steps", c.max_steps(), 0, kIntMax),
+           checkInt("micro_batch", c.micro_batch(), 0, kIntMax),
            checkName("optimizer", c.optimizer(), {"sgd", "adamw"}),
            checkDouble("lr", c.lr(), 0.0, kInf, /*minExclusive=*/true),
            checkDouble("momentum", c.momentum(), 0.0, 1.0),
@@ -181,8 +187,12 @@ Status validateTrainerConfig(const v1::TrainerConfig& config) {
        }) {
     RINGSIDE_RETURN_IF_ERROR(status);
   }
-  if (!c.inject_compute_delay().empty() && !parseComputeDelay(c.inject_compute_delay())) {
+  if (!c.inject_compute_delay().empty() && !parseInjectedDelay(c.inject_compute_delay())) {
     return outOfRange("inject_compute_delay", "\"" + c.inject_compute_delay() + "\"",
+                      "\"RANK:MS\" with RANK >= 0 and MS from 0 to 60000, e.g. \"1:20\", or \"\"");
+  }
+  if (!c.inject_data_delay().empty() && !parseInjectedDelay(c.inject_data_delay())) {
+    return outOfRange("inject_data_delay", "\"" + c.inject_data_delay() + "\"",
                       "\"RANK:MS\" with RANK >= 0 and MS from 0 to 60000, e.g. \"1:20\", or \"\"");
   }
   if (c.collective_timeout_s() != 0 && (c.collective_timeout_s() < kMinCollectiveTimeoutSeconds ||
@@ -278,11 +288,11 @@ Status validateHangTimeout(const v1::RunSpec& spec) {
   return Status::ok();
 }
 
-std::optional<ComputeDelay> parseComputeDelay(std::string_view text) {
+std::optional<InjectedDelay> parseInjectedDelay(std::string_view text) {
   const size_t colon = text.find(':');
   if (colon == std::string_view::npos || colon == 0 || colon + 1 == text.size())
     return std::nullopt;
-  ComputeDelay delay;
+  InjectedDelay delay;
   const auto digits = [](std::string_view part, double* value) {
     if (part.empty() || part.size() > 12) return false;
     for (char ch : part) {

@@ -32,6 +32,7 @@ class RunFormTest : public QObject {
     form.warmupSteps = 100;
     form.epochs = 7;
     form.globalBatch = 256;
+    form.microBatch = 4;
     form.backend = QStringLiteral("mpi");
     form.bucketMb = 4;
     form.checkpointEvery = 500;
@@ -86,6 +87,7 @@ class RunFormTest : public QObject {
     QCOMPARE(a.warmupSteps, b.warmupSteps);
     QCOMPARE(a.epochs, b.epochs);
     QCOMPARE(a.globalBatch, b.globalBatch);
+    QCOMPARE(a.microBatch, b.microBatch);
     QCOMPARE(a.backend, b.backend);
     QCOMPARE(a.bucketMb, b.bucketMb);
     QCOMPARE(a.checkpointEvery, b.checkpointEvery);
@@ -465,6 +467,9 @@ class RunFormTest : public QObject {
     QTest::newRow("globalBatch") << "globalBatch" << 8;
     QTest::newRow("divisible") << "globalBatch" << 8;
     QTest::newRow("divisibleByWorldSize") << "globalBatch" << 8;
+    QTest::newRow("microBatchNegative") << "microBatch" << 8;
+    QTest::newRow("microBatchDivides") << "microBatch" << 8;
+    QTest::newRow("microBatchNccl") << "microBatch" << 8;
     QTest::newRow("lr") << "lr" << 8;
     QTest::newRow("momentum") << "momentum" << 8;
     QTest::newRow("weightDecay") << "weightDecay" << 8;
@@ -518,6 +523,12 @@ class RunFormTest : public QObject {
     if (row == "epochs") form.epochs = 0;
     if (row == "globalBatch") form.globalBatch = 0;
     if (row == "divisible") form.globalBatch = 127;
+    if (row == "microBatchNegative") form.microBatch = -1;
+    if (row == "microBatchDivides") form.microBatch = 48;  // local batch 128 / 2 ranks = 64
+    if (row == "microBatchNccl") {
+      form.microBatch = 32;
+      form.backend = QStringLiteral("nccl");
+    }
     if (row == "lr") form.lr = 0;
     if (row == "momentum") form.momentum = 1.0;
     if (row == "weightDecay") form.weightDecay = -1;

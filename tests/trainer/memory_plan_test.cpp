@@ -4,6 +4,7 @@
 
 #include <limits>
 
+#include "ringside/trainer/cnn.h"
 #include "ringside/trainer/memory_plan.h"
 #include "ringside/trainer/trainer.h"
 
@@ -46,6 +47,33 @@ TEST(MemoryPlanTest, PartsFollowTheAllocations) {
   const HostMemoryPlan gpu = planHostMemory(*layout, sgdWithMomentum(), input);
   EXPECT_EQ(gpu.gradients + gpu.optimizerState + gpu.activations + gpu.checkpointCopies, 0u);
   EXPECT_EQ(gpu.parameters, params * 4) << "the host copy made at start-up";
+}
+
+// --micro-batch: activations for one pass of micro-batch samples, and two more gradient buffers
+// (the earlier passes' sum and one pass's gradients, cpu_model.h).
+TEST(MemoryPlanTest, MicroBatchesShrinkActivationsAndAddTwoGradientBuffers) {
+  auto layout = CnnLayout::create(CnnShape{});
+  ASSERT_TRUE(layout.isOk());
+  const ModelLayout model = ModelLayout::cnn(*layout);
+  const uint64_t params = model.numParams();
+  MemoryPlanInput input;
+  input.localBatch = 1024;
+  input.evalBatch = 100;
+  const HostMemoryPlan whole = planHostMemory(model, sgdWithMomentum(), input);
+  input.microBatch = 128;
+  const HostMemoryPlan passes = planHostMemory(model, sgdWithMomentum(), input);
+  EXPECT_EQ(whole.gradients, params * 4);
+  EXPECT_EQ(passes.gradients, 3 * params * 4);
+  EXPECT_EQ(whole.activationBatch, 1024);
+  EXPECT_EQ(passes.activationBatch, 128);
+  EXPECT_EQ(passes.activations, (CnnWorkspace::planFloats(*layout, 128, true) +
+                                 2 * CnnWorkspace::planFloats(*layout, 100, false)) *
+                                    4);
+  EXPECT_LT(passes.total(), whole.total());
+  EXPECT_EQ(passes.inputBatches, whole.inputBatches) << "the trainer still gathers the whole batch";
+  // A micro-batch of the whole local batch is one pass.
+  input.microBatch = 1024;
+  EXPECT_EQ(planHostMemory(model, sgdWithMomentum(), input).total(), whole.total());
 }
 
 // The bug: `--hidden 100000000` and `--eval-batch 2000000000` ended in std::bad_alloc (exit 134).

@@ -4,7 +4,9 @@
 
 #include <cmath>
 
+#include "ringside/common/run_spec.h"
 #include "ringside/trainer/bucketing.h"
+#include "ringside/trainer/cnn.h"
 #include "ringside/trainer/optimizer.h"
 
 namespace ringside::trainer {
@@ -125,6 +127,35 @@ TEST(BucketingTest, ReverseLayerOrderContiguousAndCapped) {
     EXPECT_EQ(tiny[b].firstLayer, tiny[b].lastLayer);
     EXPECT_EQ(tiny[b].count, layout->layers()[tiny[b].firstLayer].paramCount());
   }
+}
+
+// The run spec's default bucket_mb puts each shipped model's gradients in several buckets
+// (docs/trainer.md, "Buckets and overlap"), so early buckets overlap the rest of backward.
+TEST(BucketingTest, DefaultCapGivesTheShippedModelsSeveralBuckets) {
+  const size_t cap = bucketCapBytes(defaultTrainerConfig().bucket_mb());
+  EXPECT_EQ(cap, 52428u);  // 0.05 MiB
+
+  // MLP 784-256-128-10: layers 2 and 1 (1,290 + 32,896 parameters) close bucket 0; layer 0 alone.
+  auto mlp = MlpLayout::create({784, 256, 128, 10});
+  ASSERT_TRUE(mlp.isOk());
+  const auto mlpBuckets = planBuckets(*mlp, cap);
+  ASSERT_EQ(mlpBuckets.size(), 2u);
+  EXPECT_EQ(mlpBuckets[0].count, 1290u + 32896u);
+  EXPECT_EQ(mlpBuckets[1].firstLayer, 0);
+  EXPECT_EQ(mlpBuckets[1].count, 200704u + 256u);
+
+  // CNN conv32-conv64-fc128-fc10: the Linear layers (fc2 is only 5,160 bytes, so it joins fc1),
+  // then conv2 (73,984 bytes, past the cap), then conv1.
+  auto cnn = CnnLayout::create(CnnShape{});
+  ASSERT_TRUE(cnn.isOk());
+  const auto cnnBuckets = planBuckets(ModelLayout::cnn(*cnn), cap);
+  ASSERT_EQ(cnnBuckets.size(), 3u);
+  EXPECT_EQ(cnnBuckets[0].count, 1290u + 401536u);
+  EXPECT_EQ(cnnBuckets[1].firstLayer, 1);
+  EXPECT_EQ(cnnBuckets[1].lastLayer, 1);
+  EXPECT_EQ(cnnBuckets[1].count, 18496u);
+  EXPECT_EQ(cnnBuckets[2].firstLayer, 0);
+  EXPECT_EQ(cnnBuckets[2].count, 320u);
 }
 
 }  // namespace

@@ -37,7 +37,7 @@ TEST(TrainerConfigTest, DefaultsMatchTheDocumentedConfiguration) {
   EXPECT_EQ(hiddenOf(config), (std::vector<int>{256, 128}));
   EXPECT_EQ(config.global_batch(), 128);
   EXPECT_EQ(config.backend(), "auto");
-  EXPECT_DOUBLE_EQ(config.bucket_mb(), 25.0);
+  EXPECT_DOUBLE_EQ(config.bucket_mb(), 0.05);
   EXPECT_EQ(config.data(), "/usr/share/datasets/fashion-mnist");
   EXPECT_EQ(optimizerConfigOf(config).weightDecay, 0.0);
   config.clear_weight_decay();  // absent: the optimizer's default
@@ -71,9 +71,9 @@ TEST(TrainerConfigTest, RunSpecFileWithFlagOverrides) {
 // How the agent passes the run spec to every rank on every node: as text, not a file.
 TEST(TrainerConfigTest, RunSpecAsJsonTextOnTheCommandLine) {
   v1::TrainerConfig config;
-  ASSERT_EQ(parse(config, {"--config-json", R"({"global-batch": 64, "hidden": [32]})", "--epochs",
-                           "3"}),
-            "");
+  ASSERT_EQ(
+      parse(config, {"--config-json", R"({"global-batch": 64, "hidden": [32]})", "--epochs", "3"}),
+      "");
   EXPECT_EQ(config.global_batch(), 64);
   EXPECT_EQ(hiddenOf(config), (std::vector<int>{32}));
   EXPECT_EQ(config.epochs(), 3);

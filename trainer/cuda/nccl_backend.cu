@@ -1,14 +1,17 @@
 // The `nccl` backend: the model replica on one GPU (cuBLAS GEMMs, cuDNN convolutions and pooling
-// and the kernels of kernels.cuh, through DeviceMlp or DeviceCnn), gradients all-reduced per bucket with NCCL on a second stream while backward
-// continues on the compute stream (DDP's overlap). Mirrors cpu_backend.cpp: same parameter
-// initialisation and broadcast, same buckets, same StepTimings meanings, same optimizer math and
-// OptimizerState layout, so checkpoints move freely between the two backends.
+// and the kernels of kernels.cuh, through DeviceMlp or DeviceCnn), gradients all-reduced per bucket
+// with NCCL on a second stream while backward continues on the compute stream (DDP's overlap).
+// Mirrors cpu_backend.cpp: same parameter initialisation and broadcast, same buckets, same
+// StepTimings meanings, same optimizer math and OptimizerState layout, so checkpoints move freely
+// between the two backends.
 //
 // Streams and events of one step:
-//   compute: upload, forward, backward ... [bucketReady b] ... [backwardDone] wait(commEnd)
-//            [commWaited] optimizer [stepDone]
-//   comm:    wait(bucketReady 0) [commStart] allreduce 0 ... wait(bucketReady b) allreduce b
-//            ... [commEnd]
+//   compute: [stepStart] upload, forward, backward ... [bucketReady b] ... [backwardDone]
+//            wait(commEnd) [commWaited] optimizer [stepDone]
+//   comm:    wait(bucketReady 0) [bucketStart 0] allreduce 0 [bucketEnd 0] ...
+//            wait(bucketReady b) [bucketStart b] allreduce b [bucketEnd b] ... [commEnd]
+// A bucket's duration is bucketStart b -> bucketEnd b on the GPU: its NCCL kernel alone, from the
+// moment the comm stream reached it (its gradients ready, the previous bucket done).
 // The host never blocks in CUDA or NCCL: it polls stepDone, checking NCCL's asynchronous error and
 // a deadline, and aborts the communicator on either (nccl-tests' pattern), so a dead peer ends the
 // run with an error instead of hanging it.
@@ -39,7 +42,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using gpu::DeviceBuffer;
 using gpu::ErrorContext;
-
 
 double msBetween(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
@@ -77,10 +79,12 @@ class NcclBackend final : public Backend {
     params_.reset();
     grads_.reset();
     optimizerBuffers_.clear();
-    for (cudaEvent_t event : bucketReady_) {
-      if (event != nullptr) cudaEventDestroy(event);
+    for (const std::vector<cudaEvent_t>* events : {&bucketReady_, &bucketStart_, &bucketEnd_}) {
+      for (cudaEvent_t event : *events) {
+        if (event != nullptr) cudaEventDestroy(event);
+      }
     }
-    for (cudaEvent_t event : {commStart_, commEnd_, backwardDone_, commWaited_, stepDone_}) {
+    for (cudaEvent_t event : {stepStart_, commEnd_, backwardDone_, commWaited_, stepDone_}) {
       if (event != nullptr) cudaEventDestroy(event);
     }
     if (cublas_ != nullptr) cublasDestroy(cublas_);
@@ -154,7 +158,9 @@ class NcclBackend final : public Backend {
   cublasHandle_t cublas_ = nullptr;
   ncclComm_t nccl_ = nullptr;             // null when worldSize == 1
   std::vector<cudaEvent_t> bucketReady_;  // [buckets]: on compute, the bucket's gradients are done
-  cudaEvent_t commStart_ = nullptr;       // on comm: first bucket's all-reduce starts
+  std::vector<cudaEvent_t> bucketStart_;  // [buckets]: on comm, the bucket's all-reduce starts
+  std::vector<cudaEvent_t> bucketEnd_;    // [buckets]: on comm, the bucket's all-reduce ended
+  cudaEvent_t stepStart_ = nullptr;       // on compute: before the step's upload
   cudaEvent_t commEnd_ = nullptr;         // on comm: last bucket's all-reduce ended
   cudaEvent_t backwardDone_ = nullptr;    // on compute: backward finished
   cudaEvent_t commWaited_ = nullptr;      // on compute: the wait for commEnd_ is over
@@ -162,7 +168,7 @@ class NcclBackend final : public Backend {
 
   std::unique_ptr<gpu::DeviceModel> model_;  // DeviceMlp or DeviceCnn
   DeviceBuffer<float> params_;               // [numParams], model.h's flat layout
-  DeviceBuffer<float> grads_;   // [numParams]: gradients, then their sums over the ranks
+  DeviceBuffer<float> grads_;  // [numParams]: gradients, then their sums over the ranks
   std::vector<DeviceBuffer<float>> optimizerBuffers_;  // OptimizerState::buffers, on the device
   int64_t stepCount_ = 0;                              // OptimizerState::stepCount
 };
@@ -194,7 +200,12 @@ Status NcclBackend::setUp() {
   for (cudaEvent_t& event : bucketReady_) {
     RINGSIDE_CUDA_CHECK(where_, cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
   }
-  for (cudaEvent_t* event : {&commStart_, &commEnd_, &backwardDone_, &commWaited_}) {
+  bucketStart_.assign(buckets_.size(), nullptr);
+  bucketEnd_.assign(buckets_.size(), nullptr);
+  for (std::vector<cudaEvent_t>* events : {&bucketStart_, &bucketEnd_}) {
+    for (cudaEvent_t& event : *events) RINGSIDE_CUDA_CHECK(where_, cudaEventCreate(&event));
+  }
+  for (cudaEvent_t* event : {&stepStart_, &commEnd_, &backwardDone_, &commWaited_}) {
     RINGSIDE_CUDA_CHECK(where_, cudaEventCreate(event));
   }
   RINGSIDE_CUDA_CHECK(where_, cudaEventCreateWithFlags(&stepDone_, cudaEventDisableTiming));
@@ -267,8 +278,7 @@ Status NcclBackend::createCommunicator() {
     RankActivity* activity = options_.activity;
     const ScopedWait waiting(activity, kWaitNcclSetup,
                              activity != nullptr ? activity->beginCollective() : 0);
-    RINGSIDE_NCCL_CHECK(where_,
-                        ncclCommInitRank(&created, comm_.worldSize(), id, comm_.rank()));
+    RINGSIDE_NCCL_CHECK(where_, ncclCommInitRank(&created, comm_.worldSize(), id, comm_.rank()));
   }
   nccl_ = created;
   return Status::ok();
@@ -302,6 +312,7 @@ Status NcclBackend::trainStepImpl(const float* x, const int32_t* labels, int loc
   if (options_.activity != nullptr) options_.activity->setPhase(v1::COMPUTE);
   const Clock::time_point start = Clock::now();
   RINGSIDE_CUDA_CHECK(where_, cudaSetDevice(device_));
+  RINGSIDE_CUDA_CHECK(where_, cudaEventRecord(stepStart_, computeStream_));
   // Checks the batch size (InvalidArgument) before anything is enqueued.
   RINGSIDE_RETURN_IF_ERROR(model_->upload(x, labels, localBatch));
   RINGSIDE_RETURN_IF_ERROR(model_->forward(params_.get(), &position));
@@ -344,12 +355,23 @@ Status NcclBackend::trainStepImpl(const float* x, const int32_t* labels, int loc
   timings->stepMs = msBetween(start, end);
   timings->allreduceMs = 0.0;
   timings->exposedCommMs = 0.0;
+  timings->commBytes = 0;
+  timings->buckets.clear();
   if (distributed()) {
-    RINGSIDE_RETURN_IF_ERROR(elapsedMs(commStart_, commEnd_, &timings->allreduceMs));
     RINGSIDE_RETURN_IF_ERROR(elapsedMs(backwardDone_, commWaited_, &timings->exposedCommMs));
+    // Bucket times on the GPU's timeline, ms after the step's first GPU work (stepStart_).
+    timings->buckets.reserve(buckets_.size());
+    for (size_t b = 0; b < buckets_.size(); ++b) {
+      BucketTiming bucket{buckets_[b].count * sizeof(float), 0.0, 0.0};
+      RINGSIDE_RETURN_IF_ERROR(elapsedMs(stepStart_, bucketStart_[b], &bucket.startMs));
+      RINGSIDE_RETURN_IF_ERROR(elapsedMs(stepStart_, bucketEnd_[b], &bucket.completeMs));
+      timings->buckets.push_back(bucket);
+    }
+    const CommTotals totals = sumBuckets(timings->buckets);
+    timings->allreduceMs = totals.allreduceMs;
+    timings->commBytes = totals.bytes;
   }
   timings->computeMs = std::max(0.0, timings->stepMs - timings->exposedCommMs);
-  timings->commBytes = distributed() ? grads_.bytes() : 0;
   return Status::ok();
 }
 
@@ -357,10 +379,11 @@ Status NcclBackend::startBucketAllreduce(size_t bucket) {
   const GradientBucket& range = buckets_[bucket];
   RINGSIDE_CUDA_CHECK(where_, cudaEventRecord(bucketReady_[bucket], computeStream_));
   RINGSIDE_CUDA_CHECK(where_, cudaStreamWaitEvent(commStream_, bucketReady_[bucket], 0));
-  if (bucket == 0) RINGSIDE_CUDA_CHECK(where_, cudaEventRecord(commStart_, commStream_));
+  RINGSIDE_CUDA_CHECK(where_, cudaEventRecord(bucketStart_[bucket], commStream_));
   float* data = grads_.get() + range.offset;
   RINGSIDE_NCCL_CHECK(
       where_, ncclAllReduce(data, data, range.count, ncclFloat, ncclSum, nccl_, commStream_));
+  RINGSIDE_CUDA_CHECK(where_, cudaEventRecord(bucketEnd_[bucket], commStream_));
   return Status::ok();
 }
 

@@ -9,6 +9,7 @@
 #include "ringside/trainer/backend.h"
 #include "ringside/trainer/bucketing.h"
 #include "ringside/trainer/cnn.h"
+#include "ringside/trainer/cpu_model.h"
 
 namespace ringside::trainer {
 
@@ -20,76 +21,13 @@ double msBetween(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
 
-// One model replica's forward and backward passes on this thread, MLP or CNN.
-class CpuModel {
- public:
-  virtual ~CpuModel() = default;
-  // As MlpWorkspace::forward; `position` null for evaluation (no dropout, no backward after).
-  virtual float forward(const float* params, const float* x, const int32_t* labels, int batch,
-                        const BatchPosition* position, int64_t* correct,
-                        const StopCheck& stopCheck) = 0;
-  // As MlpWorkspace::backward (x is the last training forward's); `progress` is called between
-  // long pieces of work where the model has them (the CNN's primitives).
-  virtual void backward(const float* params, const float* x, float* grads,
-                        const std::function<void(int layer)>& onLayerReady,
-                        const StopCheck& stopCheck, const std::function<void()>& progress) = 0;
-  virtual bool stopped() const = 0;
-  // Samples per evaluation forward pass.
-  virtual int evalChunk() const = 0;
-};
-
-class MlpModel final : public CpuModel {
- public:
-  MlpModel(const MlpLayout& layout, int maxBatch) : workspace_(layout, maxBatch) {}
-  float forward(const float* params, const float* x, const int32_t* labels, int batch,
-                const BatchPosition*, int64_t* correct, const StopCheck& stopCheck) override {
-    return workspace_.forward(params, x, labels, batch, correct, stopCheck);
-  }
-  void backward(const float* params, const float* x, float* grads,
-                const std::function<void(int layer)>& onLayerReady, const StopCheck& stopCheck,
-                const std::function<void()>&) override {
-    workspace_.backward(params, x, grads, onLayerReady, stopCheck);
-  }
-  bool stopped() const override { return workspace_.stopped(); }
-  int evalChunk() const override { return workspace_.maxBatch(); }
-
- private:
-  MlpWorkspace<float> workspace_;
-};
-
-class CnnModel final : public CpuModel {
- public:
-  CnnModel(const CnnLayout& layout, int maxBatch, uint64_t seed)
-      : workspace_(layout, seed), evalChunk_(std::clamp(maxBatch, 1, kCnnEvalChunk)) {}
-  float forward(const float* params, const float* x, const int32_t* labels, int batch,
-                const BatchPosition* position, int64_t* correct,
-                const StopCheck& stopCheck) override {
-    return workspace_.forward(params, x, labels, batch, position, correct, stopCheck);
-  }
-  void backward(const float* params, const float*, float* grads,
-                const std::function<void(int layer)>& onLayerReady, const StopCheck& stopCheck,
-                const std::function<void()>& progress) override {
-    workspace_.backward(params, grads, onLayerReady, stopCheck, progress);
-  }
-  bool stopped() const override { return workspace_.stopped(); }
-  int evalChunk() const override { return evalChunk_; }
-
- private:
-  CnnWorkspace workspace_;
-  int evalChunk_;
-};
-
 class CpuBackend final : public Backend {
  public:
   CpuBackend(Communicator& comm, BackendOptions options)
       : comm_(comm),
         options_(std::move(options)),
         buckets_(planBuckets(options_.model, options_.bucketBytes)) {
-    if (options_.model.isCnn()) {
-      model_ = std::make_unique<CnnModel>(options_.model.cnn(), options_.maxBatch, options_.seed);
-    } else {
-      model_ = std::make_unique<MlpModel>(options_.model.mlp(), options_.maxBatch);
-    }
+    model_ = makeCpuModel(options_.model, options_.maxBatch, options_.seed, options_.microBatch);
   }
 
   const char* name() const override { return "mpi"; }
@@ -148,12 +86,13 @@ class CpuBackend final : public Backend {
     }
 
     pending_.assign(buckets_.size(), 0);
+    bucketStart_.assign(buckets_.size(), Clock::time_point{});
+    bucketDone_.assign(buckets_.size(), Clock::time_point{});
     size_t nextBucket = 0;
-    Clock::time_point firstStart{};
-    Clock::time_point lastDone{};
     // DDP's autograd hook: once the lowest layer of the next bucket has its gradient, the whole
     // bucket is ready and its all-reduce starts; every hook also drives MPI progress, since Open
-    // MPI's non-blocking collectives advance only inside MPI calls.
+    // MPI's non-blocking collectives advance only inside MPI calls. A bucket's completion is
+    // stamped at the poll that sees it, so its duration is bounded by these poll points.
     auto testPending = [&] {
       for (size_t b = 0; b < nextBucket && commStatus.isOk(); ++b) {
         if (pending_[b] == 0) continue;
@@ -161,7 +100,7 @@ class CpuBackend final : public Backend {
         commStatus = comm_.testRequest(pending_[b], &done);
         if (done) {
           pending_[b] = 0;
-          lastDone = Clock::now();
+          bucketDone_[b] = Clock::now();
         }
       }
     };
@@ -172,7 +111,7 @@ class CpuBackend final : public Backend {
         // all-reduced after backward with the blocking (tuned) algorithm instead.
         if (layer == 0) break;
         const GradientBucket& bucket = buckets_[nextBucket];
-        if (nextBucket == 0) firstStart = Clock::now();
+        bucketStart_[nextBucket] = Clock::now();
         commStatus = comm_.startAllreduceSum(grads_.data() + bucket.offset, bucket.count,
                                              &pending_[nextBucket]);
         if (!commStatus.isOk()) return;
@@ -199,20 +138,24 @@ class CpuBackend final : public Backend {
     const Clock::time_point backwardDone = Clock::now();
     if (distributed) {
       if (activity != nullptr) activity->setPhase(v1::ALLREDUCE);
-      if (nextBucket < buckets_.size()) {
-        if (activity != nullptr) activity->setBucket(static_cast<int>(buckets_.size() - 1));
-        const GradientBucket& last = buckets_.back();
-        if (nextBucket == 0) firstStart = backwardDone;
-        RINGSIDE_RETURN_IF_ERROR(comm_.allreduceSum(grads_.data() + last.offset, last.count)
-                                     .withContext("gradient all-reduce"));
-        lastDone = Clock::now();
-      }
+      // The started buckets first, each stamped when its own wait returns, so that none of them
+      // is charged with the blocking all-reduce below (every rank started them before it: MPI's
+      // order of collectives holds).
       for (size_t b = 0; b < pending_.size(); ++b) {
         if (pending_[b] == 0) continue;
         if (activity != nullptr) activity->setBucket(static_cast<int>(b));
         RINGSIDE_RETURN_IF_ERROR(comm_.waitRequest(pending_[b]).withContext("gradient all-reduce"));
         pending_[b] = 0;
-        lastDone = Clock::now();
+        bucketDone_[b] = Clock::now();
+      }
+      if (nextBucket < buckets_.size()) {
+        const size_t lastBucket = buckets_.size() - 1;
+        if (activity != nullptr) activity->setBucket(static_cast<int>(lastBucket));
+        const GradientBucket& last = buckets_.back();
+        bucketStart_[lastBucket] = Clock::now();
+        RINGSIDE_RETURN_IF_ERROR(comm_.allreduceSum(grads_.data() + last.offset, last.count)
+                                     .withContext("gradient all-reduce"));
+        bucketDone_[lastBucket] = Clock::now();
       }
     }
     const Clock::time_point commDone = Clock::now();
@@ -226,8 +169,17 @@ class CpuBackend final : public Backend {
     timings->stepMs = msBetween(start, end);
     timings->exposedCommMs = distributed ? msBetween(backwardDone, commDone) : 0.0;
     timings->computeMs = timings->stepMs - timings->exposedCommMs;
-    timings->allreduceMs = distributed ? msBetween(firstStart, lastDone) : 0.0;
-    timings->commBytes = distributed ? grads_.size() * sizeof(float) : 0;
+    if (distributed) {
+      timings->buckets.reserve(buckets_.size());
+      for (size_t b = 0; b < buckets_.size(); ++b) {
+        timings->buckets.push_back(BucketTiming{buckets_[b].count * sizeof(float),
+                                                msBetween(start, bucketStart_[b]),
+                                                msBetween(start, bucketDone_[b])});
+      }
+      const CommTotals totals = sumBuckets(timings->buckets);
+      timings->allreduceMs = totals.allreduceMs;
+      timings->commBytes = totals.bytes;
+    }
     return Status::ok();
   }
 
@@ -291,6 +243,8 @@ class CpuBackend final : public Backend {
   std::vector<float> grads_;
   OptimizerState optimizerState_;
   std::vector<CommRequest> pending_;  // [buckets]: in-flight all-reduce per bucket, 0 = none
+  std::vector<Clock::time_point> bucketStart_;  // [buckets]: this step's all-reduce started
+  std::vector<Clock::time_point> bucketDone_;   // [buckets]: its completion observed
 };
 
 }  // namespace

@@ -113,17 +113,20 @@ HostMemoryPlan planHostMemory(const ModelLayout& model, const OptimizerConfig& o
   const uint64_t localBatch = static_cast<uint64_t>(std::max(input.localBatch, 0));
   const uint64_t evalBatch = static_cast<uint64_t>(std::max(input.evalBatch, 0));
 
+  const bool microBatches = input.microBatch > 0 && input.microBatch < input.localBatch;
+  const int passBatch = microBatches ? input.microBatch : input.localBatch;
+
   HostMemoryPlan plan;
   plan.parameters = paramBytes;
-  plan.activationBatch = std::max(input.localBatch, input.evalBatch);
+  plan.activationBatch = std::max(passBatch, input.evalBatch);
   if (input.modelOnHost) {
-    plan.gradients = paramBytes;
+    plan.gradients = mulSat(paramBytes, microBatches ? 3 : 1);
     plan.optimizerState = mulSat(paramBytes, buffers);
     if (model.isCnn()) {
       const int chunk = std::clamp(input.evalBatch, 1, kCnnEvalChunk);
-      plan.activationBatch = std::max(input.localBatch, chunk);
+      plan.activationBatch = std::max(passBatch, chunk);
       const uint64_t floats =
-          addSat(CnnWorkspace::planFloats(model.cnn(), input.localBatch, /*training=*/true),
+          addSat(CnnWorkspace::planFloats(model.cnn(), passBatch, /*training=*/true),
                  mulSat(2, CnnWorkspace::planFloats(model.cnn(), chunk, /*training=*/false)));
       plan.activations = mulSat(floats, kFloat);
     } else {

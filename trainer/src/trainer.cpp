@@ -2,13 +2,15 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <thread>
 
 #include "ringside/common/metric_names.h"
 #include "ringside/common/run_spec.h"
+#include "ringside/trainer/bucketing.h"
 #include "ringside/trainer/checkpoint.h"
+#include "ringside/trainer/comm_timing.h"
 #include "ringside/trainer/sampler.h"
 
 namespace ringside::trainer {
@@ -47,6 +49,40 @@ MetricRecord rankRecord(int64_t step, int64_t epoch, double wallTime, int rank,
                        {metric::kExposedCommMs, values[kExposedMs]},
                        {metric::kDataMs, values[kDataMs]},
                        {metric::kWaitMs, values[kWaitMs]}}};
+}
+
+// Appends a global record's communication values: comm/bytes, time/allreduce_ms, algbw and busbw
+// of the step, then per bucket its bytes, own duration, algbw and busbw (docs/metrics.md,
+// "Communication"). bucketMs[b] is the bucket's figure over the ranks (minOverRanks); with no
+// buckets (one rank) the step's all-reduce time is 0 and the bandwidths are absent.
+void appendCommMetrics(const std::vector<uint64_t>& bucketBytes,
+                       const std::vector<double>& bucketMs, int worldSize,
+                       std::vector<std::pair<std::string, double>>* values) {
+  uint64_t bytes = 0;
+  double allreduceMs = 0.0;
+  for (size_t b = 0; b < bucketBytes.size(); ++b) {
+    bytes += bucketBytes[b];
+    allreduceMs += bucketMs[b];
+  }
+  values->emplace_back(metric::kAllreduceMs, allreduceMs);
+  values->emplace_back(metric::kCommBytes, static_cast<double>(bytes));
+  auto addBandwidths = [&](const std::string& algbwName, const std::string& busbwName,
+                           double byteCount, double ms) {
+    if (auto algbw = algbwGBps(byteCount, ms)) values->emplace_back(algbwName, *algbw);
+    if (auto busbw = allreduceBusbwGBps(byteCount, ms, worldSize)) {
+      values->emplace_back(busbwName, *busbw);
+    }
+  };
+  addBandwidths(metric::kCommAlgbw, metric::kCommBusbw, static_cast<double>(bytes), allreduceMs);
+  for (size_t b = 0; b < bucketBytes.size(); ++b) {
+    const int bucket = static_cast<int>(b);
+    values->emplace_back(metric::bucketMetric(bucket, metric::kBucketBytes),
+                         static_cast<double>(bucketBytes[b]));
+    values->emplace_back(metric::bucketMetric(bucket, metric::kBucketAllreduceMs), bucketMs[b]);
+    addBandwidths(metric::bucketMetric(bucket, metric::kBucketAlgbw),
+                  metric::bucketMetric(bucket, metric::kBucketBusbw),
+                  static_cast<double>(bucketBytes[b]), bucketMs[b]);
+  }
 }
 
 double msSince(Clock::time_point start) {
@@ -297,16 +333,38 @@ Result<TrainingOutcome> Trainer::run() {
   double agreeWaitMs = 0.0;  // the stop agreement's wait after the last step
   Clock::time_point intervalStart = Clock::now();
   const Clock::time_point runStart = intervalStart;
-  uint64_t commBytes = 0;
-  std::vector<double> gathered(size_t(world) * kRankFields);
+  // The human progress line (stderr) comes at most once a second, at each epoch's end and at the
+  // last step, whatever the metric interval: at --log-every 1 a step of 1 ms would otherwise print
+  // 1,000 lines a second.
+  constexpr double kProgressIntervalSeconds = 1.0;
+  std::optional<Clock::time_point> lastProgress;
+  // The gradient buckets the backend all-reduces (the same plan it makes; none with one rank):
+  // each rank's mean duration per bucket travels to rank 0 after its kRankFields values.
+  std::vector<uint64_t> bucketBytes;
+  if (world > 1) {
+    for (const GradientBucket& bucket : planBuckets(model_, bucketCapBytes(spec_.bucket_mb()))) {
+      bucketBytes.push_back(bucket.count * sizeof(float));
+    }
+  }
+  const size_t buckets = bucketBytes.size();
+  const size_t rowWidth = kRankFields + buckets;
+  std::vector<double> bucketInterval(buckets, 0.0);  // sums of each bucket's duration, ms
+  std::vector<double> local(rowWidth);
+  std::vector<double> gathered(size_t(world) * rowWidth);
   double trainSeconds = 0.0;  // time in training steps, evaluation and checkpoints excluded
   double exposedMsSum = 0.0;
 
-  // Fault injection (TrainerConfig.inject_compute_delay): this rank's extra compute per step.
+  // Fault injection (TrainerConfig.inject_compute_delay, inject_data_delay): this rank's extra
+  // compute and data time per step.
   double injectedMs = 0.0;
-  if (auto delay = parseComputeDelay(spec_.inject_compute_delay());
+  if (auto delay = parseInjectedDelay(spec_.inject_compute_delay());
       delay && delay->rank == comm_.rank()) {
     injectedMs = delay->milliseconds;
+  }
+  double injectedDataMs = 0.0;
+  if (auto delay = parseInjectedDelay(spec_.inject_data_delay());
+      delay && delay->rank == comm_.rank()) {
+    injectedDataMs = delay->milliseconds;
   }
 
   int64_t step = firstStep;
@@ -320,6 +378,9 @@ Result<TrainingOutcome> Trainer::run() {
     const Clock::time_point dataStart = Clock::now();
     gatherBatch(data_.train, data_.normalization, sampler.localBatch(inEpoch), x.data(),
                 labels.data());
+    if (injectedDataMs > 0.0) {
+      std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(injectedDataMs));
+    }
     const double dataMs = msSince(dataStart);
     if (injectedMs > 0.0) {
       if (activity_ != nullptr) activity_->setPhase(v1::COMPUTE);
@@ -338,6 +399,12 @@ Result<TrainingOutcome> Trainer::run() {
       stopped = true;
       break;
     }
+    if (timings.buckets.size() != buckets) {
+      return Status::internal("step " + std::to_string(step + 1) + ": the " + backend_.name() +
+                              " backend timed " + std::to_string(timings.buckets.size()) +
+                              " gradient buckets, the trainer planned " + std::to_string(buckets));
+    }
+    for (size_t b = 0; b < buckets; ++b) bucketInterval[b] += bucketDurationMs(timings.buckets[b]);
     timings.stepMs += injectedMs;
     timings.computeMs += injectedMs;
     ++step;
@@ -354,65 +421,74 @@ Result<TrainingOutcome> Trainer::run() {
     interval[kWaitMs] += timings.exposedCommMs + agreeWaitMs;
     agreeWaitMs = 0.0;
     exposedMsSum += timings.exposedCommMs;
-    commBytes = timings.commBytes;
     ++intervalSteps;
 
     const bool epochEnd = step % stepsPerEpoch == 0;
     if (step % spec_.log_every() == 0 || epochEnd || step == totalSteps) {
-      double local[kRankFields];
       for (int f = 0; f < kRankFields; ++f) local[f] = interval[f] / intervalSteps;
+      for (size_t b = 0; b < buckets; ++b)
+        local[kRankFields + b] = bucketInterval[b] / intervalSteps;
       // Each rank sends its own values to the agent itself; rank 0 forwards only global ones.
       if (agentSink_ != nullptr && world > 1) {
-        agentSink_->writeMetrics(rankRecord(step, epoch, unixTime(), comm_.rank(), local));
+        agentSink_->writeMetrics(rankRecord(step, epoch, unixTime(), comm_.rank(), local.data()));
       }
-      RINGSIDE_RETURN_IF_ERROR(comm_.gather(local, kRankFields, gathered.data(), 0));
+      RINGSIDE_RETURN_IF_ERROR(comm_.gather(local.data(), rowWidth, gathered.data(), 0));
       const Clock::time_point now = Clock::now();
       if (comm_.rank() == 0) {
         double mean[kRankFields] = {};
         for (int r = 0; r < world; ++r) {
-          for (int f = 0; f < kRankFields; ++f) mean[f] += gathered[r * kRankFields + f] / world;
+          for (int f = 0; f < kRankFields; ++f) mean[f] += gathered[r * rowWidth + f] / world;
         }
         const double seconds = std::chrono::duration<double>(now - intervalStart).count();
         const double samplesPerS =
             static_cast<double>(spec_.global_batch()) * intervalSteps / seconds;
-        // algbw = bytes / time, busbw = algbw * 2(n-1)/n for all-reduce (nccl-tests,
-        // doc/PERFORMANCE.md); GB = 1e9 bytes.
-        const double algbw =
-            mean[kAllreduceMs] > 0.0 ? commBytes / (mean[kAllreduceMs] * 1e-3) / 1e9 : 0.0;
-        const double busbw = algbw * 2.0 * (world - 1) / world;
+        // Each bucket's duration over the ranks: the smallest rank mean, the one least
+        // inflated by waiting for the others to join (comm_timing.h minOverRanks); the step's
+        // all-reduce time is their sum, its algbw and busbw follow from it (nccl-tests'
+        // definitions, doc/PERFORMANCE.md).
+        const std::vector<double> bucketMs =
+            minOverRanks(gathered, world, rowWidth, kRankFields, buckets);
         const double wall = unixTime();
-        writeGlobal(MetricRecord{step,
-                                 epoch,
-                                 wall,
-                                 std::nullopt,
-                                 {{metric::kTrainLoss, mean[kLoss]},
-                                  {metric::kTrainLr, lr},
-                                  {metric::kTrainSamplesPerS, samplesPerS},
-                                  {metric::kStepMs, mean[kStepMs]},
-                                  {metric::kComputeMs, mean[kComputeMs]},
-                                  {metric::kAllreduceMs, mean[kAllreduceMs]},
-                                  {metric::kExposedCommMs, mean[kExposedMs]},
-                                  {metric::kCommBytes, static_cast<double>(commBytes)},
-                                  {metric::kCommAlgbw, algbw},
-                                  {metric::kCommBusbw, busbw}}});
+        MetricRecord record{step,
+                            epoch,
+                            wall,
+                            std::nullopt,
+                            {{metric::kTrainLoss, mean[kLoss]},
+                             {metric::kTrainLr, lr},
+                             {metric::kTrainSamplesPerS, samplesPerS},
+                             {metric::kStepMs, mean[kStepMs]},
+                             {metric::kComputeMs, mean[kComputeMs]},
+                             {metric::kExposedCommMs, mean[kExposedMs]}}};
+        appendCommMetrics(bucketBytes, bucketMs, world, &record.values);
+        writeGlobal(record);
+        double allreduceMs = 0.0;
+        for (double ms : bucketMs) allreduceMs += ms;
         if (sink_ != nullptr && world > 1) {
           for (int r = 0; r < world; ++r) {
-            sink_->writeMetrics(rankRecord(step, epoch, wall, r, &gathered[r * kRankFields]));
+            sink_->writeMetrics(rankRecord(step, epoch, wall, r, &gathered[r * rowWidth]));
           }
         }
         const double elapsed = std::chrono::duration<double>(now - runStart).count();
         const double eta = elapsed / (step - firstStep) * (totalSteps - step);
-        char line[256];
-        std::snprintf(line, sizeof line,
-                      "epoch %lld/%d  step %lld/%lld  loss %.4f  lr %.4g  %.0f samples/s  "
-                      "step %.2f ms (allreduce %.2f, exposed %.2f)  eta %.0fs",
-                      static_cast<long long>(epoch + 1), spec_.epochs(),
-                      static_cast<long long>(step), static_cast<long long>(totalSteps), mean[kLoss],
-                      lr, samplesPerS, mean[kStepMs], mean[kAllreduceMs], mean[kExposedMs], eta);
-        progress(line);
+        const bool printProgress =
+            !lastProgress || epochEnd || step == totalSteps ||
+            std::chrono::duration<double>(now - *lastProgress).count() >= kProgressIntervalSeconds;
+        if (printProgress) {
+          lastProgress = now;
+          char line[256];
+          std::snprintf(line, sizeof line,
+                        "epoch %lld/%d  step %lld/%lld  loss %.4f  lr %.4g  %.0f samples/s  "
+                        "step %.2f ms (allreduce %.2f, exposed %.2f)  eta %.0fs",
+                        static_cast<long long>(epoch + 1), spec_.epochs(),
+                        static_cast<long long>(step), static_cast<long long>(totalSteps),
+                        mean[kLoss], lr, samplesPerS, mean[kStepMs], allreduceMs, mean[kExposedMs],
+                        eta);
+          progress(line);
+        }
       }
       trainSeconds += std::chrono::duration<double>(now - intervalStart).count();
       std::fill(std::begin(interval), std::end(interval), 0.0);
+      std::fill(bucketInterval.begin(), bucketInterval.end(), 0.0);
       intervalSteps = 0;
     }
     if (epochEnd) {

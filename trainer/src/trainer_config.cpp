@@ -148,7 +148,9 @@ void addTrainerOptions(CLI::App& app, v1::TrainerConfig& config) {
   const std::string schedule = "Schedule";
   addSpecOption(
       app, flags, "--epochs", [](Config& c, int32_t v) { c.set_epochs(v); }, d.epochs(),
-      "Passes over the training set (1 to 1000000)", schedule);
+      "Passes over the training set (1 to 1000000)", schedule)
+      ->default_str(defaultText(defaultEpochs("mlp")) +
+                    ", cnn: " + defaultText(defaultEpochs("cnn")));
   addSpecOption(
       app, flags, "--global-batch", [](Config& c, int32_t v) { c.set_global_batch(v); },
       d.global_batch(),
@@ -158,6 +160,12 @@ void addTrainerOptions(CLI::App& app, v1::TrainerConfig& config) {
   addSpecOption(
       app, flags, "--max-steps", [](Config& c, int32_t v) { c.set_max_steps(v); }, d.max_steps(),
       "Stop after N global steps (0 = run all epochs)", schedule);
+  addSpecOption(
+      app, flags, "--micro-batch", [](Config& c, int32_t v) { c.set_micro_batch(v); },
+      d.micro_batch(),
+      "Gradient accumulation: samples per forward/backward pass; the local batch is computed in "
+      "local batch / N passes summed before the all-reduce (0 = one pass; mpi backend only)",
+      schedule);
 
   const std::string opt = "Optimizer";
   addSpecOption(
@@ -232,6 +240,12 @@ void addTrainerOptions(CLI::App& app, v1::TrainerConfig& config) {
       d.inject_compute_delay(),
       "Testing: RANK:MS makes that rank spend MS more milliseconds in every step's compute (a "
       "straggler)",
+      exec);
+  addSpecOption(
+      app, flags, "--inject-data-delay",
+      [](Config& c, const std::string& v) { c.set_inject_data_delay(v); }, d.inject_data_delay(),
+      "Testing: RANK:MS makes that rank spend MS more milliseconds loading every step's batch (a "
+      "straggler in the data stage)",
       exec);
 
   const std::string out = "Output";

@@ -173,12 +173,28 @@ int runTrainerProgram(int argc, char** argv) {
     }
     const BackendKind kind = resolveBackendKind(*parseBackendKind(config.backend()));
     const int localBatch = config.global_batch() / comm->worldSize();
+    const int microBatch = config.micro_batch();
+    if (setup.isOk() && microBatch > 0 && localBatch % microBatch != 0) {
+      setup = Status::invalidArgument(
+          "--micro-batch " + std::to_string(microBatch) + " does not divide the local batch " +
+          std::to_string(localBatch) + " (global batch " + std::to_string(config.global_batch()) +
+          " / world size " + std::to_string(comm->worldSize()) +
+          "): use a divisor of it, or 0 for one pass per step");
+    }
+    if (setup.isOk() && microBatch > 0 && kind == BackendKind::kNccl) {
+      setup = Status::invalidArgument("--micro-batch " + std::to_string(microBatch) +
+                                      " needs the mpi backend: the nccl backend computes the "
+                                      "local batch in one pass; use --micro-batch 0 there");
+    }
+    // Samples in one training forward pass (what activations are sized for).
+    const int passBatch = microBatch > 0 ? microBatch : localBatch;
     const int evalBatch = evaluationBatch(config.eval_batch(), data->test.count, comm->worldSize());
     if (setup.isOk() && available) {
       // Before the backend allocates anything: a run that cannot fit ends here, saying so.
       MemoryPlanInput input;
       input.modelOnHost = kind != BackendKind::kNccl;
       input.localBatch = localBatch;
+      input.microBatch = passBatch;
       input.evalBatch = evalBatch;
       input.writesCheckpoints = comm->rank() == 0;
       input.resumes = !config.resume().empty();
@@ -191,7 +207,8 @@ int runTrainerProgram(int argc, char** argv) {
       options.model = std::move(layout).value();
       options.optimizer = optimizerConfigOf(config);
       options.seed = config.seed();
-      options.maxBatch = std::max(localBatch, evalBatch);
+      options.maxBatch = std::max(passBatch, evalBatch);
+      options.microBatch = microBatch;
       options.bucketBytes = static_cast<size_t>(config.bucket_mb() * 1024 * 1024);
       options.threads = config.threads();
       options.stopRequested = &gStopRequested;

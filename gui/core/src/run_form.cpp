@@ -167,6 +167,21 @@ QList<FieldError> validateFields(const RunForm& form, const QList<NodeChoice>& n
               .arg(worldSize));
     }
   }
+  if (form.microBatch < 0) {
+    add("microBatch", tr("The micro-batch cannot be negative; 0 computes the local batch in one "
+                         "pass."));
+  } else if (form.microBatch > 0 && form.ranksPerNode >= 1 && form.globalBatch >= 1 &&
+             form.globalBatch % worldSize == 0 &&
+             (form.globalBatch / worldSize) % form.microBatch != 0) {
+    add("microBatch", tr("The micro-batch %L1 does not divide the local batch %L2 (global batch "
+                         "%L3 / %L4 ranks); use a divisor of %L2, or 0.")
+                          .arg(form.microBatch)
+                          .arg(form.globalBatch / worldSize)
+                          .arg(form.globalBatch)
+                          .arg(worldSize));
+  } else if (form.microBatch > 0 && form.backend == QLatin1String("nccl")) {
+    add("microBatch", tr("Micro-batches need the MPI (CPU) backend; set 0 for NCCL."));
+  }
   if (!(form.lr > 0.0)) add("lr", tr("The learning rate must be above 0."));
   if (form.momentum < 0.0 || form.momentum >= 1.0) {
     add("momentum", tr("Momentum must be in [0, 1)."));
@@ -251,6 +266,7 @@ v1::TrainerConfig trainerConfig(const RunForm& f) {
   config.set_warmup_steps(static_cast<int32_t>(f.warmupSteps));
   config.set_epochs(f.epochs);
   config.set_global_batch(static_cast<int32_t>(f.globalBatch));
+  config.set_micro_batch(static_cast<int32_t>(f.microBatch));
   config.set_backend(f.backend.toStdString());
   config.set_bucket_mb(f.bucketMb);
   config.set_checkpoint_every(static_cast<int32_t>(f.checkpointEvery));
@@ -346,6 +362,7 @@ void applyTrainerConfig(const v1::TrainerConfig& c, RunForm* f) {
   if (c.has_lr_min()) f->lrMin = c.lr_min();
   if (c.has_epochs()) f->epochs = c.epochs();
   if (c.has_global_batch()) f->globalBatch = c.global_batch();
+  if (c.has_micro_batch()) f->microBatch = c.micro_batch();
   if (c.has_backend()) f->backend = text(c.backend());
   if (c.has_bucket_mb()) f->bucketMb = c.bucket_mb();
   if (c.has_checkpoint_every()) f->checkpointEvery = c.checkpoint_every();
@@ -473,7 +490,7 @@ RunForm watchedDefaultRun() {
   RunForm form;
   form.name = QStringLiteral("fashion-mnist cnn");
   form.model = QStringLiteral("cnn");
-  form.epochs = 5;
+  form.epochs = defaultEpochs("cnn");
   return form;
 }
 

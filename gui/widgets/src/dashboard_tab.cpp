@@ -31,6 +31,7 @@
 #include "ringside/gui/export_files.h"
 #include "ringside/gui/run_resume.h"
 #include "ringside/gui/stall_text.h"
+#include "ringside/gui/widgets/bucket_timings_view.h"
 #include "ringside/gui/widgets/metric_chart.h"
 #include "ringside/gui/widgets/rank_view.h"
 #include "ringside/gui/widgets/run_csv_export.h"
@@ -238,6 +239,7 @@ void DashboardTab::buildUi() {
   }
 
   rankView_ = new RankView(this);
+  buckets_ = new BucketTimingsView(this);
   log_ = new QPlainTextEdit(this);
   log_->setReadOnly(true);
   log_->setMaximumBlockCount(kLogTailLines);
@@ -245,6 +247,7 @@ void DashboardTab::buildUi() {
   log_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
   auto* bottom = new QTabWidget(this);
   bottom->addTab(rankView_, tr("Per rank"));
+  bottom->addTab(buckets_, tr("Per bucket"));
   bottom->addTab(log_, tr("Log"));
 
   auto* splitter = new QSplitter(Qt::Vertical, this);

@@ -16,6 +16,7 @@
 #include "ringside/gui/controller.h"
 #include "ringside/gui/run_progress.h"
 #include "ringside/gui/when_ready.h"
+#include "ringside/gui/widgets/bucket_timings_view.h"
 #include "ringside/gui/widgets/dashboard_tab.h"
 #include "ringside/gui/widgets/metric_chart.h"
 #include "ringside/gui/widgets/rank_view.h"
@@ -45,6 +46,7 @@ void DashboardTab::fetch() {
                         ? SeriesX::kStep
                         : xMode();
   chartX_ = x;
+  buckets_->fetch(controller_.store(), runId_, SeriesX::kStep);
   std::vector<std::pair<QString, SeriesX>> requests;
   for (const char* name :
        {metric::kTrainLoss, metric::kTestLoss, metric::kTestAccuracy, metric::kTrainSamplesPerS,

@@ -163,6 +163,14 @@ RunSetupPanel::RunSetupPanel(QWidget* parent) : QWidget(parent) {
   globalBatch_ = intBox(1, 1 << 24);
   execForm->addRow(tr("&Global batch:"), globalBatch_);
   addErrorLabel(QStringLiteral("globalBatch"), nullptr, execForm);
+  microBatch_ = intBox(0, 1 << 24);
+  microBatch_->setSpecialValueText(tr("whole local batch"));
+  microBatch_->setToolTip(
+      tr("Gradient accumulation: each rank computes its local batch in passes of this many "
+         "samples and sums their gradients before the all-reduce. Less memory for activations; "
+         "the same step."));
+  execForm->addRow(tr("&Micro-batch:"), microBatch_);
+  addErrorLabel(QStringLiteral("microBatch"), nullptr, execForm);
   backend_ = new QComboBox;
   backend_->addItem(tr("Auto (GPU when present)"), QStringLiteral("auto"));
   backend_->addItem(tr("NCCL (GPU)"), QStringLiteral("nccl"));
@@ -291,8 +299,8 @@ RunSetupPanel::RunSetupPanel(QWidget* parent) : QWidget(parent) {
                               lrMin_, bucketMb_, dropout_}) {
     connect(box, &QDoubleSpinBox::valueChanged, this, &RunSetupPanel::revalidate);
   }
-  for (QSpinBox* box :
-       {warmup_, epochs_, globalBatch_, checkpointEvery_, logEvery_, ranks_, hangTimeout_}) {
+  for (QSpinBox* box : {warmup_, epochs_, globalBatch_, microBatch_, checkpointEvery_, logEvery_,
+                        ranks_, hangTimeout_}) {
     connect(box, &QSpinBox::valueChanged, this, &RunSetupPanel::revalidate);
   }
   connect(trainerJob_, &QRadioButton::toggled, this, &RunSetupPanel::revalidate);
@@ -345,6 +353,7 @@ RunForm RunSetupPanel::form() const {
   f.lrMin = lrMin_->value();
   f.epochs = epochs_->value();
   f.globalBatch = globalBatch_->value();
+  f.microBatch = microBatch_->value();
   f.backend = backend_->currentData().toString();
   f.bucketMb = bucketMb_->value();
   f.checkpointEvery = checkpointEvery_->value();
@@ -387,6 +396,7 @@ void RunSetupPanel::setForm(const RunForm& f) {
   lrMin_->setValue(f.lrMin);
   epochs_->setValue(f.epochs);
   globalBatch_->setValue(static_cast<int>(f.globalBatch));
+  microBatch_->setValue(static_cast<int>(f.microBatch));
   backend_->setCurrentIndex(std::max(0, backend_->findData(f.backend)));
   bucketMb_->setValue(f.bucketMb);
   checkpointEvery_->setValue(static_cast<int>(f.checkpointEvery));

@@ -2,9 +2,9 @@
 // unit and meaning; keep the two in step.
 #pragma once
 
-#include <string_view>
-
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace ringside::metric {
 
@@ -32,9 +32,43 @@ inline constexpr const char* kStragglerOthersWaitMs = "straggler/others_wait_ms"
 // True for the samples the owner agent writes itself (the straggler verdict), as opposed to what
 // the ranks sent.
 inline bool isAgentVerdict(std::string_view name) { return name.starts_with("straggler/"); }
-inline constexpr const char* kCommBytes = "comm/bytes";       // bytes all-reduced per step
-inline constexpr const char* kCommAlgbw = "comm/algbw_GBps";  // GB/s (1e9 bytes/s)
-inline constexpr const char* kCommBusbw = "comm/busbw_GBps";  // GB/s (1e9 bytes/s)
+inline constexpr const char* kCommBytes = "comm/bytes";  // bytes all-reduced per step
+// comm/bytes / time/allreduce_ms (the sum of the buckets' own durations), GB/s (1e9 bytes/s)
+inline constexpr const char* kCommAlgbw = "comm/algbw_GBps";
+// algbw × 2(n-1)/n, n = world size (nccl-tests doc/PERFORMANCE.md), GB/s (1e9 bytes/s)
+inline constexpr const char* kCommBusbw = "comm/busbw_GBps";
+// Per gradient bucket b (bucketing.h: 0 is the first whose all-reduce starts), in global records
+// only: bucketMetric(1, kBucketAllreduceMs) == "comm/bucket1/allreduce_ms". A run has at most one
+// bucket per parameter layer (65 for the deepest MLP run_spec.h allows), so a record holds at
+// most 4 × 65 of these names, within the 1,024 per record the agent accepts (log_tailer.h).
+inline constexpr const char* kBucketBytes = "bytes";               // bytes of the bucket
+inline constexpr const char* kBucketAllreduceMs = "allreduce_ms";  // ms: its own all-reduce
+inline constexpr const char* kBucketAlgbw = "algbw_GBps";          // GB/s: bytes / allreduce_ms
+inline constexpr const char* kBucketBusbw = "busbw_GBps";          // GB/s: algbw × 2(n-1)/n
+inline constexpr std::string_view kBucketPrefix = "comm/bucket";
+inline std::string bucketMetric(int bucket, const char* field) {
+  return std::string(kBucketPrefix) + std::to_string(bucket) + "/" + field;
+}
+// A per-bucket name taken apart: "comm/bucket12/busbw_GBps" -> {12, "busbw_GBps"}; nullopt for
+// any other name (no digits, a leading zero in a number above 0, more than 6 digits, or no
+// field). The field is not checked against the four above.
+struct BucketMetricName {
+  int bucket = 0;
+  std::string_view field;  // a view into the name passed in
+};
+inline std::optional<BucketMetricName> parseBucketMetric(std::string_view name) {
+  if (!name.starts_with(kBucketPrefix)) return std::nullopt;
+  name.remove_prefix(kBucketPrefix.size());
+  size_t digits = 0;
+  int bucket = 0;
+  while (digits < name.size() && name[digits] >= '0' && name[digits] <= '9') {
+    bucket = bucket * 10 + (name[digits] - '0');
+    if (++digits > 6) return std::nullopt;
+  }
+  if (digits == 0 || (digits > 1 && name[0] == '0')) return std::nullopt;
+  if (digits + 1 >= name.size() || name[digits] != '/') return std::nullopt;
+  return BucketMetricName{bucket, name.substr(digits + 1)};
+}
 // Facts of a run, global samples sent once when it starts, at its first step (0, or the step it
 // resumed from): the same values as the "start" record's total_steps and steps_per_epoch. The GUI
 // computes progress and ETA from them.

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ringside/common/status.h"
+#include "ringside/trainer/comm_timing.h"
 #include "ringside/trainer/communicator.h"
 #include "ringside/trainer/mlp.h"
 #include "ringside/trainer/model.h"
@@ -28,13 +29,21 @@ const char* backendName(BackendKind kind);
 // "auto", "mpi" or "nccl". Errors: InvalidArgument naming the value and the accepted ones.
 Result<BackendKind> parseBackendKind(const std::string& name);
 
-// Per-step timings of one rank, in milliseconds, and the gradient bytes it all-reduced.
+// Per-step timings of one rank, in milliseconds, and the gradient bytes it all-reduced
+// (docs/metrics.md, "Communication", defines each figure).
 struct StepTimings {
   double stepMs = 0.0;         // wall time of the whole step (forward to updated parameters)
   double computeMs = 0.0;      // forward + backward + optimizer, communication waits excluded
-  double allreduceMs = 0.0;    // from the first bucket's all-reduce start to the last one's end
+  double allreduceMs = 0.0;    // sum of the buckets' own all-reduce durations (comm_timing.h)
   double exposedCommMs = 0.0;  // time the step waited for all-reduce after backward finished
   uint64_t commBytes = 0;      // gradient bytes all-reduced (per rank, per step)
+  // [buckets], in the order their all-reduces start (bucketing.h planBuckets: bucket 0 holds the
+  // last layers): each bucket's bytes, start and observed completion, ms after the step's start.
+  // mpi backend: host clock; a non-blocking all-reduce's completion is seen at the next MPI_Test
+  // or MPI_Wait (the backward pass polls between its pieces), so its duration is bounded by those
+  // poll points. nccl backend: CUDA events around each bucket's ncclAllReduce on the comm stream.
+  // Empty with one rank (nothing is all-reduced).
+  std::vector<BucketTiming> buckets;
   // The step was abandoned on a stop request (BackendOptions::stopRequested) before its update:
   // parameters and optimizer state are those before the step, the other fields mean nothing.
   // Every rank of the run abandons the same step.
@@ -55,9 +64,14 @@ struct BackendOptions {
   // Parameter initialisation seed (used on rank 0), and the seed of the CNN's dropout masks
   // (model.h: every rank draws from it, so it must be the same on all).
   uint64_t seed = 0;
-  int maxBatch = 0;                // largest batch passed to trainStep or evaluate
-  size_t bucketBytes = 25u << 20;  // gradient bucket cap (DDP's bucket_cap_mb = 25)
-  int threads = 1;                 // mpi backend: BLAS threads per rank
+  int maxBatch = 0;  // largest batch passed to trainStep or evaluate
+  // mpi backend: samples per forward/backward pass of a training step (gradient accumulation,
+  // cpu_model.h MicroBatchedModel); 0: the whole local batch in one pass. The nccl backend has
+  // no micro-batches (the trainer refuses the option with it).
+  int microBatch = 0;
+  // Gradient bucket cap, bytes (bucketing.h); the run spec's default bucket_mb is 0.05 MiB.
+  size_t bucketBytes = 52428;
+  int threads = 1;  // mpi backend: BLAS threads per rank
   // Polled inside long steps and evaluations (see trainStep, evaluate); null: never. Must
   // outlive the backend.
   const std::atomic<bool>* stopRequested = nullptr;

@@ -26,6 +26,8 @@ struct MemoryPlanInput {
   // false for nccl, whose model lives on the GPU (its allocations there are checked by CUDA).
   bool modelOnHost = true;
   int localBatch = 0;              // training samples per step on this rank
+  // Training samples per forward/backward pass (TrainerConfig.micro_batch); 0 = localBatch.
+  int microBatch = 0;
   int evalBatch = 0;               // evaluation samples per forward pass (evaluationBatch())
   bool writesCheckpoints = false;  // rank 0: it builds every checkpoint in memory
   bool resumes = false;            // --resume: the checkpoint is read (rank 0) and broadcast
@@ -35,16 +37,18 @@ struct MemoryPlanInput {
 // A rank's host memory by part, in bytes.
 struct HostMemoryPlan {
   uint64_t parameters = 0;      // [numParams] floats (nccl: the host copy made at start-up)
-  uint64_t gradients = 0;       // [numParams] floats (mpi backend)
+  // [numParams] floats (mpi backend), three with micro-batches (cpu_model.h: the earlier
+  // passes' sum and one pass's gradients).
+  uint64_t gradients = 0;
   uint64_t optimizerState = 0;  // optimizerBufferCount() x [numParams] floats (mpi backend)
   // mpi backend. MLP: MlpWorkspace for the largest batch, batch x (sum of layer outputs + 2 x
   // the widest layer) floats. CNN: CnnWorkspace's cached plans (CnnWorkspace::planFloats), one
-  // for training at localBatch and two for evaluation (a chunk of min(evalBatch, kCnnEvalChunk)
+  // for training at the pass batch and two for evaluation (a chunk of min(evalBatch, kCnnEvalChunk)
   // samples and the last, smaller one) counted at the chunk size; oneDNN's scratchpads and
   // reordered weights are not counted.
   uint64_t activations = 0;
-  // That largest batch: max(localBatch, evalBatch) (MLP); max(localBatch, the CNN's evaluation
-  // chunk) (CNN).
+  // That largest batch: max(pass batch, evalBatch) (MLP); max(pass batch, the CNN's evaluation
+  // chunk) (CNN); the pass batch is microBatch, or localBatch without micro-batches.
   int activationBatch = 0;
   // The trainer's batch buffers: (localBatch + evalBatch) x (inputDim floats + one int32 label).
   uint64_t inputBatches = 0;

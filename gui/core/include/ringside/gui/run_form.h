@@ -52,6 +52,10 @@ struct RunForm {
   double lrMin = defaultTrainerConfig().lr_min();
   int epochs = defaultTrainerConfig().epochs();
   qint64 globalBatch = defaultTrainerConfig().global_batch();
+  // Gradient accumulation (run spec key micro_batch, the trainer's --micro-batch): samples per
+  // forward/backward pass on a rank; 0 = the local batch in one pass. It must divide the local
+  // batch (global batch / world size), and the nccl backend has none.
+  qint64 microBatch = defaultTrainerConfig().micro_batch();
   QString backend = QString::fromStdString(defaultTrainerConfig().backend());  // auto | mpi | nccl
   double bucketMb = defaultTrainerConfig().bucket_mb();
   qint64 checkpointEvery = defaultTrainerConfig().checkpoint_every();

@@ -53,6 +53,7 @@ namespace ringside::gui {
 class Controller;
 class MetricChart;
 class RankView;
+class BucketTimingsView;
 class RunGpuPanel;
 
 class DashboardTab : public QWidget {
@@ -177,6 +178,7 @@ class DashboardTab : public QWidget {
   RunGpuPanel* gpuPanel_;
   QTabWidget* chartPages_;
   RankView* rankView_;
+  BucketTimingsView* buckets_;  // per-bucket all-reduce timings (the "Per bucket" tab)
   QPlainTextEdit* log_;
   QTimer* timer_;
 

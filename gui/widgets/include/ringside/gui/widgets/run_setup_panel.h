@@ -92,6 +92,7 @@ class RunSetupPanel : public QWidget {
   QDoubleSpinBox* lrMin_;
   QSpinBox* epochs_;
   QSpinBox* globalBatch_;
+  QSpinBox* microBatch_;
   QComboBox* backend_;
   QDoubleSpinBox* bucketMb_;
   QSpinBox* checkpointEvery_;

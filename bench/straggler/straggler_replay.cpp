@@ -1,0 +1,66 @@
+// straggler_replay: reads a ringside-trainer run's JSON Lines (stdout of rank 0, which carries
+// every rank's per-rank records: docs/metrics.md) on stdin, feeds each rank's time/data_ms,
+// time/compute_ms and time/wait_ms to the agent's StragglerDetector (straggler_detector.h, the
+// rule the owner agent applies to a live run) in the order they arrive, and prints every verdict
+// as one JSON line: {"step": S, "rank": R (-1: none), "stage": "none"|"data"|"compute",
+// "stage_ms": ..., "median_ms": ..., "others_wait_ms": ...}.
+//
+// Exit status: 0; 1 when the input has no start record (no world size) or a line is not JSON.
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "ringside/agent/straggler_detector.h"
+
+int main() {
+  using ringside::agent::StragglerDetector;
+  using ringside::agent::StragglerVerdict;
+  std::unique_ptr<StragglerDetector> detector;
+  std::string line;
+  int64_t lineNumber = 0;
+  while (std::getline(std::cin, line)) {
+    ++lineNumber;
+    if (line.empty() || line[0] != '{') continue;  // not a record (the trainer writes only JSON)
+    const nlohmann::json record = nlohmann::json::parse(line, nullptr, false);
+    if (record.is_discarded()) {
+      std::fprintf(stderr, "straggler_replay: line %lld is not JSON\n",
+                   static_cast<long long>(lineNumber));
+      return 1;
+    }
+    const std::string type = record.value("type", "");
+    if (type == "start") {
+      detector = std::make_unique<StragglerDetector>(record.value("world_size", 1));
+      continue;
+    }
+    if (type != "metrics" || !record.contains("rank") || !record.contains("metrics")) continue;
+    if (!detector) {
+      std::fprintf(stderr, "straggler_replay: a per-rank record before the start record\n");
+      return 1;
+    }
+    const int rank = record["rank"].get<int>();
+    const int64_t step = record.value("step", int64_t{0});
+    for (const auto& [name, value] : record["metrics"].items()) {
+      if (!value.is_number()) continue;
+      const auto verdict = detector->onSample(rank, step, name, value.get<double>());
+      if (!verdict) continue;
+      const char* stage = verdict->stage == StragglerVerdict::kData      ? "data"
+                          : verdict->stage == StragglerVerdict::kCompute ? "compute"
+                                                                         : "none";
+      std::cout << nlohmann::json{{"step", verdict->step},
+                                  {"rank", verdict->rank},
+                                  {"stage", stage},
+                                  {"stage_ms", verdict->stageMs},
+                                  {"median_ms", verdict->medianMs},
+                                  {"others_wait_ms", verdict->othersWaitMs}}
+                       .dump()
+                << "\n";
+    }
+  }
+  if (!detector) {
+    std::fprintf(stderr, "straggler_replay: no start record on stdin\n");
+    return 1;
+  }
+  return 0;
+}
