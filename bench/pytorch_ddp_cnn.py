@@ -154,7 +154,8 @@ def cmd_report(args):
     print()
     print(f"CNN conv{CHANNELS[0]}-conv{CHANNELS[1]}-fc{HIDDEN}-fc{CLASSES}, global batch "
           f"{GLOBAL_BATCH}, {args.epochs} epoch(s); {fps / 1e6:.2f} MFLOP per sample (forward + "
-          f"backward convolutions and GEMMs); measured peak {peak:.1f} GFLOP/s per core "
+          f"backward convolutions and GEMMs, as direct convolution counts them: model FLOPs, "
+          f"whichever algorithm runs); measured peak {peak:.1f} GFLOP/s per core "
           f"(1-thread SGEMM)")
     header = (f"{'config':<9} {'samples/s':>10} {'epoch s':>8} {'test acc':>9} {'test loss':>9} "
               f"{'step ms':>8} {'exposed ms':>10} {'exposed %':>9} {'GFLOP/s':>8} {'% peak':>7}")

@@ -71,6 +71,7 @@ v1::TrainerConfig makeDefaults() {
   c.add_channels(32);
   c.add_channels(64);
   c.set_dropout(0.25);
+  c.set_conv_algorithm("auto");
   c.set_epochs(3);
   c.set_global_batch(128);
   c.set_max_steps(0);
@@ -159,6 +160,7 @@ Status validateTrainerConfig(const v1::TrainerConfig& config) {
   }
   for (const Status& status : {
            checkName("model", c.model(), {"mlp", "cnn"}),
+           checkName("conv_algorithm", c.conv_algorithm(), {"auto", "direct"}),
            checkInt("train_samples", c.train_samples(), 0, kIntMax),
            checkInt("test_samples", c.test_samples(), 0, kIntMax),
            checkInt("epochs", c.epochs(), 1, 1'000'000),

@@ -88,6 +88,22 @@ TEST(RunSpecTest, MicroBatchIsNotNegative) {
   EXPECT_TRUE(validateTrainerConfig(config).isOk());
 }
 
+// The convolution algorithm is auto unless set, and only auto or direct.
+TEST(RunSpecTest, ConvAlgorithmIsAutoOrDirect) {
+  v1::TrainerConfig config;
+  EXPECT_EQ(withTrainerDefaults(config).conv_algorithm(), "auto");
+  config.set_conv_algorithm("direct");
+  EXPECT_TRUE(validateTrainerConfig(config).isOk());
+  EXPECT_EQ(withTrainerDefaults(config).conv_algorithm(), "direct");
+  config.set_conv_algorithm("winograd");
+  const Status status = validateTrainerConfig(config);
+  EXPECT_FALSE(status.isOk());
+  EXPECT_NE(status.message().find("conv_algorithm (--conv-algorithm) is \"winograd\""),
+            std::string::npos)
+      << status.message();
+  EXPECT_NE(status.message().find("auto, direct"), std::string::npos) << status.message();
+}
+
 TEST(RunSpecTest, JsonRoundTripWithProtobufsMapping) {
   v1::TrainerConfig config;
   config.set_global_batch(256);

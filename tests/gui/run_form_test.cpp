@@ -152,6 +152,59 @@ class RunFormTest : public QObject {
     QCOMPARE(back.dropout, 0.3);
   }
 
+  // The convolution algorithm goes form -> run spec -> form and through a preset; an old spec
+  // without it reads as the trainer's default, "auto".
+  void convAlgorithmRoundTripsThroughTheRunSpecAndPresets() {
+    RunForm f = ringside::gui::watchedDefaultRun();
+    f.nodeIds = {QStringLiteral("n1")};
+    f.convAlgorithm = QStringLiteral("direct");
+    QVERIFY(validate(f, oneNode(8)).isEmpty());
+    const ringside::v1::RunSpec spec = ringside::gui::toRunSpec(f, oneNode(8));
+    QCOMPARE(spec.trainer().config().conv_algorithm(), std::string("direct"));
+    QVERIFY(ringside::validateTrainerConfig(spec.trainer().config()).isOk());
+    QCOMPARE(ringside::gui::fromRunSpec(spec).convAlgorithm, QStringLiteral("direct"));
+
+    const QJsonObject preset = ringside::gui::toPreset(f);
+    QCOMPARE(preset["trainer"].toObject()["conv_algorithm"].toString(), QStringLiteral("direct"));
+    QString error;
+    QCOMPARE(ringside::gui::fromPreset(preset, &error).convAlgorithm, QStringLiteral("direct"));
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+
+    ringside::v1::RunSpec old;  // a spec from before the field
+    old.mutable_trainer()->mutable_config()->set_model("cnn");
+    QCOMPARE(ringside::gui::fromRunSpec(old).convAlgorithm, QStringLiteral("auto"));
+  }
+
+  void convAlgorithmDefaultsToAuto() {
+    QCOMPARE(RunForm().convAlgorithm, QStringLiteral("auto"));
+    QCOMPARE(ringside::gui::watchedDefaultRun().convAlgorithm, QStringLiteral("auto"));
+    QCOMPARE(ringside::gui::trainerConfig(ringside::gui::watchedDefaultRun()).conv_algorithm(),
+             std::string("auto"));
+  }
+
+  void anUnknownConvAlgorithmIsAnErrorOnTheField() {
+    RunForm f = ringside::gui::watchedDefaultRun();
+    f.nodeIds = {QStringLiteral("n1")};
+    f.convAlgorithm = QStringLiteral("winograd");
+    const auto errors = validate(f, oneNode(8));
+    QCOMPARE(fieldsOf(errors), QStringList{"convAlgorithm"});
+    QCOMPARE(messageOn(errors, "convAlgorithm"), QStringLiteral("Choose Auto or Direct."));
+  }
+
+  // Like the channels and the dropout, the convolution algorithm is the CNN's: the MLP's form
+  // does not check it.
+  void theMlpIgnoresTheConvAlgorithm() {
+    RunForm f;
+    f.name = QStringLiteral("mlp");
+    f.nodeIds = {QStringLiteral("n1")};
+    QCOMPARE(f.model, QStringLiteral("mlp"));
+    f.convAlgorithm = QStringLiteral("winograd");
+    QVERIFY2(validate(f, oneNode(8)).isEmpty(),
+             qPrintable(fieldsOf(validate(f, oneNode(8))).join(QLatin1Char(','))));
+    f.model = QStringLiteral("cnn");
+    QCOMPARE(fieldsOf(validate(f, oneNode(8))), QStringList{"convAlgorithm"});
+  }
+
   void runSpecRoundTrip() {
     const RunForm form = sample();
     QVERIFY(validate(form, oneNode(8)).isEmpty());
@@ -463,6 +516,7 @@ class RunFormTest : public QObject {
     QTest::newRow("dataDir") << "dataDir" << 8;
     QTest::newRow("hiddenEmpty") << "hidden" << 8;
     QTest::newRow("hiddenZero") << "hidden" << 8;
+    QTest::newRow("convAlgorithm") << "convAlgorithm" << 8;
     QTest::newRow("epochs") << "epochs" << 8;
     QTest::newRow("globalBatch") << "globalBatch" << 8;
     QTest::newRow("divisible") << "globalBatch" << 8;
@@ -520,6 +574,10 @@ class RunFormTest : public QObject {
     if (row == "dataDir") form.dataDir.clear();
     if (row == "hiddenEmpty") form.hidden.clear();
     if (row == "hiddenZero") form.hidden = {64, 0};
+    if (row == "convAlgorithm") {
+      form.model = QStringLiteral("cnn");
+      form.convAlgorithm = QStringLiteral("direct ");
+    }
     if (row == "epochs") form.epochs = 0;
     if (row == "globalBatch") form.globalBatch = 0;
     if (row == "divisible") form.globalBatch = 127;

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 #include <random>
 #include <vector>
@@ -137,9 +138,21 @@ dnnl::memory plainMemory(std::vector<float>& data, int n, int c, int h, int w) {
   return dnnl::memory(nchwDesc(n, c, h, w), runtime().engine, data.data());
 }
 
-// ---- conv: forward, weight, bias and input gradients, without and with the fused ReLU.
-TEST(CnnGradientTest, ConvLayerMatchesReferenceAndFiniteDifferences) {
-  const int batch = 2, in = 3, out = 5, h = 5, w = 6;
+// |b| + sum of |w * x| over each output's terms (the conv without ReLU, in magnitudes).
+std::vector<double> refConvMagnitude(const std::vector<double>& x, const std::vector<double>& w,
+                                     const std::vector<double>& b, int batch, int in, int out,
+                                     int h, int wd) {
+  std::vector<double> ax(x.size()), aw(w.size()), ab(b.size());
+  std::transform(x.begin(), x.end(), ax.begin(), [](double v) { return std::abs(v); });
+  std::transform(w.begin(), w.end(), aw.begin(), [](double v) { return std::abs(v); });
+  std::transform(b.begin(), b.end(), ab.begin(), [](double v) { return std::abs(v); });
+  return refConv(ax, aw, ab, batch, in, out, h, wd, /*relu=*/false);
+}
+
+// ---- conv: forward, weight, bias and input gradients, without and with the fused ReLU, with
+// the given algorithm. Returns whether the layer computed with Winograd.
+bool checkConvLayer(ConvAlgorithm algorithm, int batch, int in, int out, int h, int w) {
+  bool winograd = false;
   for (bool relu : {false, true}) {
     SCOPED_TRACE(relu ? "conv + ReLU" : "conv");
     std::mt19937_64 rng(relu ? 2 : 1);
@@ -149,14 +162,29 @@ TEST(CnnGradientTest, ConvLayerMatchesReferenceAndFiniteDifferences) {
     auto probe = randomFloats(size_t(batch) * out * h * w, rng);
 
     ConvLayer conv(runtime(), batch, in, out, h, w, relu, /*training=*/true,
-                   /*inputGradient=*/true);
+                   /*inputGradient=*/true, algorithm);
+    winograd = conv.winograd();
+    SCOPED_TRACE(conv.implementation());
     const dnnl::memory& dst =
         conv.forward(plainMemory(x, batch, in, h, w), weights.data(), bias.data());
     std::vector<float> y(probe.size());
     readNchw(runtime(), dst, y.data());
     auto xd = toDouble(x), wd = toDouble(weights), bd = toDouble(bias);
     const auto yRef = refConv(xd, wd, bd, batch, in, out, h, w, relu);
-    for (size_t i = 0; i < y.size(); ++i) ASSERT_NEAR(y[i], yRef[i], 1e-5) << "output " << i;
+    // Each output is a sum of in * 9 products and the bias; its rounding error is measured
+    // against the sum of their magnitudes (the scale a float32 sum's error bound has).
+    const auto magnitude = refConvMagnitude(xd, wd, bd, batch, in, out, h, w);
+    double worst = 0.0;
+    for (size_t i = 0; i < y.size(); ++i) {
+      worst = std::max(worst, std::abs(y[i] - yRef[i]) / magnitude[i]);
+    }
+    std::printf("%s: largest output error %.2e of the terms' magnitude\n",
+                conv.implementation().c_str(), worst);
+    // 2e-6 is about 34 float32 epsilons (2^-24). Direct convolution measured 9e-8 here.
+    // Winograd F(4x4, 3x3) measured 6e-7: its input and output transforms scale terms by up to
+    // 8 (the interpolation points +-2) before they are summed, so it rounds several times more
+    // (Lavin & Gray 2016, "Fast Algorithms for Convolutional Neural Networks", measure it too).
+    EXPECT_LE(worst, 2e-6) << "output error against the terms' magnitude";
 
     std::vector<float> dw(weights.size()), db(out);
     conv.backwardWeights(plainMemory(probe, batch, out, h, w), dw.data(), db.data());
@@ -185,6 +213,47 @@ TEST(CnnGradientTest, ConvLayerMatchesReferenceAndFiniteDifferences) {
     check(bd, db, "bias");
     check(xd, dx, "input");
   }
+  return winograd;
+}
+
+TEST(CnnGradientTest, ConvLayerMatchesReferenceAndFiniteDifferences) {
+  EXPECT_FALSE(checkConvLayer(ConvAlgorithm::kDirect, 2, 3, 5, 5, 6));
+  // auto: 3 and 5 channels are no multiples of 16, so direct convolution.
+  EXPECT_FALSE(checkConvLayer(ConvAlgorithm::kAuto, 2, 3, 5, 5, 6));
+}
+
+// Winograd F(4x4, 3x3) computes the same function with other roundings: the same tolerances
+// hold (its transforms scale terms by at most 4 and add a few more roundings per output; the
+// measured difference from direct convolution is about 1e-6 relative, conv_algorithms_bench).
+// A 6x5 image is two 4x4 output tiles across and two down, the second ones partly padding.
+TEST(CnnGradientTest, WinogradConvLayerMatchesReferenceAndFiniteDifferences) {
+  if (!checkConvLayer(ConvAlgorithm::kAuto, 2, 16, 16, 6, 5)) {
+    GTEST_SKIP() << "oneDNN has no Winograd kernel on this CPU (it needs AVX-512); the layer "
+                    "ran direct convolution, checked above";
+  }
+}
+
+// kAuto picks Winograd exactly for the layers whose channel counts are multiples of 16 (the
+// default CNN's conv2, not its 1-channel conv1), kDirect never; a CPU without oneDNN's Winograd
+// kernel runs direct convolution everywhere.
+TEST(CnnGradientTest, AutoChoosesWinogradForChannelsInMultiplesOf16) {
+  auto layout = CnnLayout::create(CnnShape{});
+  ASSERT_TRUE(layout.isOk());
+  const auto direct = CnnWorkspace::convImplementations(*layout, 32, ConvAlgorithm::kDirect);
+  ASSERT_EQ(direct.size(), 2u);
+  for (const std::string& name : direct) EXPECT_EQ(name.rfind("direct (", 0), 0u) << name;
+  const auto automatic = CnnWorkspace::convImplementations(*layout, 32, ConvAlgorithm::kAuto);
+  ASSERT_EQ(automatic.size(), 2u);
+  EXPECT_EQ(automatic[0].rfind("direct (", 0), 0u) << "conv1 has 1 input channel";
+  const bool winograd = automatic[1].rfind("winograd (", 0) == 0;
+  if (!winograd) {
+    EXPECT_EQ(automatic[1].rfind("direct (", 0), 0u) << automatic[1];
+    GTEST_SKIP() << "no Winograd kernel on this CPU: conv2 runs " << automatic[1];
+  }
+  EXPECT_NE(automatic[1].find("wino"), std::string::npos) << automatic[1];
+  // Winograd's tile transforms need a scratchpad; direct convolution's is small.
+  EXPECT_GT(CnnWorkspace::scratchpadBytes(*layout, 32, true, ConvAlgorithm::kAuto),
+            CnnWorkspace::scratchpadBytes(*layout, 32, true, ConvAlgorithm::kDirect));
 }
 
 // ---- max-pool 2x2: forward (floor on odd sizes) and the gradient routed to each maximum.
@@ -252,14 +321,7 @@ TEST(CnnGradientTest, DropoutMaskHasItsRateAndDoesNotDependOnTheRankSplit) {
 }
 
 // ---- the whole CNN: loss and every parameter's gradient, with dropout on a fixed mask.
-TEST(CnnGradientTest, WholeCnnMatchesReferenceAndFiniteDifferences) {
-  CnnShape shape;
-  shape.height = 8;
-  shape.width = 9;  // odd: the pooling floor on the way
-  shape.convChannels = {3, 4};
-  shape.hidden = 6;
-  shape.numClasses = 4;
-  shape.dropout = 0.5;  // half the features dropped: the mask matters
+void checkWholeCnn(const CnnShape& shape, ConvAlgorithm algorithm) {
   auto layout = CnnLayout::create(shape);
   ASSERT_TRUE(layout.isOk()) << layout.status().toString();
   const ModelLayout model = ModelLayout::cnn(*layout);
@@ -272,7 +334,7 @@ TEST(CnnGradientTest, WholeCnnMatchesReferenceAndFiniteDifferences) {
   const uint64_t seed = 11;
   const BatchPosition position{4, 6};
 
-  CnnWorkspace workspace(*layout, seed);
+  CnnWorkspace workspace(*layout, seed, algorithm);
   const float loss =
       workspace.forward(params.data(), x.data(), labels.data(), batch, &position, nullptr);
   std::vector<float> grads(params.size(), -1.0f);
@@ -304,6 +366,33 @@ TEST(CnnGradientTest, WholeCnnMatchesReferenceAndFiniteDifferences) {
   EXPECT_NEAR(evalLoss, refCnnLoss(*layout, pd, xd, labels, batch, noMask), 1e-5);
   EXPECT_GE(correct, 0);
   EXPECT_LE(correct, batch);
+}
+
+CnnShape smallCnn(std::vector<int> convChannels) {
+  CnnShape shape;
+  shape.height = 8;
+  shape.width = 9;  // odd: the pooling floor on the way
+  shape.convChannels = std::move(convChannels);
+  shape.hidden = 6;
+  shape.numClasses = 4;
+  shape.dropout = 0.5;  // half the features dropped: the mask matters
+  return shape;
+}
+
+TEST(CnnGradientTest, WholeCnnMatchesReferenceAndFiniteDifferences) {
+  checkWholeCnn(smallCnn({3, 4}), ConvAlgorithm::kAuto);  // direct: no multiples of 16
+}
+
+// The same with the second conv layer (16 -> 16 channels on a 4x4 image) in Winograd.
+TEST(CnnGradientTest, WholeCnnWithWinogradMatchesReferenceAndFiniteDifferences) {
+  const CnnShape shape = smallCnn({16, 16});
+  auto layout = CnnLayout::create(shape);
+  ASSERT_TRUE(layout.isOk());
+  const auto convs = CnnWorkspace::convImplementations(*layout, 3, ConvAlgorithm::kAuto);
+  if (convs.back().rfind("winograd", 0) != 0) {
+    GTEST_SKIP() << "no Winograd kernel on this CPU: conv2 runs " << convs.back();
+  }
+  checkWholeCnn(shape, ConvAlgorithm::kAuto);
 }
 
 TEST(CnnModelTest, DefaultShapeParametersInitAndBuckets) {

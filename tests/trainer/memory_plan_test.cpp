@@ -2,7 +2,10 @@
 // saturate, and a run that cannot fit is refused with what it needs and what there is.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include "ringside/trainer/cnn.h"
 #include "ringside/trainer/memory_plan.h"
@@ -74,6 +77,49 @@ TEST(MemoryPlanTest, MicroBatchesShrinkActivationsAndAddTwoGradientBuffers) {
   // A micro-batch of the whole local batch is one pass.
   input.microBatch = 1024;
   EXPECT_EQ(planHostMemory(model, sgdWithMomentum(), input).total(), whole.total());
+}
+
+// The conv primitives' shared scratchpad is a part of its own: the largest a training or
+// evaluation plan asks for, exactly what a workspace holds after both ran, and several MB with
+// Winograd (its tile transforms) where the CPU has it.
+TEST(MemoryPlanTest, ConvScratchpadIsWhatTheWorkspaceHolds) {
+  auto layout = CnnLayout::create(CnnShape{});
+  ASSERT_TRUE(layout.isOk());
+  const ModelLayout model = ModelLayout::cnn(*layout);
+  MemoryPlanInput input;
+  input.localBatch = 32;
+  input.evalBatch = 40;
+  for (ConvAlgorithm algorithm : {ConvAlgorithm::kDirect, ConvAlgorithm::kAuto}) {
+    SCOPED_TRACE(convAlgorithmName(algorithm));
+    input.convAlgorithm = algorithm;
+    const HostMemoryPlan plan = planHostMemory(model, sgdWithMomentum(), input);
+    EXPECT_EQ(plan.convScratchpad,
+              std::max(CnnWorkspace::scratchpadBytes(*layout, 32, true, algorithm),
+                       CnnWorkspace::scratchpadBytes(*layout, 40, false, algorithm)));
+    EXPECT_EQ(plan.total(), plan.parameters + plan.gradients + plan.optimizerState +
+                                plan.activations + plan.convScratchpad + plan.inputBatches +
+                                plan.checkpointCopies + plan.dataset);
+
+    // A real workspace: one training step and one evaluation.
+    std::vector<float> params(model.numParams()), grads(model.numParams());
+    initParameters(model, 1, params.data());
+    std::vector<float> x(size_t(40) * model.inputDim(), 0.5f);
+    std::vector<int32_t> labels(40, 3);
+    CnnWorkspace workspace(*layout, 1, algorithm);
+    const BatchPosition position{0, 0};
+    workspace.forward(params.data(), x.data(), labels.data(), 32, &position, nullptr);
+    workspace.backward(params.data(), grads.data());
+    workspace.forward(params.data(), x.data(), labels.data(), 40, nullptr, nullptr);
+    EXPECT_EQ(workspace.scratchpadBytesHeld(), plan.convScratchpad);
+
+    const bool winograd =
+        CnnWorkspace::convImplementations(*layout, 32, algorithm)[1].rfind("winograd", 0) == 0;
+    if (winograd) {
+      EXPECT_GT(plan.convScratchpad, 1u << 20) << "Winograd's transforms: several MB";
+      EXPECT_NE(plan.describe().find("convolution scratchpad"), std::string::npos)
+          << plan.describe();
+    }
+  }
 }
 
 // The bug: `--hidden 100000000` and `--eval-batch 2000000000` ended in std::bad_alloc (exit 134).

@@ -151,10 +151,9 @@ TEST_P(NcclMatchesCpuTest, TrainingFollowsTheCpuTrajectory) {
     double gpuLoss = 0.0;
     StepTimings cpuTimings;
     StepTimings gpuTimings;
-    ASSERT_TRUE(
-        cpu->trainStep(batch.x.data(), batch.labels.data(), kBatch, BatchPosition{step, 0},
-                       param.lr, &cpuLoss, &cpuTimings)
-            .isOk());
+    ASSERT_TRUE(cpu->trainStep(batch.x.data(), batch.labels.data(), kBatch, BatchPosition{step, 0},
+                               param.lr, &cpuLoss, &cpuTimings)
+                    .isOk());
     const Status status = gpu->trainStep(batch.x.data(), batch.labels.data(), kBatch,
                                          BatchPosition{step, 0}, param.lr, &gpuLoss, &gpuTimings);
     ASSERT_TRUE(status.isOk()) << status.toString();
@@ -191,46 +190,58 @@ INSTANTIATE_TEST_SUITE_P(Optimizers, NcclMatchesCpuTest,
 // The CNN (cuDNN) follows the CPU's (oneDNN) trajectory, dropout included: both draw the masks of
 // model.h from the same (seed, step, sample) so they drop the same features.
 TEST_F(NcclBackendTest, CnnTrainingFollowsTheCpuTrajectory) {
-  CnnShape shape;
-  shape.convChannels = {8, 16};
-  shape.hidden = 32;
-  Result<CnnLayout> layout = CnnLayout::create(shape);
-  ASSERT_TRUE(layout.isOk()) << layout.status().toString();
-  BackendOptions options = testOptions(sgdMomentum());
-  options.model = ModelLayout::cnn(*layout);
-  std::unique_ptr<Backend> gpu = makeGpu(options);
-  std::unique_ptr<Backend> cpu = makeCpu(options);
-  ASSERT_NE(gpu, nullptr);
-  ASSERT_NE(cpu, nullptr);
-  EXPECT_NE(gpu->description().find("cuDNN"), std::string::npos) << gpu->description();
+  // 8 -> 16 channels: direct convolution on the CPU (no multiple of 16 in), any algorithm cuDNN
+  // likes; 16 -> 32 with kDirect: direct on both, no Winograd or FFT on the GPU.
+  for (const auto& [channels, algorithm] :
+       {std::pair{std::vector<int>{8, 16}, ConvAlgorithm::kAuto},
+        std::pair{std::vector<int>{16, 32}, ConvAlgorithm::kDirect}}) {
+    SCOPED_TRACE(convAlgorithmName(algorithm));
+    CnnShape shape;
+    shape.convChannels = channels;
+    shape.hidden = 32;
+    Result<CnnLayout> layout = CnnLayout::create(shape);
+    ASSERT_TRUE(layout.isOk()) << layout.status().toString();
+    BackendOptions options = testOptions(sgdMomentum());
+    options.model = ModelLayout::cnn(*layout);
+    options.convAlgorithm = algorithm;
+    std::unique_ptr<Backend> gpu = makeGpu(options);
+    std::unique_ptr<Backend> cpu = makeCpu(options);
+    ASSERT_NE(gpu, nullptr);
+    ASSERT_NE(cpu, nullptr);
+    EXPECT_NE(gpu->description().find("cuDNN"), std::string::npos) << gpu->description();
+    EXPECT_NE(
+        gpu->description().find(std::string("conv algorithm ") + convAlgorithmName(algorithm)),
+        std::string::npos)
+        << gpu->description();
 
-  std::mt19937 rng(13);
-  for (int step = 0; step < kSteps; ++step) {
-    const Batch batch = randomBatch(rng, options.model, kBatch);
-    double cpuLoss = 0.0, gpuLoss = 0.0;
-    StepTimings cpuTimings, gpuTimings;
-    const BatchPosition position{step, 32};
-    ASSERT_TRUE(cpu->trainStep(batch.x.data(), batch.labels.data(), kBatch, position, 0.02,
-                               &cpuLoss, &cpuTimings)
-                    .isOk());
-    const Status status = gpu->trainStep(batch.x.data(), batch.labels.data(), kBatch, position,
-                                         0.02, &gpuLoss, &gpuTimings);
-    ASSERT_TRUE(status.isOk()) << status.toString();
-    EXPECT_NEAR(gpuLoss, cpuLoss, 1e-4 * std::max(1.0, std::abs(cpuLoss))) << "step " << step;
+    std::mt19937 rng(13);
+    for (int step = 0; step < kSteps; ++step) {
+      const Batch batch = randomBatch(rng, options.model, kBatch);
+      double cpuLoss = 0.0, gpuLoss = 0.0;
+      StepTimings cpuTimings, gpuTimings;
+      const BatchPosition position{step, 32};
+      ASSERT_TRUE(cpu->trainStep(batch.x.data(), batch.labels.data(), kBatch, position, 0.02,
+                                 &cpuLoss, &cpuTimings)
+                      .isOk());
+      const Status status = gpu->trainStep(batch.x.data(), batch.labels.data(), kBatch, position,
+                                           0.02, &gpuLoss, &gpuTimings);
+      ASSERT_TRUE(status.isOk()) << status.toString();
+      EXPECT_NEAR(gpuLoss, cpuLoss, 1e-4 * std::max(1.0, std::abs(cpuLoss))) << "step " << step;
+    }
+    std::vector<float> cpuParams, gpuParams;
+    OptimizerState cpuState, gpuState;
+    ASSERT_TRUE(cpu->saveState(&cpuParams, &cpuState).isOk());
+    ASSERT_TRUE(gpu->saveState(&gpuParams, &gpuState).isOk());
+    EXPECT_LT(relativeL2(gpuParams, cpuParams), kParamTolerance);
+
+    // Evaluation (no dropout) agrees too.
+    const Batch data = randomBatch(rng, options.model, 100);
+    EvalSums cpuSums, gpuSums;
+    ASSERT_TRUE(cpu->evaluate(data.x.data(), data.labels.data(), 100, &cpuSums).isOk());
+    ASSERT_TRUE(gpu->evaluate(data.x.data(), data.labels.data(), 100, &gpuSums).isOk());
+    EXPECT_EQ(gpuSums.count, cpuSums.count);
+    EXPECT_NEAR(gpuSums.lossSum, cpuSums.lossSum, 1e-4 * std::abs(cpuSums.lossSum));
   }
-  std::vector<float> cpuParams, gpuParams;
-  OptimizerState cpuState, gpuState;
-  ASSERT_TRUE(cpu->saveState(&cpuParams, &cpuState).isOk());
-  ASSERT_TRUE(gpu->saveState(&gpuParams, &gpuState).isOk());
-  EXPECT_LT(relativeL2(gpuParams, cpuParams), kParamTolerance);
-
-  // Evaluation (no dropout) agrees too.
-  const Batch data = randomBatch(rng, options.model, 100);
-  EvalSums cpuSums, gpuSums;
-  ASSERT_TRUE(cpu->evaluate(data.x.data(), data.labels.data(), 100, &cpuSums).isOk());
-  ASSERT_TRUE(gpu->evaluate(data.x.data(), data.labels.data(), 100, &gpuSums).isOk());
-  EXPECT_EQ(gpuSums.count, cpuSums.count);
-  EXPECT_NEAR(gpuSums.lossSum, cpuSums.lossSum, 1e-4 * std::abs(cpuSums.lossSum));
 }
 
 TEST_F(NcclBackendTest, EvaluateMatchesTheCpuBackend) {
@@ -267,10 +278,10 @@ TEST_F(NcclBackendTest, SaveLoadRoundTripsAndContinuesIdentically) {
   StepTimings timings;
   for (int step = 0; step < 5; ++step) {
     const Batch batch = randomBatch(rng, options.model, kBatch);
-    ASSERT_TRUE(
-        trained->trainStep(batch.x.data(), batch.labels.data(), kBatch, BatchPosition{}, 1e-3,
-                           &loss, &timings)
-            .isOk());
+    ASSERT_TRUE(trained
+                    ->trainStep(batch.x.data(), batch.labels.data(), kBatch, BatchPosition{}, 1e-3,
+                                &loss, &timings)
+                    .isOk());
   }
   std::vector<float> params;
   OptimizerState state;
@@ -294,14 +305,14 @@ TEST_F(NcclBackendTest, SaveLoadRoundTripsAndContinuesIdentically) {
   // same architecture and SM count, so the two continue identically.
   for (int step = 0; step < 3; ++step) {
     const Batch batch = randomBatch(rng, options.model, kBatch);
-    ASSERT_TRUE(
-        trained->trainStep(batch.x.data(), batch.labels.data(), kBatch, BatchPosition{}, 1e-3,
-                           &loss, &timings)
-            .isOk());
-    ASSERT_TRUE(
-        restored->trainStep(batch.x.data(), batch.labels.data(), kBatch, BatchPosition{}, 1e-3,
-                            &loss, &timings)
-            .isOk());
+    ASSERT_TRUE(trained
+                    ->trainStep(batch.x.data(), batch.labels.data(), kBatch, BatchPosition{}, 1e-3,
+                                &loss, &timings)
+                    .isOk());
+    ASSERT_TRUE(restored
+                    ->trainStep(batch.x.data(), batch.labels.data(), kBatch, BatchPosition{}, 1e-3,
+                                &loss, &timings)
+                    .isOk());
   }
   std::vector<float> trainedParams;
   ASSERT_TRUE(trained->saveState(&trainedParams, &state).isOk());
@@ -351,9 +362,8 @@ TEST_F(NcclBackendTest, RejectsABatchLargerThanMaxBatch) {
   const Batch batch = randomBatch(rng, options.model, options.maxBatch + 1);
   double loss = 0.0;
   StepTimings timings;
-  const Status status =
-      gpu->trainStep(batch.x.data(), batch.labels.data(), batch.count, BatchPosition{}, 0.1,
-                     &loss, &timings);
+  const Status status = gpu->trainStep(batch.x.data(), batch.labels.data(), batch.count,
+                                       BatchPosition{}, 0.1, &loss, &timings);
   EXPECT_EQ(status.code(), Status::Code::kInvalidArgument) << status.toString();
 }
 

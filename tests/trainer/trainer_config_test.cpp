@@ -257,6 +257,13 @@ TEST(TrainerConfigTest, CnnKeysParseAndBuildTheModel) {
   EXPECT_NE(parse(config, {"--model", "rnn"}).find("model (--model)"), std::string::npos);
   EXPECT_NE(parse(config, {"--dropout", "1"}).find("dropout (--dropout)"), std::string::npos);
   EXPECT_NE(parse(config, {"--channels", "0"}).find("channels (--channels)"), std::string::npos);
+
+  ASSERT_EQ(parse(config, {}), "");
+  EXPECT_EQ(config.conv_algorithm(), "auto");
+  ASSERT_EQ(parse(config, {"--model", "cnn", "--conv-algorithm", "direct"}), "");
+  EXPECT_EQ(config.conv_algorithm(), "direct");
+  EXPECT_NE(parse(config, {"--conv-algorithm", "fft"}).find("conv_algorithm (--conv-algorithm)"),
+            std::string::npos);
 }
 
 }  // namespace

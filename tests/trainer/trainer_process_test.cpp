@@ -554,6 +554,44 @@ TEST(TrainerProcessTest, CnnOneEpochOnTenThousandSamplesLearns) {
   EXPECT_GE(accuracy, 0.85);
 }
 
+// --conv-algorithm reaches the CNN: the start record names what each conv layer ran, and auto
+// (Winograd for conv2 on an AVX-512 CPU) computes the same function as direct: the first step's
+// loss, on the same initial parameters and batch, agrees within float32 rounding.
+TEST(TrainerProcessTest, CnnConvAlgorithmDirectAndAutoComputeTheSameLoss) {
+  TempDir dir;
+  std::map<std::string, nlohmann::json> start, first;
+  for (const char* algorithm : {"direct", "auto"}) {
+    auto run = runTrainer(
+        dir, 0,
+        {"--model", "cnn", "--global-batch", "64", "--max-steps", "3", "--conv-algorithm",
+         algorithm, "--checkpoint-dir", std::string("ckpt-") + algorithm});
+    EXPECT_RAN(run);
+    const auto starts = records(run.out, "start");
+    const auto metrics = records(run.out, "metrics");
+    ASSERT_EQ(starts.size(), 1u);
+    ASSERT_FALSE(metrics.empty());
+    EXPECT_EQ(metrics[0]["step"], 1);
+    EXPECT_EQ(starts[0]["config"]["conv_algorithm"], algorithm);
+    start[algorithm] = starts[0];
+    first[algorithm] = metrics[0];
+  }
+  const std::string direct = start["direct"]["backend_description"];
+  EXPECT_NE(direct.find("conv algorithm direct, conv1 direct ("), std::string::npos) << direct;
+  EXPECT_NE(direct.find("conv2 direct ("), std::string::npos) << direct;
+  auto layout = CnnLayout::create(CnnShape{});
+  ASSERT_TRUE(layout.isOk());
+  const std::string expectedConv2 =
+      "conv2 " + CnnWorkspace::convImplementations(*layout, 64, ConvAlgorithm::kAuto)[1];
+  const std::string automatic = start["auto"]["backend_description"];
+  EXPECT_NE(automatic.find("conv algorithm auto, conv1 direct ("), std::string::npos) << automatic;
+  EXPECT_NE(automatic.find(expectedConv2), std::string::npos) << automatic;
+  const double lossDirect = first["direct"]["metrics"]["train/loss"];
+  const double lossAuto = first["auto"]["metrics"]["train/loss"];
+  std::cout << "first-step loss: direct " << lossDirect << ", auto " << lossAuto << " ("
+            << expectedConv2 << ")\n";
+  EXPECT_NEAR(lossAuto, lossDirect, 1e-5 * lossDirect);
+}
+
 TEST(TrainerBadInputTest, MissingDataset) {
   TempDir dir;
   auto run = runTrainer(dir, 2, {"--data", dir.path() + "/nowhere"});

@@ -10,13 +10,34 @@ namespace {
 constexpr float kOne = 1.0f;
 constexpr float kZero = 0.0f;
 
-// The first result cuDNN's heuristics rank that ran (status) and is deterministic; the fastest
-// such algorithm it knows. Perf is one of the cudnnConvolution*AlgoPerf_t types.
+// Whether an algorithm is a transform (Winograd or FFT) rather than a direct or GEMM-based
+// convolution; ConvAlgorithm::kDirect leaves these out.
+bool isTransform(cudnnConvolutionFwdAlgo_t algo) {
+  return algo == CUDNN_CONVOLUTION_FWD_ALGO_FFT || algo == CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING ||
+         algo == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD ||
+         algo == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED;
+}
+bool isTransform(cudnnConvolutionBwdFilterAlgo_t algo) {
+  return algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT ||
+         algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT_TILING ||
+         algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED;
+}
+bool isTransform(cudnnConvolutionBwdDataAlgo_t algo) {
+  return algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT ||
+         algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING ||
+         algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD ||
+         algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED;
+}
+
+// The first result cuDNN's heuristics rank that ran (status), is deterministic and, with
+// ConvAlgorithm::kDirect, is no transform; the fastest such algorithm it knows. Perf is one of
+// the cudnnConvolution*AlgoPerf_t types.
 template <typename Perf>
-const Perf* firstDeterministic(const Perf* results, int count) {
+const Perf* firstDeterministic(const Perf* results, int count, ConvAlgorithm algorithm) {
   for (int i = 0; i < count; ++i) {
     if (results[i].status == CUDNN_STATUS_SUCCESS &&
-        results[i].determinism == CUDNN_DETERMINISTIC) {
+        results[i].determinism == CUDNN_DETERMINISTIC &&
+        !(algorithm == ConvAlgorithm::kDirect && isTransform(results[i].algo))) {
       return &results[i];
     }
   }
@@ -32,11 +53,13 @@ std::string DeviceCnn::cudnnVersionText() {
          std::to_string(code % 100);
 }
 
-DeviceCnn::DeviceCnn(CnnLayout layout, int maxBatch, uint64_t dropoutSeed, cublasHandle_t cublas,
-                     cudaStream_t stream, ErrorContext where)
+DeviceCnn::DeviceCnn(CnnLayout layout, int maxBatch, uint64_t dropoutSeed,
+                     ConvAlgorithm convAlgorithm, cublasHandle_t cublas, cudaStream_t stream,
+                     ErrorContext where)
     : layout_(std::move(layout)),
       maxBatch_(maxBatch),
       dropoutSeed_(dropoutSeed),
+      convAlgorithm_(convAlgorithm),
       cublas_(cublas),
       stream_(stream),
       where_(std::move(where)) {}
@@ -173,14 +196,15 @@ Status DeviceCnn::setBatch(int batch) {
                          cudnnGetConvolutionBackwardDataAlgorithm_v7(
                              cudnn_, stage.filter, stage.output, stage.convolution, stage.input,
                              CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &dataCount, data));
-    const auto* f = firstDeterministic(forward, forwardCount);
-    const auto* w = firstDeterministic(filter, filterCount);
-    const auto* d = firstDeterministic(data, dataCount);
+    const auto* f = firstDeterministic(forward, forwardCount, convAlgorithm_);
+    const auto* w = firstDeterministic(filter, filterCount, convAlgorithm_);
+    const auto* d = firstDeterministic(data, dataCount, convAlgorithm_);
     if (f == nullptr || w == nullptr || (s > 0 && d == nullptr)) {
-      return Status::internal(where_.prefix() + ": cuDNN " + cudnnVersionText() +
-                              " offers no deterministic convolution algorithm for conv stage " +
-                              std::to_string(s + 1) + " at batch " + std::to_string(batch) +
-                              ": try another --global-batch or --eval-batch");
+      return Status::internal(
+          where_.prefix() + ": cuDNN " + cudnnVersionText() + " offers no deterministic " +
+          (convAlgorithm_ == ConvAlgorithm::kDirect ? "non-transform " : "") +
+          "convolution algorithm for conv stage " + std::to_string(s + 1) + " at batch " +
+          std::to_string(batch) + ": try another --global-batch or --eval-batch");
     }
     chosen[s].forward = f->algo;
     chosen[s].filter = w->algo;

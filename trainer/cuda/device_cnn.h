@@ -6,8 +6,9 @@
 //
 // Numerics: convolutions run in full FP32 (CUDNN_FMA_MATH, no TF32, as the cuBLAS handle is set
 // up), with the fastest deterministic algorithm cuDNN's heuristics list for each batch size
-// (cudnnGetConvolution*Algorithm_v7), and deterministic max-pooling, so a run repeats bit for bit
-// on the same GPU model. Results match the CPU backend up to rounding.
+// (cudnnGetConvolution*Algorithm_v7; with ConvAlgorithm::kDirect no Winograd or FFT one), and
+// deterministic max-pooling, so a run repeats bit for bit on the same GPU model. Results match
+// the CPU backend up to rounding.
 //
 // Every method except allocate() only enqueues work on the stream. Not thread-safe: one object
 // per backend, used from one thread with its device current.
@@ -33,8 +34,10 @@ namespace ringside::trainer::gpu {
 class DeviceCnn final : public DeviceModel {
  public:
   // `cublas` must be bound to `stream` and outlive this object. `dropoutSeed`: the run seed.
-  DeviceCnn(CnnLayout layout, int maxBatch, uint64_t dropoutSeed, cublasHandle_t cublas,
-            cudaStream_t stream, ErrorContext where);
+  // `convAlgorithm`: kAuto takes cuDNN's fastest deterministic algorithm of any kind, kDirect
+  // its fastest deterministic one that is no Winograd or FFT transform.
+  DeviceCnn(CnnLayout layout, int maxBatch, uint64_t dropoutSeed, ConvAlgorithm convAlgorithm,
+            cublasHandle_t cublas, cudaStream_t stream, ErrorContext where);
   ~DeviceCnn() override;
   DeviceCnn(const DeviceCnn&) = delete;
   DeviceCnn& operator=(const DeviceCnn&) = delete;
@@ -83,6 +86,7 @@ class DeviceCnn final : public DeviceModel {
   CnnLayout layout_;
   int maxBatch_;
   uint64_t dropoutSeed_;
+  ConvAlgorithm convAlgorithm_;
   cublasHandle_t cublas_;
   cudaStream_t stream_;
   ErrorContext where_;

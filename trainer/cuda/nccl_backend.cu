@@ -225,8 +225,9 @@ Status NcclBackend::setUp() {
   }();
   RINGSIDE_RETURN_IF_ERROR(allocated.withContext(what));
   if (options_.model.isCnn()) {
-    model_ = std::make_unique<gpu::DeviceCnn>(options_.model.cnn(), options_.maxBatch,
-                                              options_.seed, cublas_, computeStream_, where_);
+    model_ =
+        std::make_unique<gpu::DeviceCnn>(options_.model.cnn(), options_.maxBatch, options_.seed,
+                                         options_.convAlgorithm, cublas_, computeStream_, where_);
   } else {
     model_ = std::make_unique<gpu::DeviceMlp>(options_.model.mlp(), options_.maxBatch, cublas_,
                                               computeStream_, where_);
@@ -251,7 +252,9 @@ Status NcclBackend::setUp() {
       cudaVersionText(driverVersion) + ", cuBLAS " + std::to_string(cublasVersion[0]) + "." +
       std::to_string(cublasVersion[1]) + "." + std::to_string(cublasVersion[2]) + ", NCCL " +
       ncclVersionText(ncclVersion) +
-      (options_.model.isCnn() ? ", cuDNN " + gpu::DeviceCnn::cudnnVersionText() : std::string()) +
+      (options_.model.isCnn() ? ", cuDNN " + gpu::DeviceCnn::cudnnVersionText() +
+                                    ", conv algorithm " + convAlgorithmName(options_.convAlgorithm)
+                              : std::string()) +
       ", " + options_.model.describe() + ", " + std::to_string(buckets_.size()) +
       " gradient bucket(s)";
   return Status::ok();

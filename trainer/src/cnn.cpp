@@ -1,8 +1,11 @@
 #include "ringside/trainer/cnn.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <new>
+#include <string>
 #include <unordered_map>
 
 namespace ringside::trainer {
@@ -52,9 +55,13 @@ void readNchw(DnnlRuntime& runtime, const memory& from, float* out) {
 
 // ---- ConvLayer
 
-ConvLayer::ConvLayer(DnnlRuntime& runtime, int batch, int inChannels, int outChannels, int height,
-                     int width, bool relu, bool training, bool inputGradient)
-    : runtime_(runtime), relu_(relu) {
+namespace {
+
+// The primitive descriptors of one conv layer with algorithm `alg` (scratchpads in user mode).
+// Throws dnnl::error (status unimplemented when this CPU has no kernel for `alg`).
+ConvPrimitiveDescs makeConvDescs(const dnnl::engine& engine, int batch, int inChannels,
+                                 int outChannels, int height, int width, bool relu, bool training,
+                                 bool inputGradient, algorithm alg) {
   const memory::dims srcDims = {batch, inChannels, height, width};
   const memory::dims weightDims = {outChannels, inChannels, kConvKernel, kConvKernel};
   const memory::dims dstDims = {batch, outChannels, height, width};
@@ -62,21 +69,107 @@ ConvLayer::ConvLayer(DnnlRuntime& runtime, int batch, int inChannels, int outCha
   const memory::desc weightsAny(weightDims, Type::f32, Tag::any);
   const memory::desc bias({outChannels}, Type::f32, Tag::x);
   const memory::desc dstAny(dstDims, Type::f32, Tag::any);
-  plainWeightsDesc_ = memory::desc(weightDims, Type::f32, Tag::oihw);
-  const dnnl::engine& engine = runtime.engine;
 
-  dnnl::primitive_attr attributes;
+  dnnl::primitive_attr forwardAttributes;
+  forwardAttributes.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   if (relu) {
     dnnl::post_ops ops;
     ops.append_eltwise(1.0f, algorithm::eltwise_relu, 0.0f, 0.0f);
-    attributes.set_post_ops(ops);
+    forwardAttributes.set_post_ops(ops);
   }
-  forwardPd_ = dnnl::convolution_forward::primitive_desc(
+  dnnl::primitive_attr attributes;
+  attributes.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+
+  ConvPrimitiveDescs descs;
+  descs.winograd = alg == algorithm::convolution_winograd;
+  descs.forward = dnnl::convolution_forward::primitive_desc(
       dnnl::convolution_forward::desc(
-          training ? prop_kind::forward_training : prop_kind::forward_inference,
-          algorithm::convolution_direct, srcAny, weightsAny, bias, dstAny, kStride, kPadding,
-          kPadding),
-      attributes, engine);
+          training ? prop_kind::forward_training : prop_kind::forward_inference, alg, srcAny,
+          weightsAny, bias, dstAny, kStride, kPadding, kPadding),
+      forwardAttributes, engine);
+  if (!training) return descs;
+  descs.weights = dnnl::convolution_backward_weights::primitive_desc(
+      dnnl::convolution_backward_weights::desc(alg, srcAny, weightsAny, bias, dstAny, kStride,
+                                               kPadding, kPadding),
+      attributes, engine, descs.forward);
+  if (inputGradient) {
+    descs.data = dnnl::convolution_backward_data::primitive_desc(
+        dnnl::convolution_backward_data::desc(alg, srcAny, weightsAny, dstAny, kStride, kPadding,
+                                              kPadding),
+        attributes, engine, descs.forward);
+  }
+  return descs;
+}
+
+// Memory for a primitive's scratchpad in the runtime's shared buffer, or an empty memory when the
+// primitive needs none.
+memory scratchpadFor(DnnlRuntime& runtime, const memory::desc& desc) {
+  const size_t bytes = desc.get_size();
+  if (bytes == 0) return memory();
+  return memory(desc, runtime.engine, runtime.scratchpad(bytes));
+}
+
+// Adds the scratchpad argument when the primitive has one.
+void addScratchpad(std::unordered_map<int, memory>& args, const memory& scratchpad) {
+  if (scratchpad) args.emplace(DNNL_ARG_SCRATCHPAD, scratchpad);
+}
+
+}  // namespace
+
+void* DnnlRuntime::scratchpad(size_t bytes) {
+  if (bytes > scratchpadBytes_) {
+    // 64-byte aligned (a cache line, and AVX-512's vector), rounded up as aligned_alloc wants.
+    const size_t rounded = roundedScratchpadBytes(bytes);
+    void* fresh = std::aligned_alloc(64, rounded);
+    if (fresh == nullptr) throw std::bad_alloc();
+    scratchpad_.reset(fresh);
+    scratchpadBytes_ = rounded;
+  }
+  return scratchpad_.get();
+}
+
+ConvPrimitiveDescs planConvPrimitives(const dnnl::engine& engine, int batch, int inChannels,
+                                      int outChannels, int height, int width, bool relu,
+                                      bool training, bool inputGradient, ConvAlgorithm algorithm) {
+  if (algorithm == ConvAlgorithm::kAuto && inChannels % kWinogradChannelMultiple == 0 &&
+      outChannels % kWinogradChannelMultiple == 0) {
+    try {
+      return makeConvDescs(engine, batch, inChannels, outChannels, height, width, relu, training,
+                           inputGradient, algorithm::convolution_winograd);
+    } catch (const dnnl::error& e) {
+      // No Winograd kernel on this CPU (oneDNN 2.6 has f32 Winograd for AVX-512 only): direct.
+      if (e.status != dnnl_unimplemented) throw;
+    }
+  }
+  return makeConvDescs(engine, batch, inChannels, outChannels, height, width, relu, training,
+                       inputGradient, algorithm::convolution_direct);
+}
+
+std::string ConvPrimitiveDescs::describe() const {
+  return std::string(winograd ? "winograd" : "direct") + " (" + forward.impl_info_str() + ")";
+}
+
+size_t ConvPrimitiveDescs::scratchpadBytes() const {
+  size_t bytes = forward.scratchpad_desc().get_size();
+  if (weights) bytes = std::max(bytes, weights.scratchpad_desc().get_size());
+  if (data) bytes = std::max(bytes, data.scratchpad_desc().get_size());
+  return bytes;
+}
+
+ConvLayer::ConvLayer(DnnlRuntime& runtime, int batch, int inChannels, int outChannels, int height,
+                     int width, bool relu, bool training, bool inputGradient,
+                     ConvAlgorithm algorithm)
+    : runtime_(runtime), relu_(relu) {
+  const memory::dims weightDims = {outChannels, inChannels, kConvKernel, kConvKernel};
+  plainWeightsDesc_ = memory::desc(weightDims, Type::f32, Tag::oihw);
+  const dnnl::engine& engine = runtime.engine;
+
+  const ConvPrimitiveDescs descs =
+      planConvPrimitives(engine, batch, inChannels, outChannels, height, width, relu, training,
+                         inputGradient, algorithm);
+  winograd_ = descs.winograd;
+  implementation_ = descs.describe();
+  forwardPd_ = descs.forward;
   forward_ = dnnl::convolution_forward(forwardPd_);
   dstDesc_ = forwardPd_.dst_desc();
   dst_ = memory(dstDesc_, engine);
@@ -84,10 +177,7 @@ ConvLayer::ConvLayer(DnnlRuntime& runtime, int batch, int inChannels, int outCha
            kConvKernel;
   if (!training) return;
 
-  weightsPd_ = dnnl::convolution_backward_weights::primitive_desc(
-      dnnl::convolution_backward_weights::desc(algorithm::convolution_direct, srcAny, weightsAny,
-                                               bias, dstAny, kStride, kPadding, kPadding),
-      engine, forwardPd_);
+  weightsPd_ = descs.weights;
   backwardWeights_ = dnnl::convolution_backward_weights(weightsPd_);
   if (relu) {
     const auto hint = dnnl::eltwise_forward::primitive_desc(
@@ -101,10 +191,7 @@ ConvLayer::ConvLayer(DnnlRuntime& runtime, int batch, int inChannels, int outCha
     diffPre_ = memory(dstDesc_, engine);
   }
   if (inputGradient) {
-    dataPd_ = dnnl::convolution_backward_data::primitive_desc(
-        dnnl::convolution_backward_data::desc(algorithm::convolution_direct, srcAny, weightsAny,
-                                              dstAny, kStride, kPadding, kPadding),
-        engine, forwardPd_);
+    dataPd_ = descs.data;
     backwardData_ = dnnl::convolution_backward_data(dataPd_);
     diffSrc_ = memory(dataPd_.diff_src_desc(), engine);
   }
@@ -114,10 +201,13 @@ const memory& ConvLayer::forward(const memory& src, const float* w, const float*
   srcUsed_ = inFormat(runtime_, src, forwardPd_.src_desc(), src_);
   const memory weights =
       inFormat(runtime_, wrap(runtime_, plainWeightsDesc_, w), forwardPd_.weights_desc(), weights_);
-  forward_.execute(runtime_.stream, {{DNNL_ARG_SRC, srcUsed_},
-                                     {DNNL_ARG_WEIGHTS, weights},
-                                     {DNNL_ARG_BIAS, wrap(runtime_, forwardPd_.bias_desc(), b)},
-                                     {DNNL_ARG_DST, dst_}});
+  std::unordered_map<int, memory> args = {
+      {DNNL_ARG_SRC, srcUsed_},
+      {DNNL_ARG_WEIGHTS, weights},
+      {DNNL_ARG_BIAS, wrap(runtime_, forwardPd_.bias_desc(), b)},
+      {DNNL_ARG_DST, dst_}};
+  addScratchpad(args, scratchpadFor(runtime_, forwardPd_.scratchpad_desc()));
+  forward_.execute(runtime_.stream, args);
   runtime_.stream.wait();
   return dst_;
 }
@@ -138,11 +228,13 @@ void ConvLayer::backwardWeights(const memory& diffDst, float* dw, float* db) {
   if (!direct && (!diffWeights_ || diffWeights_.get_desc() != weightsPd_.diff_weights_desc())) {
     diffWeights_ = memory(weightsPd_.diff_weights_desc(), runtime_.engine);
   }
-  backwardWeights_.execute(runtime_.stream,
-                           {{DNNL_ARG_SRC, src},
-                            {DNNL_ARG_DIFF_DST, diff},
-                            {DNNL_ARG_DIFF_WEIGHTS, direct ? plainDw : diffWeights_},
-                            {DNNL_ARG_DIFF_BIAS, wrap(runtime_, weightsPd_.diff_bias_desc(), db)}});
+  std::unordered_map<int, memory> args = {
+      {DNNL_ARG_SRC, src},
+      {DNNL_ARG_DIFF_DST, diff},
+      {DNNL_ARG_DIFF_WEIGHTS, direct ? plainDw : diffWeights_},
+      {DNNL_ARG_DIFF_BIAS, wrap(runtime_, weightsPd_.diff_bias_desc(), db)}};
+  addScratchpad(args, scratchpadFor(runtime_, weightsPd_.scratchpad_desc()));
+  backwardWeights_.execute(runtime_.stream, args);
   if (!direct) dnnl::reorder(diffWeights_, plainDw).execute(runtime_.stream, diffWeights_, plainDw);
   runtime_.stream.wait();
 }
@@ -151,9 +243,10 @@ const memory& ConvLayer::backwardData(const float* w) {
   const memory weights = inFormat(runtime_, wrap(runtime_, plainWeightsDesc_, w),
                                   dataPd_.weights_desc(), dataWeights_);
   const memory diff = inFormat(runtime_, diffPreUsed_, dataPd_.diff_dst_desc(), diffPreForD_);
-  backwardData_.execute(
-      runtime_.stream,
-      {{DNNL_ARG_DIFF_DST, diff}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DIFF_SRC, diffSrc_}});
+  std::unordered_map<int, memory> args = {
+      {DNNL_ARG_DIFF_DST, diff}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DIFF_SRC, diffSrc_}};
+  addScratchpad(args, scratchpadFor(runtime_, dataPd_.scratchpad_desc()));
+  backwardData_.execute(runtime_.stream, args);
   runtime_.stream.wait();
   return diffSrc_;
 }
@@ -222,8 +315,8 @@ struct CnnWorkspace::Plan {
   std::vector<float> dHidden;      // [batch, hidden] (training)
 };
 
-CnnWorkspace::CnnWorkspace(const CnnLayout& layout, uint64_t dropoutSeed)
-    : layout_(layout), dropoutSeed_(dropoutSeed) {}
+CnnWorkspace::CnnWorkspace(const CnnLayout& layout, uint64_t dropoutSeed, ConvAlgorithm algorithm)
+    : layout_(layout), dropoutSeed_(dropoutSeed), algorithm_(algorithm) {}
 
 CnnWorkspace::~CnnWorkspace() = default;
 
@@ -248,6 +341,34 @@ uint64_t CnnWorkspace::planFloats(const CnnLayout& layout, int batch, bool train
   return perSample * uint64_t(std::max(batch, 0));
 }
 
+uint64_t CnnWorkspace::scratchpadBytes(const CnnLayout& layout, int batch, bool training,
+                                       ConvAlgorithm algorithm) {
+  const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  uint64_t bytes = 0;
+  for (size_t s = 0; s < layout.stages().size(); ++s) {
+    const ConvStageShape& stage = layout.stages()[s];
+    const ConvPrimitiveDescs descs = planConvPrimitives(
+        engine, batch, stage.inChannels, stage.outChannels, stage.height, stage.width,
+        /*relu=*/true, training, /*inputGradient=*/training && s > 0, algorithm);
+    bytes = std::max<uint64_t>(bytes, descs.scratchpadBytes());
+  }
+  return DnnlRuntime::roundedScratchpadBytes(bytes);
+}
+
+std::vector<std::string> CnnWorkspace::convImplementations(const CnnLayout& layout, int batch,
+                                                           ConvAlgorithm algorithm) {
+  const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  std::vector<std::string> names;
+  for (size_t s = 0; s < layout.stages().size(); ++s) {
+    const ConvStageShape& stage = layout.stages()[s];
+    const ConvPrimitiveDescs descs = planConvPrimitives(
+        engine, batch, stage.inChannels, stage.outChannels, stage.height, stage.width,
+        /*relu=*/true, /*training=*/true, /*inputGradient=*/s > 0, algorithm);
+    names.push_back(descs.describe());
+  }
+  return names;
+}
+
 CnnWorkspace::Plan& CnnWorkspace::planFor(int batch, bool training) {
   for (auto& plan : plans_) {
     if (plan->batch == batch && plan->training == training) return *plan;
@@ -268,7 +389,7 @@ CnnWorkspace::Plan& CnnWorkspace::planFor(int batch, bool training) {
     plan->convs.push_back(std::make_unique<ConvLayer>(runtime_, batch, stage.inChannels,
                                                       stage.outChannels, stage.height, stage.width,
                                                       /*relu=*/true, training,
-                                                      /*inputGradient=*/s > 0));
+                                                      /*inputGradient=*/s > 0, algorithm_));
     plan->pools.push_back(
         std::make_unique<MaxPoolLayer>(runtime_, plan->convs.back()->dstDesc(), training));
     src = plan->pools.back()->dstDesc();

@@ -27,19 +27,28 @@ class CpuBackend final : public Backend {
       : comm_(comm),
         options_(std::move(options)),
         buckets_(planBuckets(options_.model, options_.bucketBytes)) {
-    model_ = makeCpuModel(options_.model, options_.maxBatch, options_.seed, options_.microBatch);
+    model_ = makeCpuModel(options_.model, options_.maxBatch, options_.seed, options_.microBatch,
+                          options_.convAlgorithm);
   }
 
   const char* name() const override { return "mpi"; }
 
   std::string description() const override {
-    std::string text = std::string("CPU, ") + options_.model.describe() + ", OpenBLAS " +
+    std::string text = std::string("CPU, ") + options_.model.describe() + ", " +
                        openblas_get_config() + " (kernel " + openblas_get_corename() + ", " +
                        std::to_string(options_.threads) + " thread(s))";
     if (options_.model.isCnn()) {
       const dnnl_version_t* version = dnnl_version();
       text += ", oneDNN " + std::to_string(version->major) + "." + std::to_string(version->minor) +
-              "." + std::to_string(version->patch);
+              "." + std::to_string(version->patch) + ", conv algorithm " +
+              convAlgorithmName(options_.convAlgorithm);
+      // What each conv stage runs, e.g. "conv2 winograd (jit_wino_4x3:avx512_core)" (the choice
+      // depends on the shapes and the CPU, not the batch).
+      const std::vector<std::string> convs = CnnWorkspace::convImplementations(
+          options_.model.cnn(), std::max(options_.maxBatch, 1), options_.convAlgorithm);
+      for (size_t s = 0; s < convs.size(); ++s) {
+        text += ", conv" + std::to_string(s + 1) + " " + convs[s];
+      }
     }
     return text + ", " + std::to_string(buckets_.size()) + " gradient bucket(s)";
   }

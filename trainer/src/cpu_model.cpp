@@ -30,8 +30,9 @@ class MlpModel final : public CpuModel {
 
 class CnnModel final : public CpuModel {
  public:
-  CnnModel(const CnnLayout& layout, int maxBatch, uint64_t seed)
-      : workspace_(layout, seed), evalChunk_(std::clamp(maxBatch, 1, kCnnEvalChunk)) {}
+  CnnModel(const CnnLayout& layout, int maxBatch, uint64_t seed, ConvAlgorithm convAlgorithm)
+      : workspace_(layout, seed, convAlgorithm),
+        evalChunk_(std::clamp(maxBatch, 1, kCnnEvalChunk)) {}
   float forward(const float* params, const float* x, const int32_t* labels, int batch,
                 const BatchPosition* position, int64_t* correct,
                 const StopCheck& stopCheck) override {
@@ -53,10 +54,10 @@ class CnnModel final : public CpuModel {
 }  // namespace
 
 std::unique_ptr<CpuModel> makeCpuModel(const ModelLayout& layout, int maxBatch, uint64_t seed,
-                                       int microBatch) {
+                                       int microBatch, ConvAlgorithm convAlgorithm) {
   std::unique_ptr<CpuModel> model;
   if (layout.isCnn()) {
-    model = std::make_unique<CnnModel>(layout.cnn(), maxBatch, seed);
+    model = std::make_unique<CnnModel>(layout.cnn(), maxBatch, seed, convAlgorithm);
   } else {
     model = std::make_unique<MlpModel>(layout.mlp(), maxBatch);
   }

@@ -74,8 +74,8 @@ std::vector<std::string> cgroupDirectories() {
 
 uint64_t HostMemoryPlan::total() const {
   uint64_t sum = 0;
-  for (uint64_t part : {parameters, gradients, optimizerState, activations, inputBatches,
-                        checkpointCopies, dataset}) {
+  for (uint64_t part : {parameters, gradients, optimizerState, activations, convScratchpad,
+                        inputBatches, checkpointCopies, dataset}) {
     sum = addSat(sum, part);
   }
   return sum;
@@ -92,6 +92,7 @@ std::string HostMemoryPlan::describe() const {
   add(optimizerState, "optimizer state");
   add(activations, "activations");
   if (activations != 0) text += " for batches of up to " + std::to_string(activationBatch);
+  add(convScratchpad, "convolution scratchpad");
   add(inputBatches, "input batches");
   add(checkpointCopies, "checkpoint copies");
   add(dataset, "dataset");
@@ -129,6 +130,12 @@ HostMemoryPlan planHostMemory(const ModelLayout& model, const OptimizerConfig& o
           addSat(CnnWorkspace::planFloats(model.cnn(), passBatch, /*training=*/true),
                  mulSat(2, CnnWorkspace::planFloats(model.cnn(), chunk, /*training=*/false)));
       plan.activations = mulSat(floats, kFloat);
+      // One buffer shared by every plan of the workspace: the largest they ask for.
+      plan.convScratchpad =
+          std::max(CnnWorkspace::scratchpadBytes(model.cnn(), passBatch, /*training=*/true,
+                                                 input.convAlgorithm),
+                   CnnWorkspace::scratchpadBytes(model.cnn(), chunk, /*training=*/false,
+                                                 input.convAlgorithm));
     } else {
       // MlpWorkspace: one [batch, out] buffer per layer and two [batch, widest] gradient buffers.
       const MlpLayout& layout = model.mlp();

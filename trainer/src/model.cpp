@@ -26,6 +26,17 @@ Result<ModelKind> parseModelKind(const std::string& name) {
   return Status::invalidArgument("unknown model '" + name + "': use mlp or cnn");
 }
 
+const char* convAlgorithmName(ConvAlgorithm algorithm) {
+  return algorithm == ConvAlgorithm::kDirect ? "direct" : "auto";
+}
+
+Result<ConvAlgorithm> parseConvAlgorithm(const std::string& name) {
+  if (name == "auto") return ConvAlgorithm::kAuto;
+  if (name == "direct") return ConvAlgorithm::kDirect;
+  return Status::invalidArgument("unknown convolution algorithm '" + name +
+                                 "': use auto or direct");
+}
+
 Result<CnnLayout> CnnLayout::create(CnnShape shape) {
   if (shape.channels <= 0 || shape.height <= 0 || shape.width <= 0) {
     return Status::invalidArgument(

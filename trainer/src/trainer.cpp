@@ -298,6 +298,7 @@ Result<TrainingOutcome> Trainer::run() {
                        {"time", unixTime()},
                        {"world_size", world},
                        {"backend", backend_.name()},
+                       {"backend_description", backend_.description()},
                        {"model", modelKindName(model_.kind())},
                        {"num_params", numParams_},
                        {"train_samples", data_.train.count},

@@ -144,6 +144,12 @@ void addTrainerOptions(CLI::App& app, v1::TrainerConfig& config) {
   addSpecOption(
       app, flags, "--dropout", [](Config& c, double v) { c.set_dropout(v); }, d.dropout(),
       "cnn: dropout probability before the hidden Linear layer (0 to below 1)", "Model");
+  addSpecOption(
+      app, flags, "--conv-algorithm",
+      [](Config& c, const std::string& v) { c.set_conv_algorithm(v); }, d.conv_algorithm(),
+      "cnn: auto (Winograd for conv layers with channels in multiples of 16 where the CPU has "
+      "AVX-512, else direct; docs/trainer.md) or direct (every layer, as PyTorch on a CPU)",
+      "Model");
 
   const std::string schedule = "Schedule";
   addSpecOption(

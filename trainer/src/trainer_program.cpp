@@ -188,6 +188,7 @@ int runTrainerProgram(int argc, char** argv) {
     }
     // Samples in one training forward pass (what activations are sized for).
     const int passBatch = microBatch > 0 ? microBatch : localBatch;
+    const ConvAlgorithm convAlgorithm = *parseConvAlgorithm(config.conv_algorithm());
     const int evalBatch = evaluationBatch(config.eval_batch(), data->test.count, comm->worldSize());
     if (setup.isOk() && available) {
       // Before the backend allocates anything: a run that cannot fit ends here, saying so.
@@ -196,6 +197,7 @@ int runTrainerProgram(int argc, char** argv) {
       input.localBatch = localBatch;
       input.microBatch = passBatch;
       input.evalBatch = evalBatch;
+      input.convAlgorithm = convAlgorithm;
       input.writesCheckpoints = comm->rank() == 0;
       input.resumes = !config.resume().empty();
       input.datasetBytes = datasetBytes(*data);
@@ -209,6 +211,7 @@ int runTrainerProgram(int argc, char** argv) {
       options.seed = config.seed();
       options.maxBatch = std::max(passBatch, evalBatch);
       options.microBatch = microBatch;
+      options.convAlgorithm = convAlgorithm;
       options.bucketBytes = static_cast<size_t>(config.bucket_mb() * 1024 * 1024);
       options.threads = config.threads();
       options.stopRequested = &gStopRequested;

@@ -135,6 +135,10 @@ QList<FieldError> validateFields(const RunForm& form, const QList<NodeChoice>& n
     if (!(form.dropout >= 0.0 && form.dropout < 1.0)) {
       add("dropout", tr("Dropout is a probability from 0 to below 1."));
     }
+    if (form.convAlgorithm != QLatin1String("auto") &&
+        form.convAlgorithm != QLatin1String("direct")) {
+      add("convAlgorithm", tr("Choose Auto or Direct."));
+    }
   } else if (form.model == QLatin1String("mlp")) {
     if (form.hidden.isEmpty())
       add("hidden", tr("Give at least one hidden layer width, e.g. 256,128."));
@@ -259,6 +263,7 @@ v1::TrainerConfig trainerConfig(const RunForm& f) {
   config.clear_channels();
   for (int channels : f.channels) config.add_channels(channels);
   config.set_dropout(f.dropout);
+  config.set_conv_algorithm(f.convAlgorithm.toStdString());
   config.set_optimizer(f.optimizer.toStdString());
   config.set_lr(f.lr);
   config.set_weight_decay(f.weightDecay);
@@ -347,6 +352,7 @@ void applyTrainerConfig(const v1::TrainerConfig& c, RunForm* f) {
   if (c.hidden_size() > 0) f->hidden = QList<int>(c.hidden().begin(), c.hidden().end());
   if (c.channels_size() > 0) f->channels = QList<int>(c.channels().begin(), c.channels().end());
   if (c.has_dropout()) f->dropout = c.dropout();
+  if (c.has_conv_algorithm()) f->convAlgorithm = text(c.conv_algorithm());
   if (c.has_optimizer()) f->optimizer = text(c.optimizer());
   if (c.has_lr()) f->lr = c.lr();
   if (c.has_momentum()) f->momentum = c.momentum();

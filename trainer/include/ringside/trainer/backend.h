@@ -69,6 +69,8 @@ struct BackendOptions {
   // cpu_model.h MicroBatchedModel); 0: the whole local batch in one pass. The nccl backend has
   // no micro-batches (the trainer refuses the option with it).
   int microBatch = 0;
+  // CNN: how the conv layers compute (model.h ConvAlgorithm; TrainerConfig.conv_algorithm).
+  ConvAlgorithm convAlgorithm = ConvAlgorithm::kAuto;
   // Gradient bucket cap, bytes (bucketing.h); the run spec's default bucket_mb is 0.05 MiB.
   size_t bucketBytes = 52428;
   int threads = 1;  // mpi backend: BLAS threads per rank

@@ -16,9 +16,11 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "ringside/trainer/mlp.h"
@@ -31,12 +33,59 @@ namespace ringside::trainer {
 // is.
 inline constexpr int kCnnEvalChunk = 256;
 
-// The engine and stream every layer of one workspace runs on (the CPU, in order).
+// The engine and stream every layer of one workspace runs on (the CPU, in order), and the
+// scratch memory the convolution primitives share: they run one at a time, so one buffer of the
+// largest scratchpad any of them asks for serves all (oneDNN's scratchpad_mode::user).
 struct DnnlRuntime {
   DnnlRuntime() : engine(dnnl::engine::kind::cpu, 0), stream(engine) {}
   dnnl::engine engine;
   dnnl::stream stream;
+
+  // A 64-byte aligned buffer of at least `bytes`, valid until a call that asks for more.
+  // Errors: std::bad_alloc.
+  void* scratchpad(size_t bytes);
+  // Bytes held: the largest request so far, rounded up to a multiple of 64.
+  size_t scratchpadBytes() const { return scratchpadBytes_; }
+  // `bytes` rounded up to a multiple of 64, as scratchpad() allocates it.
+  static size_t roundedScratchpadBytes(size_t bytes) { return (bytes + 63) / 64 * 64; }
+
+ private:
+  struct Free {
+    void operator()(void* p) const { std::free(p); }
+  };
+  std::unique_ptr<void, Free> scratchpad_;
+  size_t scratchpadBytes_ = 0;
 };
+
+// Channel counts (input and output) must both be multiples of this for ConvAlgorithm::kAuto to
+// choose Winograd: the width of oneDNN's AVX-512 Winograd kernel (16 floats). Below it the
+// kernel pads the channels, and for the CNN's first layer (1 input channel) it measured 10x
+// slower than direct convolution (docs/trainer.md, "Convolution algorithm").
+inline constexpr int kWinogradChannelMultiple = 16;
+
+// The oneDNN primitive descriptors of one conv layer: forward, and for training backward
+// weights and (with an input gradient) backward data, all of one algorithm.
+struct ConvPrimitiveDescs {
+  bool winograd = false;  // Winograd F(4x4, 3x3); else direct
+  dnnl::convolution_forward::primitive_desc forward;
+  dnnl::convolution_backward_weights::primitive_desc weights;  // empty without training
+  dnnl::convolution_backward_data::primitive_desc data;        // empty without an input gradient
+  // The largest scratchpad of the three, bytes (Winograd's tile transforms; about 9 MB for the
+  // default CNN's second layer, independent of the batch).
+  size_t scratchpadBytes() const;
+  // "winograd (<oneDNN implementation>)" or "direct (<oneDNN implementation>)", e.g.
+  // "winograd (jit_wino_4x3:avx512_core)".
+  std::string describe() const;
+};
+
+// Chooses and describes the primitives of a conv 3x3 layer (see ConvLayer) for `algorithm`:
+// with kAuto, Winograd when both channel counts are multiples of kWinogradChannelMultiple and
+// oneDNN has a Winograd kernel for this CPU (AVX-512), else direct. The choice depends on the
+// shape and the CPU only, so every rank of a run on the same CPU model chooses alike.
+// Errors: dnnl::error from oneDNN (out of memory, or a shape it cannot convolve).
+ConvPrimitiveDescs planConvPrimitives(const dnnl::engine& engine, int batch, int inChannels,
+                                      int outChannels, int height, int width, bool relu,
+                                      bool training, bool inputGradient, ConvAlgorithm algorithm);
 
 // A plain NCHW float32 memory descriptor [batch, channels, height, width].
 dnnl::memory::desc nchwDesc(int batch, int channels, int height, int width);
@@ -51,8 +100,10 @@ class ConvLayer {
  public:
   // `training`: forward_training and the backward primitives; else forward_inference only.
   // `inputGradient`: plans backwardData() (the first layer needs none).
+  // `algorithm`: see planConvPrimitives.
   ConvLayer(DnnlRuntime& runtime, int batch, int inChannels, int outChannels, int height, int width,
-            bool relu, bool training, bool inputGradient);
+            bool relu, bool training, bool inputGradient,
+            ConvAlgorithm algorithm = ConvAlgorithm::kDirect);
 
   // dst = [ReLU](conv(src, w) + b); src in any format (reordered when the primitive wants
   // another). Returns the layer-owned output in dstDesc()'s format, valid until the next call.
@@ -66,12 +117,19 @@ class ConvLayer {
   // After backwardWeights(): returns d loss / d src (layer-owned, valid until the next call).
   const dnnl::memory& backwardData(const float* w);
 
-  // Floating-point operations of one forward pass (2 * MACs; bias and ReLU not counted).
+  // Floating-point operations of one forward pass as direct convolution computes it (2 * MACs;
+  // bias and ReLU not counted). Winograd does fewer multiplications for the same result; the
+  // trainer's GFLOP/s count these (model FLOPs), whichever algorithm runs.
   uint64_t forwardFlops() const { return flops_; }
+  bool winograd() const { return winograd_; }
+  // ConvPrimitiveDescs::describe() of the chosen primitives.
+  const std::string& implementation() const { return implementation_; }
 
  private:
   DnnlRuntime& runtime_;
   bool relu_;
+  bool winograd_ = false;
+  std::string implementation_;
   uint64_t flops_ = 0;
   dnnl::memory::desc plainWeightsDesc_;
   dnnl::memory::desc dstDesc_;
@@ -131,7 +189,9 @@ class CnnWorkspace {
   static constexpr size_t kMaxCachedPlans = 4;
 
   // `dropoutSeed`: the run seed (dropout masks: model.h). `layout` must outlive this object.
-  CnnWorkspace(const CnnLayout& layout, uint64_t dropoutSeed);
+  // `algorithm`: how the conv layers compute (planConvPrimitives).
+  CnnWorkspace(const CnnLayout& layout, uint64_t dropoutSeed,
+               ConvAlgorithm algorithm = ConvAlgorithm::kAuto);
   ~CnnWorkspace();
 
   // Forward over x[batch, C * H * W] (NCHW per sample); returns the mean cross-entropy against
@@ -155,10 +215,23 @@ class CnnWorkspace {
                 const StopCheck& stopCheck = {}, const std::function<void()>& progress = {});
 
   bool stopped() const { return stopped_; }
+  // Bytes of the convolutions' shared scratchpad held now (the largest any plan used so far).
+  size_t scratchpadBytesHeld() const { return runtime_.scratchpadBytes(); }
 
   // Floats one cached plan holds for `batch` samples (activations, gradients, dropout mask,
   // pooling workspaces counted as floats), training or evaluation. memory_plan.cpp counts these.
   static uint64_t planFloats(const CnnLayout& layout, int batch, bool training);
+  // Bytes of the convolutions' shared scratchpad (DnnlRuntime::scratchpad) for a plan of `batch`
+  // samples: the largest any conv primitive of it asks for, rounded up to a multiple of 64 as
+  // DnnlRuntime allocates it. One buffer serves every plan of a
+  // workspace, so a workspace holds the maximum over its plans. memory_plan.cpp counts it.
+  static uint64_t scratchpadBytes(const CnnLayout& layout, int batch, bool training,
+                                  ConvAlgorithm algorithm);
+  // How each conv stage computes at `batch` (ConvLayer::implementation), e.g.
+  // {"direct (jit:avx512_core)", "winograd (jit_wino_4x3:avx512_core)"}: for the backend's
+  // description and tests.
+  static std::vector<std::string> convImplementations(const CnnLayout& layout, int batch,
+                                                      ConvAlgorithm algorithm);
 
  private:
   struct Plan;
@@ -167,6 +240,7 @@ class CnnWorkspace {
 
   const CnnLayout& layout_;
   uint64_t dropoutSeed_;
+  ConvAlgorithm algorithm_;
   DnnlRuntime runtime_;
   std::vector<std::unique_ptr<Plan>> plans_;  // oldest first
   Plan* last_ = nullptr;                      // the plan of the last training forward()

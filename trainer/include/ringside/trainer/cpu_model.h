@@ -42,9 +42,11 @@ class CpuModel {
 // The model of `layout` for batches of up to maxBatch samples (training and evaluation); `seed`
 // is the run seed (the CNN's dropout masks). With microBatch > 0 a training batch is computed as
 // batch / microBatch passes of microBatch samples (MicroBatchedModel below); 0: one pass.
-// `layout` must outlive the model.
+// `convAlgorithm`: how the CNN's conv layers compute (cnn.h planConvPrimitives; the MLP ignores
+// it). `layout` must outlive the model.
 std::unique_ptr<CpuModel> makeCpuModel(const ModelLayout& layout, int maxBatch, uint64_t seed,
-                                       int microBatch);
+                                       int microBatch,
+                                       ConvAlgorithm convAlgorithm = ConvAlgorithm::kAuto);
 
 // Gradient accumulation over micro-batches, as DDP's no_sync(): a training batch of B samples is
 // B / microBatch passes (forward and backward) of microBatch samples each. forward() runs every

@@ -25,10 +25,12 @@ struct MemoryPlanInput {
   // true for the mpi backend (model, gradients, optimizer state and activations on the host);
   // false for nccl, whose model lives on the GPU (its allocations there are checked by CUDA).
   bool modelOnHost = true;
-  int localBatch = 0;              // training samples per step on this rank
+  int localBatch = 0;  // training samples per step on this rank
   // Training samples per forward/backward pass (TrainerConfig.micro_batch); 0 = localBatch.
   int microBatch = 0;
-  int evalBatch = 0;               // evaluation samples per forward pass (evaluationBatch())
+  int evalBatch = 0;  // evaluation samples per forward pass (evaluationBatch())
+  // CNN: how the conv layers compute (their scratchpad depends on it: Winograd's is ~9 MB).
+  ConvAlgorithm convAlgorithm = ConvAlgorithm::kAuto;
   bool writesCheckpoints = false;  // rank 0: it builds every checkpoint in memory
   bool resumes = false;            // --resume: the checkpoint is read (rank 0) and broadcast
   uint64_t datasetBytes = 0;       // pixels and labels of both splits as loaded (ImageDataset)
@@ -36,7 +38,7 @@ struct MemoryPlanInput {
 
 // A rank's host memory by part, in bytes.
 struct HostMemoryPlan {
-  uint64_t parameters = 0;      // [numParams] floats (nccl: the host copy made at start-up)
+  uint64_t parameters = 0;  // [numParams] floats (nccl: the host copy made at start-up)
   // [numParams] floats (mpi backend), three with micro-batches (cpu_model.h: the earlier
   // passes' sum and one pass's gradients).
   uint64_t gradients = 0;
@@ -44,9 +46,12 @@ struct HostMemoryPlan {
   // mpi backend. MLP: MlpWorkspace for the largest batch, batch x (sum of layer outputs + 2 x
   // the widest layer) floats. CNN: CnnWorkspace's cached plans (CnnWorkspace::planFloats), one
   // for training at the pass batch and two for evaluation (a chunk of min(evalBatch, kCnnEvalChunk)
-  // samples and the last, smaller one) counted at the chunk size; oneDNN's scratchpads and
-  // reordered weights are not counted.
+  // samples and the last, smaller one) counted at the chunk size; the reordered weights (a copy
+  // of the conv weights in the primitives' format) are not counted.
   uint64_t activations = 0;
+  // mpi backend, CNN: the conv primitives' shared scratchpad, the largest of the training and
+  // evaluation plans' (CnnWorkspace::scratchpadBytes); 0 for the MLP.
+  uint64_t convScratchpad = 0;
   // That largest batch: max(pass batch, evalBatch) (MLP); max(pass batch, the CNN's evaluation
   // chunk) (CNN); the pass batch is microBatch, or localBatch without micro-batches.
   int activationBatch = 0;

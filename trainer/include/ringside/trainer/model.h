@@ -38,6 +38,23 @@ const char* modelKindName(ModelKind kind);
 // "mlp" or "cnn". Errors: InvalidArgument naming the value and the accepted ones.
 Result<ModelKind> parseModelKind(const std::string& name);
 
+// How the CNN's convolutions are computed (TrainerConfig.conv_algorithm; docs/trainer.md,
+// "Convolution algorithm"). An execution choice: the parameters, checkpoints and the result up
+// to rounding do not depend on it.
+enum class ConvAlgorithm {
+  // CPU: oneDNN's Winograd F(4x4, 3x3) for a conv layer whose input and output channel counts
+  // are multiples of 16 (the AVX-512 kernel's vector width) where this CPU has that kernel,
+  // direct convolution otherwise. GPU: cuDNN's fastest deterministic algorithm, any kind.
+  kAuto = 0,
+  // Direct convolution for every layer (CPU); no Winograd or FFT algorithm (GPU).
+  kDirect = 1,
+};
+
+// "auto" or "direct".
+const char* convAlgorithmName(ConvAlgorithm algorithm);
+// "auto" or "direct". Errors: InvalidArgument naming the value and the accepted ones.
+Result<ConvAlgorithm> parseConvAlgorithm(const std::string& name);
+
 // A layer that has parameters, as bucketing, initialisation and checkpoints see it.
 struct ParameterLayer {
   size_t weightOffset = 0;  // into the flat parameter buffer, elements

@@ -31,12 +31,18 @@ struct RunForm {
   Job job = Job::kTrainer;
   // Trainer settings; the defaults are ringside-trainer's (defaultTrainerConfig()).
   QString dataDir = QString::fromStdString(defaultTrainerConfig().data());
-  // mlp | cnn; hidden is the MLP's, channels and dropout the CNN's (docs/trainer.md, Models).
+  // mlp | cnn; hidden is the MLP's, channels, dropout and convAlgorithm the CNN's
+  // (docs/trainer.md, Models).
   QString model = QString::fromStdString(defaultTrainerConfig().model());
   QList<int> hidden{defaultTrainerConfig().hidden().begin(), defaultTrainerConfig().hidden().end()};
   QList<int> channels{defaultTrainerConfig().channels().begin(),
                       defaultTrainerConfig().channels().end()};
   double dropout = defaultTrainerConfig().dropout();
+  // How the CNN computes its convolutions (run spec key conv_algorithm, the trainer's
+  // --conv-algorithm): auto | direct. "auto" uses Winograd for the conv layers where it is faster
+  // on this CPU, "direct" computes every layer directly (PyTorch's choice on a CPU, and its
+  // rounding); docs/trainer.md, "Convolution algorithm".
+  QString convAlgorithm = QString::fromStdString(defaultTrainerConfig().conv_algorithm());
   QString optimizer = QString::fromStdString(defaultTrainerConfig().optimizer());  // sgd | adamw
   double lr = defaultTrainerConfig().lr();
   double momentum = defaultTrainerConfig().momentum();

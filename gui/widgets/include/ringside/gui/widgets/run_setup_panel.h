@@ -78,6 +78,7 @@ class RunSetupPanel : public QWidget {
   QLineEdit* hidden_;
   QLineEdit* channels_;
   QDoubleSpinBox* dropout_;
+  QComboBox* convAlgorithm_;
   QComboBox* optimizer_;
   QDoubleSpinBox* lr_;
   QDoubleSpinBox* momentum_;
