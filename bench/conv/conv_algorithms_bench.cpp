@@ -1,7 +1,8 @@
 // conv_algorithms_bench: times each conv stage of a CNN (the trainer's own ConvLayer: oneDNN
 // primitives, fused ReLU, scratchpad shared as in training) with ConvAlgorithm::kDirect and
 // kAuto, forward (training), backward weights and backward data, at the given batches, one
-// thread. Prints the best of --repeats runs per pass in ms and in GFLOP/s of model FLOPs (direct
+// thread, the two algorithms alternating repeat by repeat. Prints the best of --repeats runs per
+// pass in ms and in GFLOP/s of model FLOPs (direct
 // convolution's count, cnn.h ConvLayer::forwardFlops), the algorithm each mode chose, and the
 // speed-up of auto over direct measured in the same run.
 //
@@ -63,49 +64,61 @@ double msSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-Timings run(ConvAlgorithm algorithm, int batch, int in, int out, int size, bool inputGradient,
-            int repeats) {
-  DnnlRuntime runtime;
-  ConvLayer layer(runtime, batch, in, out, size, size, /*relu=*/true, /*training=*/true,
-                  inputGradient, algorithm);
-  std::mt19937 random(7);
-  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-  std::vector<float> x(size_t(batch) * in * size * size), w(size_t(out) * in * 9), b(out),
-      dy(size_t(batch) * out * size * size);
-  for (auto* v : {&x, &w, &b, &dy}) {
-    for (float& f : *v) f = uniform(random);
+// One conv layer of one algorithm with its inputs, and its best times so far.
+struct Case {
+  Case(ConvAlgorithm algorithm, int batch, int in, int out, int size, bool inputGradient)
+      : layer(runtime, batch, in, out, size, size, /*relu=*/true, /*training=*/true, inputGradient,
+              algorithm),
+        inputGradient(inputGradient) {
+    std::mt19937 random(7);  // the same inputs for every algorithm
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    x.resize(size_t(batch) * in * size * size);
+    w.resize(size_t(out) * in * 9);
+    b.resize(out);
+    dy.resize(size_t(batch) * out * size * size);
+    for (auto* v : {&x, &w, &b, &dy}) {
+      for (float& f : *v) f = uniform(random);
+    }
+    const float scale = 1.0f / std::sqrt(float(in * 9));  // nn.Conv2d's init bound
+    for (float& f : w) f *= scale;
+    src =
+        dnnl::memory(ringside::trainer::nchwDesc(batch, in, size, size), runtime.engine, x.data());
+    diffDst = dnnl::memory(ringside::trainer::nchwDesc(batch, out, size, size), runtime.engine,
+                           dy.data());
+    t.implementation = layer.implementation();
+    t.dw.resize(w.size());
+    t.db.resize(b.size());
   }
-  const float scale = 1.0f / std::sqrt(float(in * 9));  // nn.Conv2d's init bound
-  for (float& f : w) f *= scale;
-  dnnl::memory src(ringside::trainer::nchwDesc(batch, in, size, size), runtime.engine, x.data());
-  dnnl::memory diffDst(ringside::trainer::nchwDesc(batch, out, size, size), runtime.engine,
-                       dy.data());
-  Timings t;
-  t.implementation = layer.implementation();
-  t.dw.resize(w.size());
-  t.db.resize(b.size());
-  for (int r = 0; r < repeats; ++r) {
+
+  // One forward, backward-weights and backward-data pass, timed; `keep`: read the results.
+  void repeat(bool keep) {
     auto start = Clock::now();
     const dnnl::memory& y = layer.forward(src, w.data(), b.data());
     t.forwardMs = std::min(t.forwardMs, msSince(start));
-    if (r == repeats - 1) {
+    if (keep) {
       t.out.resize(dy.size());
       ringside::trainer::readNchw(runtime, y, t.out.data());
     }
     start = Clock::now();
     layer.backwardWeights(diffDst, t.dw.data(), t.db.data());
     t.weightsMs = std::min(t.weightsMs, msSince(start));
-    if (!inputGradient) continue;
+    if (!inputGradient) return;
     start = Clock::now();
     const dnnl::memory& dx = layer.backwardData(w.data());
     t.dataMs = std::min(t.dataMs, msSince(start));
-    if (r == repeats - 1) {
+    if (keep) {
       t.dx.resize(x.size());
       ringside::trainer::readNchw(runtime, dx, t.dx.data());
     }
   }
-  return t;
-}
+
+  DnnlRuntime runtime;
+  ConvLayer layer;
+  bool inputGradient;
+  std::vector<float> x, w, b, dy;
+  dnnl::memory src, diffDst;
+  Timings t;
+};
 
 // max |a - d| / max |d| (0 for empty vectors).
 double relativeError(const std::vector<float>& a, const std::vector<float>& d) {
@@ -152,10 +165,16 @@ int main(int argc, char** argv) {
       const int out = channels[s];
       const bool inputGradient = s > 0;  // the trainer computes no gradient of the input image
       const double flops = 2.0 * batch * out * size * size * in * 9 * (inputGradient ? 3 : 2);
-      const Timings direct = run(ConvAlgorithm::kDirect, batch, in, out, size, inputGradient,
-                                 repeats);
-      const Timings automatic =
-          run(ConvAlgorithm::kAuto, batch, in, out, size, inputGradient, repeats);
+      // The two algorithms alternate, repeat by repeat, so that a slow spell of the machine
+      // falls on both.
+      Case directCase(ConvAlgorithm::kDirect, batch, in, out, size, inputGradient);
+      Case autoCase(ConvAlgorithm::kAuto, batch, in, out, size, inputGradient);
+      for (int r = 0; r < repeats; ++r) {
+        directCase.repeat(r == repeats - 1);
+        autoCase.repeat(r == repeats - 1);
+      }
+      const Timings& direct = directCase.t;
+      const Timings& automatic = autoCase.t;
       char shape[32];
       std::snprintf(shape, sizeof shape, "%d->%d %dx%d", in, out, size, size);
       for (const auto& [mode, t] : {std::pair{"direct", &direct}, std::pair{"auto", &automatic}}) {
@@ -167,18 +186,17 @@ int main(int argc, char** argv) {
                     t->implementation.c_str());
         (t == &direct ? directTotal : autoTotal) += total;
       }
-      const double errors[] = {relativeError(automatic.out, direct.out),
-                               relativeError(automatic.dw, direct.dw),
-                               relativeError(automatic.db, direct.db),
-                               relativeError(automatic.dx, direct.dx)};
+      const double errors[] = {
+          relativeError(automatic.out, direct.out), relativeError(automatic.dw, direct.dw),
+          relativeError(automatic.db, direct.db), relativeError(automatic.dx, direct.dx)};
       const double worst = *std::max_element(std::begin(errors), std::end(errors));
-      std::printf("       auto vs direct: %.2fx faster; relative error out %.1e dw %.1e db %.1e "
-                  "dx %.1e %s\n",
-                  (direct.forwardMs + direct.weightsMs + (inputGradient ? direct.dataMs : 0)) /
-                      (automatic.forwardMs + automatic.weightsMs +
-                       (inputGradient ? automatic.dataMs : 0)),
-                  errors[0], errors[1], errors[2], errors[3],
-                  worst <= kTolerance ? "ok" : "FAILED (> 1e-4)");
+      std::printf(
+          "       auto vs direct: %.2fx faster; relative error out %.1e dw %.1e db %.1e "
+          "dx %.1e %s\n",
+          (direct.forwardMs + direct.weightsMs + (inputGradient ? direct.dataMs : 0)) /
+              (automatic.forwardMs + automatic.weightsMs + (inputGradient ? automatic.dataMs : 0)),
+          errors[0], errors[1], errors[2], errors[3],
+          worst <= kTolerance ? "ok" : "FAILED (> 1e-4)");
       ok = ok && worst <= kTolerance;
       in = out;
       size /= 2;

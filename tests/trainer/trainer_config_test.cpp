@@ -99,6 +99,12 @@ TEST(TrainerConfigTest, BadValuesNameTheOption) {
   EXPECT_NE(parse(config, {"--lr", "fast"}).find("--lr"), std::string::npos);
   EXPECT_NE(parse(config, {"--bogus"}).find("--bogus"), std::string::npos);
   EXPECT_NE(parse(config, {"--lr", "nan"}).find("--lr"), std::string::npos);
+  // A negative seed used to wrap to 2^64 - 1 silently.
+  const std::string negativeSeed = parse(config, {"--seed", "-1"});
+  EXPECT_NE(negativeSeed.find("--seed"), std::string::npos) << negativeSeed;
+  EXPECT_NE(negativeSeed.find("not -1"), std::string::npos) << negativeSeed;
+  ASSERT_EQ(parse(config, {"--seed", "18446744073709551615"}), "");
+  EXPECT_EQ(config.seed(), 18446744073709551615ull);
 }
 
 TEST(TrainerConfigTest, BadRunSpecFilesAreNamed) {

@@ -230,7 +230,15 @@ void addTrainerOptions(CLI::App& app, v1::TrainerConfig& config) {
       "mpi backend: BLAS threads per rank (1 to 1024)", exec);
   addSpecOption(
       app, flags, "--seed", [](Config& c, uint64_t v) { c.set_seed(v); }, d.seed(),
-      "Seed for the initial parameters and the data order", exec);
+      "Seed for the initial parameters and the data order (0 to 18446744073709551615)", exec)
+      // CLI11 reads "-1" into an unsigned integer as 2^64 - 1; a seed is never negative.
+      ->check([](const std::string& text) -> std::string {
+        const size_t first = text.find_first_not_of(" \t");
+        if (first != std::string::npos && text[first] == '-') {
+          return "a seed is a whole number from 0 to 18446744073709551615, not " + text;
+        }
+        return "";
+      });
   addSpecOption(
       app, flags, "--eval-batch", [](Config& c, int32_t v) { c.set_eval_batch(v); }, d.eval_batch(),
       "Samples per evaluation batch", exec);
