@@ -341,15 +341,29 @@ uint64_t CnnWorkspace::planFloats(const CnnLayout& layout, int batch, bool train
   return perSample * uint64_t(std::max(batch, 0));
 }
 
-uint64_t CnnWorkspace::scratchpadBytes(const CnnLayout& layout, int batch, bool training,
-                                       ConvAlgorithm algorithm) {
+namespace {
+
+// The primitive descriptors every conv stage of a plan of `batch` samples would get, as
+// planFor() builds them (the first stage computes no input gradient).
+std::vector<ConvPrimitiveDescs> planStages(const CnnLayout& layout, int batch, bool training,
+                                           ConvAlgorithm algorithm) {
   const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  uint64_t bytes = 0;
+  std::vector<ConvPrimitiveDescs> stages;
   for (size_t s = 0; s < layout.stages().size(); ++s) {
     const ConvStageShape& stage = layout.stages()[s];
-    const ConvPrimitiveDescs descs = planConvPrimitives(
-        engine, batch, stage.inChannels, stage.outChannels, stage.height, stage.width,
-        /*relu=*/true, training, /*inputGradient=*/training && s > 0, algorithm);
+    stages.push_back(planConvPrimitives(engine, batch, stage.inChannels, stage.outChannels,
+                                        stage.height, stage.width, /*relu=*/true, training,
+                                        /*inputGradient=*/training && s > 0, algorithm));
+  }
+  return stages;
+}
+
+}  // namespace
+
+uint64_t CnnWorkspace::scratchpadBytes(const CnnLayout& layout, int batch, bool training,
+                                       ConvAlgorithm algorithm) {
+  uint64_t bytes = 0;
+  for (const ConvPrimitiveDescs& descs : planStages(layout, batch, training, algorithm)) {
     bytes = std::max<uint64_t>(bytes, descs.scratchpadBytes());
   }
   return DnnlRuntime::roundedScratchpadBytes(bytes);
@@ -357,13 +371,8 @@ uint64_t CnnWorkspace::scratchpadBytes(const CnnLayout& layout, int batch, bool 
 
 std::vector<std::string> CnnWorkspace::convImplementations(const CnnLayout& layout, int batch,
                                                            ConvAlgorithm algorithm) {
-  const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
   std::vector<std::string> names;
-  for (size_t s = 0; s < layout.stages().size(); ++s) {
-    const ConvStageShape& stage = layout.stages()[s];
-    const ConvPrimitiveDescs descs = planConvPrimitives(
-        engine, batch, stage.inChannels, stage.outChannels, stage.height, stage.width,
-        /*relu=*/true, /*training=*/true, /*inputGradient=*/s > 0, algorithm);
+  for (const ConvPrimitiveDescs& descs : planStages(layout, batch, /*training=*/true, algorithm)) {
     names.push_back(descs.describe());
   }
   return names;
