@@ -4,8 +4,8 @@
 # both nodes through scripts/local-cluster-rsh (4 ranks of `hostname`, and 30 steps of the
 # trainer when the dataset is installed), takes the cluster down and checks nothing is left.
 # Usage: local_cluster_test.sh [BIN_DIR]   (a build tree; default: build/release of this checkout)
-# Exit status: 0 passed, 1 failed, 77 skipped (not root, or namespaces, bridges or veths are not
-# available here; the reason is printed).
+# Exit status: 0 passed, 1 failed, 77 skipped (not root, or `scripts/local-cluster check` finds
+# that a cluster cannot be made here; the reason is printed).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 bin_dir=$(cd "${1:-$root/build/release}" && pwd)
@@ -31,10 +31,9 @@ esac
 for tool in ip unshare nsenter mpirun /usr/bin/python3; do
   command -v "$tool" >/dev/null || skip "$tool is not installed"
 done
-# What `up` needs from the kernel, tried in a throwaway network namespace, so nothing here changes.
-unshare --net --uts --pid --mount --fork --mount-proc sh -c \
-  'ip link add probe0 type bridge && ip link add probe1 type veth peer name probe2' 2>/dev/null ||
-  skip "namespaces, bridges or veth pairs are not available (a container without CAP_SYS_ADMIN/CAP_NET_ADMIN?)"
+# What `up` needs (namespaces, bridges, veth pairs, a / it can make private), tried without
+# changing anything.
+why=$("$cluster" check) || skip "$why"
 [[ -x $bin_dir/agent/ringside-agent ]] || fail "no ringside-agent in $bin_dir/agent"
 if [[ -e $state ]] || ip netns list | grep '^rs-node-' >/dev/null; then
   fail "a local cluster is already up; this test does not take down what it did not make: run \`$cluster down\`"
@@ -56,6 +55,14 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 143' TERM INT  # so that a timeout or Ctrl-C, too, takes the cluster down
 
+# The machine's mounts where the cluster could leave some (ip netns add makes /run/netns a mount
+# point; in a chroot, a node binds / onto itself, in its own namespace only): `down` must leave
+# them as they were.
+cluster_mounts() {
+  awk '$5 == "/" || $5 ~ /^\/run\/(netns|sshd)/ || $5 ~ /ringside-local-cluster/ { print $5 }' \
+    /proc/self/mountinfo | sort
+}
+mounts_before=$(cluster_mounts)
 echo "--- up 2"
 "$cluster" up 2 --bin-dir "$bin_dir" >"$tmp/cluster.json"
 # One JSON document with both nodes; every node's endpoints on its own address in one /24; keys
@@ -174,5 +181,8 @@ for pid in $pids; do
   fi
 done
 [[ ! -e $state && ! -e /var/lib/ringside-local-cluster ]] || fail "state directories left after down"
+mounts_after=$(cluster_mounts)
+[[ $mounts_after == "$mounts_before" ]] ||
+  fail "the machine's mounts changed: $(diff <(echo "$mounts_before") <(echo "$mounts_after") | grep '^[<>]')"
 rm -rf "$tmp"
 echo "local cluster: up, namespaces, launcher, 2-node MPI job and down all as expected"
