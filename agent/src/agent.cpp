@@ -276,7 +276,7 @@ Status Agent::start() {
     if (run.info.spec().has_trainer()) d.adoptedActive.insert(run.info.run_id());
     d.runs->adopt(run.info);
     d.tailers.emplace(run.info.run_id(),
-                      LogTailer(run.info.run_dir(), run.info.spec().has_command()));
+                      LogTailer(run.info.run_dir(), parsesStdoutRecords(run.info.spec())));
     logLine("info",
             "adopted run " + run.info.run_id() + " (" + v1::RunState_Name(run.info.state()) + ")");
   }
@@ -355,10 +355,13 @@ Status Agent::run() {
       v1::Envelope envelope = protocol::newEnvelope(0);
       *envelope.mutable_node_telemetry() = toProto(d.telemetry->sample());
       envelope.mutable_node_telemetry()->set_node_id(d.node.node_id());
-      envelope.mutable_node_telemetry()->set_slots_used(d.runs->usedSlots());
-      for (uint32_t gpu : d.runs->gpusInUse()) {
-        envelope.mutable_node_telemetry()->add_gpus_in_use(gpu);
-      }
+      const uint32_t cpuUsed = d.runs->usedCpuSlots();
+      const std::vector<uint32_t> gpusInUse = d.runs->gpusInUse();
+      envelope.mutable_node_telemetry()->set_cpu_slots_used(cpuUsed);
+      envelope.mutable_node_telemetry()->set_gpu_slots_used(static_cast<uint32_t>(gpusInUse.size()));
+      envelope.mutable_node_telemetry()->set_slots_used(
+          d.node.slot_kind() == "gpu" ? static_cast<uint32_t>(gpusInUse.size()) : cpuUsed);
+      for (uint32_t gpu : gpusInUse) envelope.mutable_node_telemetry()->add_gpus_in_use(gpu);
       envelope.mutable_node_telemetry()->set_draining(d.draining);
       d.publish(envelope);
       nextTelemetry = now + std::chrono::duration_cast<Clock::duration>(

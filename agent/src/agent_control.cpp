@@ -23,13 +23,18 @@ namespace fs = std::filesystem;
 
 v1::NodeInfo Agent::Impl::nodeInfo() {
   v1::NodeInfo info = node;
-  info.set_slots_used(runs->usedSlots());
+  const uint32_t cpuUsed = runs->usedCpuSlots();
+  const auto gpuUsed = static_cast<uint32_t>(runs->gpusInUse().size());
+  info.set_cpu_slots_used(cpuUsed);
+  info.set_gpu_slots_used(gpuUsed);
+  info.set_slots_used(node.slot_kind() == "gpu" ? gpuUsed : cpuUsed);  // version 1's count
   info.set_draining(draining);
   return info;
 }
 
-uint32_t Agent::Impl::freeSlots() const {
-  return node.slots_total() - std::min(node.slots_total(), runs->usedSlots(/*fresh=*/true));
+uint32_t Agent::Impl::freeCpuSlots() const {
+  return node.cpu_slots_total() -
+         std::min(node.cpu_slots_total(), runs->usedCpuSlots(/*fresh=*/true));
 }
 
 v1::Envelope Agent::Impl::handle(const v1::Envelope& request) {
@@ -38,6 +43,16 @@ v1::Envelope Agent::Impl::handle(const v1::Envelope& request) {
   auto fail = [&](const Status& status) {
     return protocol::makeErrorReply(id, protocol::errorCodeFor(status.code()), status.message());
   };
+  if (request.protocol_version() < protocol::kMinControlProtocolVersion) {
+    return protocol::makeErrorReply(
+        id, v1::ErrorReply::UNSUPPORTED_VERSION,
+        "this agent (Ringside " + std::string(kAgentVersion) + ") speaks protocol version " +
+            std::to_string(protocol::kProtocolVersion) + " and serves clients of version " +
+            std::to_string(protocol::kMinControlProtocolVersion) + " or later; this client speaks " +
+            std::to_string(request.protocol_version()) +
+            " (it would count a GPU node's slots as its GPUs only): install the same Ringside "
+            "version on the GUI's machine as on the nodes");
+  }
   switch (request.body_case()) {
     case v1::Envelope::kHello:
       *reply.mutable_hello_reply()->mutable_node() = nodeInfo();
@@ -57,7 +72,7 @@ v1::Envelope Agent::Impl::handle(const v1::Envelope& request) {
         return fail(Status::failedPrecondition("node " + node.hostname() +
                                                " is draining: undrain it or choose another node"));
       }
-      auto run = runs->launch(request.launch_run().spec(), freeSlots());
+      auto run = runs->launch(request.launch_run().spec(), freeCpuSlots());
       if (!run.isOk()) return fail(run.status());
       auto stored = journal->findRun(run->run_id());
       *reply.mutable_launch_run_reply()->mutable_run() = stored.isOk() ? stored->info : *run;
@@ -72,16 +87,21 @@ v1::Envelope Agent::Impl::handle(const v1::Envelope& request) {
         out->add_problems("node " + node.hostname() +
                           " is draining: undrain it or choose another node");
       }
-      const uint32_t free = freeSlots();
+      const uint32_t free = freeCpuSlots();
       for (const std::string& problem :
            runs->preflight(request.preflight().spec(), request.preflight().ranks(), free)) {
         out->add_problems(problem);
       }
-      out->set_free_slots(free);
-      for (uint32_t gpu : runs->freeGpus()) out->add_free_gpus(gpu);
+      const std::vector<uint32_t> freeGpus = runs->freeGpus();
+      out->set_free_cpu_slots(free);
+      // Version 1's count: of the node's one slot kind.
+      out->set_free_slots(node.slot_kind() == "gpu" ? static_cast<uint32_t>(freeGpus.size())
+                                                    : free);
+      for (uint32_t gpu : freeGpus) out->add_free_gpus(gpu);
       const double reserve = request.preflight().reserve_seconds();
       if (out->problems().empty() && std::isfinite(reserve) && reserve > 0) {
-        const Reservation held = runs->reserve(request.preflight().ranks(), reserve);
+        const Reservation held =
+            runs->reserve(request.preflight().spec(), request.preflight().ranks(), reserve);
         out->set_reservation_id(held.id);
         for (uint32_t gpu : held.gpus) out->add_reserved_gpus(gpu);
       }

@@ -100,7 +100,8 @@ struct Agent::Impl {
   v1::NodeInfo nodeInfo();
 
   // For a launch or a pre-flight: from the processes as they are now.
-  uint32_t freeSlots() const;
+  // CPU slots (cores) no run or pre-flight hold takes now (a fresh process scan).
+  uint32_t freeCpuSlots() const;
 
   // The reply to one decoded control request (docs/protocol.md); errors become ErrorReply.
   v1::Envelope handle(const v1::Envelope& request);

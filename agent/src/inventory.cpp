@@ -213,6 +213,9 @@ v1::NodeInfo toProto(const NodeInventory& inventory) {
   info.set_slots_total(inventory.slotsTotal.value_or(0));
   for (const std::string& label : inventory.labels) info.add_labels(label);
   info.set_slot_kind(inventory.slotKind);
+  // Version 2: slots by kind (a GPU node also runs CPU jobs on its cores).
+  info.set_cpu_slots_total(inventory.cpuCores.value_or(0));
+  info.set_gpu_slots_total(static_cast<uint32_t>(inventory.gpus.size()));
   return info;
 }
 

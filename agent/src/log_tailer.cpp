@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -17,6 +18,7 @@
 #include "ringside/agent/launch_command.h"
 #include "ringside/common/json_limits.h"
 #include "ringside/common/metric_names.h"
+#include "ringside/common/run_spec_limits.h"
 #include "ringside/common/utf8.h"
 
 namespace ringside::agent {
@@ -189,6 +191,36 @@ void readStartRecord(RecordReader* reader, std::vector<v1::MetricSample>* sample
   }
 }
 
+// A "config" record's params (docs/metrics.md): a JSON object, nested objects flattened to dotted
+// keys, each leaf kept as its JSON text; bounded as RunParams (run_spec_limits.h).
+void readConfigRecord(const Json& record, std::map<std::string, std::string>* params,
+                      std::string* problem) {
+  const auto found = record.find("params");
+  if (found == record.end() || !found->is_object()) {
+    *problem = "a config record's \"params\" is missing or not an object";
+    return;
+  }
+  google::protobuf::Map<std::string, std::string> flat;
+  std::vector<std::pair<std::string, const Json*>> pending = {{"", &*found}};
+  while (!pending.empty() && flat.size() <= kMaxRunParams) {
+    auto [prefix, object] = pending.back();
+    pending.pop_back();
+    for (auto it = object->begin(); it != object->end(); ++it) {
+      const std::string key = prefix.empty() ? it.key() : prefix + "." + it.key();
+      if (it->is_object() && !it->empty()) {
+        pending.emplace_back(key, &*it);
+      } else {
+        flat[key] = it->dump(-1, ' ', false, Json::error_handler_t::replace);
+      }
+    }
+  }
+  if (Status valid = validateRunParams(flat); !valid.isOk()) {
+    *problem = "a config record: " + valid.message();
+    return;
+  }
+  params->insert(flat.begin(), flat.end());
+}
+
 // Bytes [offset, offset + length) of `fd`, fewer at its end.
 std::string readAt(int fd, uint64_t offset, uint64_t length) {
   std::string bytes(length, '\0');
@@ -247,7 +279,8 @@ std::string logLineText(std::string_view line, uint64_t totalBytes) {
 }
 
 std::vector<v1::MetricSample> parseMetricsLine(const std::string& taggedLine,
-                                               std::string* problem) {
+                                               std::string* problem,
+                                               std::map<std::string, std::string>* params) {
   std::string unused;
   std::string& why = problem != nullptr ? *problem : unused;
   why.clear();
@@ -282,6 +315,9 @@ std::vector<v1::MetricSample> parseMetricsLine(const std::string& taggedLine,
       readMetricsRecord(record, &reader, &samples);
     } else if (*type == "start") {
       readStartRecord(&reader, &samples);
+    } else if (*type == "config" && params != nullptr) {
+      readConfigRecord(record, params, &why);
+      return samples;
     }
     if (!reader.problem().empty()) {
       why = reader.problem();
@@ -377,7 +413,9 @@ void LogTailer::addLine(int s, std::string_view raw, double now, Chunk* chunk) {
   std::string problem;
   std::vector<v1::MetricSample> samples;
   // A record is parsed from the bytes printed; invalid UTF-8 inside one makes it malformed.
-  if (parseMetrics_ && s == 0) samples = parseMetricsLine(std::string(raw), &problem);
+  if (parseMetrics_ && s == 0) {
+    samples = parseMetricsLine(std::string(raw), &problem, &chunk->params);
+  }
   v1::LogLine line;
   line.set_wall_time(now);
   line.set_stream(kStreams[s]);

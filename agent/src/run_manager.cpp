@@ -1,6 +1,7 @@
 // RunManager's run states, stops, polling, adoption and slot counting; the checks of a job,
 // pre-flights and launches are in run_manager_launch.cpp.
 #include "ringside/agent/run_manager.h"
+#include "ringside/common/run_spec_limits.h"
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -212,6 +213,37 @@ void RunManager::setStall(const std::string& runId, const v1::StallVerdict* verd
   if (onStateChange_) onStateChange_(run.info, run.ids);
 }
 
+Status RunManager::mergeParams(const std::string& runId,
+                               const google::protobuf::Map<std::string, std::string>& params) {
+  auto it = runs_.find(runId);
+  if (it == runs_.end()) return Status::notFound("no run " + runId + " on this node");
+  Tracked& run = it->second;
+  if (isEnded(run.info.state())) {
+    return Status::failedPrecondition("run " + runId + " has ended: its parameters are final");
+  }
+  RINGSIDE_RETURN_IF_ERROR(validateRunParams(params));
+  auto* stored = run.info.mutable_params();
+  bool changed = false;
+  size_t refused = 0;
+  for (const auto& [key, value] : params) {
+    auto found = stored->find(key);
+    if (found == stored->end() && stored->size() >= kMaxRunParams) {
+      ++refused;
+      continue;
+    }
+    if (found != stored->end() && found->second == value) continue;
+    (*stored)[key] = value;
+    changed = true;
+  }
+  if (changed && onStateChange_) onStateChange_(run.info, run.ids);
+  if (refused > 0) {
+    return Status::resourceExhausted(std::to_string(refused) + " new parameter(s) refused: run " +
+                                     runId + " already has " + std::to_string(kMaxRunParams) +
+                                     " (the most a run keeps)");
+  }
+  return Status::ok();
+}
+
 const std::vector<RankProcess>& RunManager::rankProcesses(bool fresh) const {
   const double now = steadySeconds();
   if (fresh || rankScanTime_ < 0 || now - rankScanTime_ >= 1.0) {
@@ -342,10 +374,12 @@ std::vector<v1::RunInfo> RunManager::runs(bool includeEnded) const {
   return list;
 }
 
-uint32_t RunManager::usedSlots(bool fresh) const {
+uint32_t RunManager::usedCpuSlots(bool fresh) const {
   uint32_t used = 0;
   for (const auto& [id, run] : runs_) {
-    if (!isEnded(run.info.state())) used += localRanks(run.info.spec());
+    if (!isEnded(run.info.state()) && run.gpus.empty() && !usesGpus(run.info.spec())) {
+      used += localRanks(run.info.spec());
+    }
   }
   // Ranks here of multi-node runs other nodes own (a one-node run here is always this agent's).
   // A rank's children inherit its environment: count ranks, not processes.
@@ -353,7 +387,7 @@ uint32_t RunManager::usedSlots(bool fresh) const {
   for (const RankProcess& rank : rankProcesses(fresh)) {
     if (!rank.multiNode) continue;
     auto own = runs_.find(rank.runId);
-    if (own == runs_.end() || isEnded(own->second.info.state())) {
+    if ((own == runs_.end() || isEnded(own->second.info.state())) && rank.gpus.empty()) {
       foreign.emplace(rank.runId, rank.rank);
     }
   }

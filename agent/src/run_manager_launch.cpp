@@ -1,7 +1,10 @@
 // RunManager's admission of a job: the checks of its program and data (checkJob), pre-flights
 // and their holds, and launch(), which starts the run's shim. The rest of RunManager is in
 // run_manager.cpp.
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -77,6 +80,16 @@ bool commandExists(const std::string& name) {
   return false;
 }
 
+// The interpreter of a PythonScript job without one (Debian's, which sees python3-torch).
+constexpr const char* kDefaultPython = "/usr/bin/python3";
+
+// The checks of a Python job on this node; sets *argv to `python script args...`.
+Status checkPythonScript(const v1::PythonScript& job, std::vector<std::string>* argv);
+
+// A TCP port free on this node now (bound to port 0 and released), for torch.distributed's
+// rendezvous (MASTER_PORT), as torchrun's standalone mode picks one.
+Result<uint16_t> freeTcpPort();
+
 }  // namespace
 
 Status RunManager::checkJob(v1::RunSpec* spec, std::vector<std::string>* argv) const {
@@ -119,6 +132,7 @@ Status RunManager::checkJob(v1::RunSpec* spec, std::vector<std::string>* argv) c
     *argv = {trainer, "--config-json", json};
     return Status::ok();
   }
+  if (spec->has_python()) return checkPythonScript(spec->python(), argv);
   if (spec->has_command()) {
     if (spec->command().argv().empty()) {
       return Status::invalidArgument("custom command has an empty argv: name the program to run");
@@ -142,37 +156,124 @@ Status RunManager::checkJob(v1::RunSpec* spec, std::vector<std::string>* argv) c
     }
     return Status::ok();
   }
-  return Status::invalidArgument("run spec has no job: set trainer or command");
+  return Status::invalidArgument("run spec has no job: set trainer, python or command");
 }
 
+namespace {
+
+Status checkPythonScript(const v1::PythonScript& job, std::vector<std::string>* argv) {
+  const std::string python = job.python().empty() ? kDefaultPython : job.python();
+  if (!commandExists(python)) {
+    return Status::invalidArgument("Python interpreter '" + python +
+                                   "' is not an executable file nor found in PATH on this node: "
+                                   "install python3 (and python3-torch) or set the interpreter");
+  }
+  const std::string& workDir = job.working_dir();
+  std::error_code ec;
+  if (!workDir.empty() && !fs::is_directory(workDir, ec)) {
+    return Status::invalidArgument("working directory " + workDir +
+                                   " does not exist on this node: create it, or change the "
+                                   "script's working directory (empty: the run's own directory)");
+  }
+  if (!workDir.empty() && ::access(workDir.c_str(), X_OK) != 0) {
+    return Status::invalidArgument("working directory " + workDir +
+                                   " cannot be entered by the agent's user: " +
+                                   std::strerror(errno));
+  }
+  if (job.script().empty()) {
+    return Status::invalidArgument("the Python job names no script: set its path");
+  }
+  const fs::path script(job.script());
+  if (script.is_relative() && workDir.empty()) {
+    return Status::invalidArgument("script path '" + job.script() +
+                                   "' is relative and the run has no working directory: give "
+                                   "an absolute path, or set the working directory it is in");
+  }
+  const fs::path resolved = script.is_relative() ? fs::path(workDir) / script : script;
+  if (!fs::is_regular_file(resolved, ec)) {
+    return Status::invalidArgument("script " + resolved.string() +
+                                   " does not exist on this node (or is not a file): copy it to "
+                                   "every node of the run at the same path");
+  }
+  if (::access(resolved.c_str(), R_OK) != 0) {
+    return Status::invalidArgument("script " + resolved.string() +
+                                   " cannot be read by the agent's user (" +
+                                   std::strerror(errno) +
+                                   "): make it readable, e.g. outside a private home directory "
+                                   "(docs/pytorch.md#under-an-agent)");
+  }
+  *argv = {python, job.script()};
+  argv->insert(argv->end(), job.args().begin(), job.args().end());
+  return Status::ok();
+}
+
+}  // namespace
+
+bool RunManager::usesGpus(const v1::RunSpec& spec) const {
+  if (spec.has_python()) return spec.python().use_gpus();
+  if (!spec.has_trainer()) return false;
+  auto config = trainerConfigOf(spec.trainer());
+  const std::string backend =
+      config.isOk() && config->has_backend() ? config->backend() : std::string("auto");
+  return backend == "nccl" || (backend == "auto" && !options_.gpuIndices.empty());
+}
+
+namespace {
+
+Result<uint16_t> freeTcpPort() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return Status::internal(std::string("socket failed: ") + std::strerror(errno));
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_ANY);
+  address.sin_port = 0;
+  socklen_t length = sizeof address;
+  const bool bound = ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
+                     ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0;
+  const int err = errno;
+  ::close(fd);
+  if (!bound) {
+    return Status::internal(std::string("cannot find a free TCP port for MASTER_PORT: ") +
+                            std::strerror(err));
+  }
+  return static_cast<uint16_t>(ntohs(address.sin_port));
+}
+
+}  // namespace
+
 std::vector<std::string> RunManager::preflight(const v1::RunSpec& request, uint32_t ranks,
-                                               uint32_t freeSlots) {
+                                               uint32_t freeCpuSlots) {
   std::vector<std::string> problems;
   v1::RunSpec spec = request;
   std::vector<std::string> argv;
   if (Status job = checkJob(&spec, &argv); !job.isOk()) problems.push_back(job.message());
-  if (ranks > freeSlots) {
-    problems.push_back("the run needs " + std::to_string(ranks) + " slots here but " +
-                       std::to_string(freeSlots) +
-                       " are free: lower the ranks on this node or stop a run");
+  if (!usesGpus(spec)) {
+    if (ranks > freeCpuSlots) {
+      problems.push_back("the run needs " + std::to_string(ranks) + " CPU slots here but " +
+                         std::to_string(freeCpuSlots) +
+                         " are free: lower the ranks on this node or stop a run");
+    }
+    return problems;
   }
   const size_t gpus = freeGpus().size();
-  if (!options_.gpuIndices.empty() && gpus < ranks) {
+  if (options_.gpuIndices.empty()) {
+    problems.push_back("the run uses GPUs (one per rank) but this node has none: choose a GPU "
+                       "node, or the mpi backend (a CPU script) here");
+  } else if (gpus < ranks) {
     problems.push_back("the run needs " + std::to_string(ranks) + " GPUs here but " +
-                       std::to_string(gpus) + " are free");
+                       std::to_string(gpus) + " of " + std::to_string(options_.gpuIndices.size()) +
+                       " are free: lower the ranks on this node or stop a run");
   }
   return problems;
 }
 
-Reservation RunManager::reserve(uint32_t ranks, double seconds) {
-  std::vector<uint32_t> gpus;
-  if (!options_.gpuIndices.empty()) {
-    const std::vector<uint32_t> free = freeGpus();
-    gpus.assign(free.begin(), free.begin() + std::min<size_t>(free.size(), ranks));
-  }
-  return reservations_.hold(ranks, std::move(gpus), seconds, steadySeconds());
+Reservation RunManager::reserve(const v1::RunSpec& spec, uint32_t ranks, double seconds) {
+  if (!usesGpus(spec)) return reservations_.hold(ranks, {}, seconds, steadySeconds());
+  const std::vector<uint32_t> free = freeGpus();
+  std::vector<uint32_t> gpus(free.begin(), free.begin() + std::min<size_t>(free.size(), ranks));
+  return reservations_.hold(0, std::move(gpus), seconds, steadySeconds());
 }
-Result<v1::RunInfo> RunManager::launch(const v1::RunSpec& request, uint32_t freeSlots) {
+Result<v1::RunInfo> RunManager::launch(const v1::RunSpec& request, uint32_t freeCpuSlots) {
   // Validation: say what is wrong and what to do.
   v1::RunSpec spec = request;
   std::vector<std::string> argv;
@@ -202,21 +303,29 @@ Result<v1::RunInfo> RunManager::launch(const v1::RunSpec& request, uint32_t free
   for (const auto& host : spec.hosts()) {
     if (!isLocalHost(host.host()) || host.reservation_id().empty()) continue;
     if (auto held = reservations_.take(host.reservation_id(), steadySeconds())) {
-      freeSlots += held->slots;
+      freeCpuSlots += held->slots;
       heldGpus = held->gpus;
     }
   }
-  if (local > freeSlots) {
-    return Status::resourceExhausted("run asks for " + std::to_string(local) +
-                                     " ranks on this node but only " + std::to_string(freeSlots) +
-                                     " slots are free: lower ranks_per_node or stop a run");
+  const bool gpuJob = usesGpus(spec);
+  if (!gpuJob && local > freeCpuSlots) {
+    return Status::resourceExhausted(
+        "run asks for " + std::to_string(local) + " ranks on this node but only " +
+        std::to_string(freeCpuSlots) +
+        " CPU slots are free: lower ranks_per_node or stop a run");
+  }
+  if (gpuJob && options_.gpuIndices.empty()) {
+    return Status::invalidArgument(
+        "the run uses GPUs (one per rank) but this node has none: choose a GPU node, or the mpi "
+        "backend (a CPU script) here");
   }
   std::vector<uint32_t> ownGpus;
-  if (!options_.gpuIndices.empty()) {
-    const std::vector<uint32_t> free = freeGpus();
+  if (gpuJob) {
+    const std::vector<uint32_t> free = freeGpus();  // this run's own hold was taken above
     if (free.size() < local) {
       return Status::resourceExhausted("run asks for " + std::to_string(local) +
                                        " GPUs on this node but " + std::to_string(free.size()) +
+                                       " of " + std::to_string(options_.gpuIndices.size()) +
                                        " are free: lower the ranks or stop a run");
     }
     ownGpus.assign(free.begin(), free.begin() + local);
@@ -268,6 +377,18 @@ Result<v1::RunInfo> RunManager::launch(const v1::RunSpec& request, uint32_t free
   } else {
     env.push_back(std::string(protocol::kAgentEndpointEnv) + "=" + options_.rankEndpoint);
   }
+  if (spec.has_python()) {
+    // torch.distributed's rendezvous (env://): rank 0's TCP store on the owner node, at the
+    // address the run's host list gives it (the other nodes reach it there).
+    auto port = freeTcpPort();
+    if (!port.isOk()) return port.status();
+    env.push_back("MASTER_ADDR=" + (multiNode ? spec.hosts(0).host() : std::string("127.0.0.1")));
+    env.push_back("MASTER_PORT=" + std::to_string(*port));
+    // Its output reaches stdout.log (and the log tail) as it prints, not when a buffer fills.
+    env.push_back("PYTHONUNBUFFERED=1");
+    // A CPU script sees no GPU: it runs gloo and leaves the node's GPUs to GPU runs.
+    if (!gpuJob) env.push_back("CUDA_VISIBLE_DEVICES=");
+  }
   for (const auto& [name, value] : spec.env()) env.push_back(name + "=" + value);
   std::vector<std::string> exported;
   for (const std::string& entry : env) exported.push_back(entry.substr(0, entry.find('=')));
@@ -314,9 +435,13 @@ Result<v1::RunInfo> RunManager::launch(const v1::RunSpec& request, uint32_t free
   script += ">" + quotedDir + "/" + kStdoutFile + " 2>" + quotedDir + "/" + kStderrFile +
             " </dev/null; echo $? >" + quotedDir + "/" + kExitStatusFile + ".tmp && mv " +
             quotedDir + "/" + kExitStatusFile + ".tmp " + quotedDir + "/" + kExitStatusFile;
-  const std::string workDir = spec.has_command() && !spec.command().working_dir().empty()
-                                  ? spec.command().working_dir()
-                                  : dir;
+  std::string workDir = dir;
+  if (spec.has_command() && !spec.command().working_dir().empty()) {
+    workDir = spec.command().working_dir();
+  }
+  if (spec.has_python() && !spec.python().working_dir().empty()) {
+    workDir = spec.python().working_dir();
+  }
 
   // Written by the shim when it cannot enter the working directory (removed since the check):
   // the run then fails with this line as its reason instead of vanishing without a status.

@@ -1,6 +1,10 @@
 #include "ringside/common/run_spec_limits.h"
 
+#include "ringside/common/utf8.h"
+
+#include <algorithm>
 #include <string>
+#include <utility>
 
 namespace ringside {
 namespace {
@@ -44,6 +48,23 @@ Status validateRunSpecLimits(const v1::RunSpec& spec) {
                       "bytes");
     }
   }
+  if (spec.has_python()) {
+    const v1::PythonScript& job = spec.python();
+    words += 2 + job.args_size();
+    for (const std::string& word : job.args()) {
+      if (word.size() > kMaxArgBytes) {
+        return tooLarge("an argument of the script", word.size(), kMaxArgBytes, "bytes");
+      }
+      commandBytes += word.size() + 1;
+    }
+    for (const auto& [what, path] : {std::pair<const char*, const std::string*>{"the script path",
+                                                                                &job.script()},
+                                     {"the Python interpreter's path", &job.python()},
+                                     {"the working directory", &job.working_dir()}}) {
+      if (path->size() > kMaxPathBytes) return tooLarge(what, path->size(), kMaxPathBytes, "bytes");
+      commandBytes += path->size() + 1;
+    }
+  }
   if (words > kMaxArgvWords) return tooLarge("the command line", words, kMaxArgvWords, "words");
   if (commandBytes > kMaxCommandLineBytes) {
     return tooLarge("the command line", commandBytes, kMaxCommandLineBytes, "bytes");
@@ -65,6 +86,33 @@ Status validateRunSpecLimits(const v1::RunSpec& spec) {
   const size_t total = spec.ByteSizeLong();
   if (total > kMaxRunSpecBytes) {
     return tooLarge("the run spec", total, kMaxRunSpecBytes, "bytes serialized");
+  }
+  return Status::ok();
+}
+
+Status validateRunParams(const google::protobuf::Map<std::string, std::string>& params) {
+  if (params.size() > kMaxRunParams) {
+    return tooLarge("the run's parameter list", params.size(), kMaxRunParams, "keys");
+  }
+  for (const auto& [key, value] : params) {
+    if (key.empty()) return Status::invalidArgument("a run parameter has an empty key");
+    if (key.size() > kMaxRunParamKeyBytes) {
+      return tooLarge("the run parameter key '" + key.substr(0, 64) + "...'", key.size(),
+                      kMaxRunParamKeyBytes, "bytes");
+    }
+    if (std::any_of(key.begin(), key.end(),
+                    [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
+      return Status::invalidArgument("the run parameter key '" + toValidUtf8(key) +
+                                     "' has a control character: use printable names");
+    }
+    if (!isValidUtf8(key) || !isValidUtf8(value)) {
+      return Status::invalidArgument("the run parameter '" + toValidUtf8(key) +
+                                     "' is not valid UTF-8");
+    }
+    if (value.size() > kMaxRunParamValueBytes) {
+      return tooLarge("the value of run parameter '" + key + "'", value.size(),
+                      kMaxRunParamValueBytes, "bytes");
+    }
   }
   return Status::ok();
 }

@@ -24,7 +24,7 @@ import sys
 import zmq
 from google.protobuf import json_format
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 TIMEOUT_MS = 10000
 ENDED = ("COMPLETED", "FAILED", "STOPPED")
 

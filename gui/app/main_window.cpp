@@ -1,5 +1,7 @@
 #include "main_window.h"
 
+#include <QTextStream>
+
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
@@ -165,10 +167,27 @@ void MainWindow::refreshNodeChoices() {
     }
     setup_->setForm(form);
   }
+  if (quitIfFormRefuses(QStringLiteral("--launch"))) {
+    launchPending_ = false;
+    return;
+  }
   if (setup_->canLaunch()) {
     launchPending_ = false;
     controller_.launch(setup_->form());
   }
+}
+
+bool MainWindow::quitIfFormRefuses(const QString& mode) {
+  const QHash<QString, QString> errors = setup_->fieldErrors();
+  if (errors.isEmpty()) return false;
+  QStringList fields = errors.keys();
+  fields.sort();
+  QTextStream err(stderr);
+  err << "ringside " << mode << ": the run setup form refuses the run, so nothing was launched:\n";
+  for (const QString& field : fields) err << "  " << field << ": " << errors.value(field) << '\n';
+  err.flush();
+  QTimer::singleShot(0, qApp, [] { QApplication::exit(2); });
+  return true;
 }
 
 QStringList MainWindow::onlineNodeIds(const QStringList& nodeNames) const {
@@ -300,8 +319,13 @@ void MainWindow::runScreenshotTour(const QString& dir) {
       form.hidden = {512, 256};
     }
     setup_->setForm(form);
+    if (quitIfFormRefuses(QStringLiteral("--screenshots"))) return;
     controller_.launch(setup_->form());
   };
+  connect(&controller_, &Controller::launchFailed, this, [](const QString& message) {
+    qWarning("screenshot tour: the launch failed: %s", qPrintable(message));
+    QApplication::exit(1);
+  });
   connect(&controller_, &Controller::runLaunched, this,
           [this](const QString& runId) { tourRuns_ << runId; });
   connect(&controller_, &Controller::runStateChanged, this,

@@ -60,6 +60,10 @@ class MainWindow : public QMainWindow {
   void saveScreenshot(const QString& dir, const QString& name);
   // The node ids of these nodes (by name) when every one of them is online, else empty.
   QStringList onlineNodeIds(const QStringList& nodeNames) const;
+  // For the modes that launch by themselves (--launch, the screenshot tours): when the run setup
+  // form refuses its run, prints "ringside <mode>: ..." with every field's message on stderr and
+  // quits with exit code 2 at once (a silent wait helped nobody). Returns whether it refused.
+  bool quitIfFormRefuses(const QString& mode);
 
   bool launchPending_ = false;
   QStringList launchNodes_;  // by name; empty: the form's own choice

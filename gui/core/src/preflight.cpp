@@ -14,6 +14,14 @@ QString text(const std::string& value) { return QString::fromStdString(value); }
 
 }  // namespace
 
+bool runUsesGpusOn(const v1::RunSpec& spec, const v1::PreflightReply& reply) {
+  if (spec.has_python()) return spec.python().use_gpus();
+  if (!spec.has_trainer()) return false;
+  const std::string backend =
+      spec.trainer().config().has_backend() ? spec.trainer().config().backend() : "auto";
+  return backend == "nccl" || (backend == "auto" && reply.slot_kind() == "gpu");
+}
+
 QString applyPreflight(const QList<PreflightAnswer>& answers, v1::RunSpec* spec) {
   if (answers.isEmpty() || answers.size() != spec->hosts_size()) {
     return tr("The pre-flight check got %1 answers for %2 nodes; launch again.")
@@ -35,7 +43,7 @@ QString applyPreflight(const QList<PreflightAnswer>& answers, v1::RunSpec* spec)
                    .arg(answer.nodeName, text(answer.reply.agent_version()), owner.nodeName,
                         text(owner.reply.agent_version()));
     }
-    if (answer.reply.slot_kind() != "gpu") continue;
+    if (!runUsesGpusOn(*spec, answer.reply)) continue;
     const uint32_t ranks = spec->hosts(static_cast<int>(i)).ranks();
     if (static_cast<uint32_t>(answer.reply.free_gpus_size()) < ranks) {
       // The agent reports this as a problem too; an older one may not.
@@ -64,7 +72,7 @@ QString applyPreflight(const QList<PreflightAnswer>& answers, v1::RunSpec* spec)
     spec->mutable_hosts(static_cast<int>(i))->set_reservation_id(answers[i].reply.reservation_id());
   }
   for (qsizetype i = 1; i < answers.size(); ++i) {
-    if (answers[i].reply.slot_kind() != "gpu") continue;
+    if (!runUsesGpusOn(*spec, answers[i].reply)) continue;
     v1::HostSlots* host = spec->mutable_hosts(static_cast<int>(i));
     host->clear_gpus();
     for (uint32_t gpu : gpus[i]) host->add_gpus(gpu);

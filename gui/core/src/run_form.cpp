@@ -5,6 +5,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QProcess>
+#include <QRegularExpression>
 #include <algorithm>
 #include <functional>
 
@@ -43,6 +44,55 @@ int RunForm::worldSize() const {
   return static_cast<int>(std::max<qsizetype>(1, nodeIds.size())) * ranksPerNode;
 }
 
+bool usesGpus(const RunForm& form, const NodeChoice& node) {
+  switch (form.job) {
+    case RunForm::Job::kPython:
+      return form.pythonUseGpus;
+    case RunForm::Job::kCommand:
+      return false;
+    case RunForm::Job::kTrainer:
+      return form.backend == QLatin1String("nccl") ||
+             (form.backend == QLatin1String("auto") && node.gpuSlotsTotal > 0);
+  }
+  return false;
+}
+
+int defaultRanksPerNode(const NodeChoice& node) {
+  if (node.gpuSlotsTotal > 0) return std::max(1, node.freeGpuSlots);
+  return node.freeCpuSlots < 0 ? 2 : std::clamp(node.freeCpuSlots, 1, 2);
+}
+
+namespace {
+
+// One NAME=value per line of the form's environment field; blank lines skipped. Sets *problem to
+// the first line that is not such an assignment, or names a variable the agent sets itself.
+QList<QPair<QString, QString>> parseEnvironment(const QString& text, QString* problem) {
+  QList<QPair<QString, QString>> entries;
+  static const QRegularExpression name(QStringLiteral("^[A-Za-z_][A-Za-z0-9_]*$"));
+  for (const QString& raw : text.split(QLatin1Char('\n'))) {
+    const QString line = raw.trimmed();
+    if (line.isEmpty()) continue;
+    const qsizetype equals = line.indexOf(QLatin1Char('='));
+    const QString key = equals < 0 ? line : line.left(equals).trimmed();
+    if (equals < 0 || !name.match(key).hasMatch()) {
+      if (problem != nullptr && problem->isEmpty()) {
+        *problem = tr("\"%1\" is not NAME=value (a name of letters, digits and _).").arg(line);
+      }
+      continue;
+    }
+    if (key.startsWith(QLatin1String("RINGSIDE_")) || key == QLatin1String("CUDA_VISIBLE_DEVICES")) {
+      if (problem != nullptr && problem->isEmpty()) {
+        *problem = tr("%1 is set by the agent for every run; remove it.").arg(key);
+      }
+      continue;
+    }
+    entries.append({key, line.mid(equals + 1)});
+  }
+  return entries;
+}
+
+}  // namespace
+
 namespace {
 
 const NodeChoice* findNode(const QList<NodeChoice>& nodes, const QString& nodeId) {
@@ -63,6 +113,8 @@ void validatePlacement(const RunForm& form, const QList<NodeChoice>& nodes,
     add("nodeIds", tr("Choose at least one node to run on (add nodes under Nodes)."));
   }
   const NodeChoice* fewestFree = nullptr;
+  int fewestFreeCount = 0;
+  bool fewestFreeGpus = false;
   QHash<QString, const NodeChoice*> byHost;  // lower-case host name -> the first node on it
   for (const QString& nodeId : form.nodeIds) {
     const NodeChoice* node = findNode(nodes, nodeId);
@@ -78,9 +130,22 @@ void validatePlacement(const RunForm& form, const QList<NodeChoice>& nodes,
                         "choose another node.")
                          .arg(displayName(*node)));
     }
-    if (node->freeSlots >= 0 &&
-        (fewestFree == nullptr || node->freeSlots < fewestFree->freeSlots)) {
+    const bool gpus = usesGpus(form, *node);
+    if (gpus && node->gpuSlotsTotal == 0 && node->freeGpuSlots >= 0) {
+      add("nodeIds",
+          form.job == RunForm::Job::kPython
+              ? tr("%1 has no GPU; uncheck \"Use GPUs\" to run the script on its CPU cores, or "
+                   "choose a GPU node.")
+                    .arg(displayName(*node))
+              : tr("%1 has no GPU; choose the MPI (CPU) backend or a GPU node.")
+                    .arg(displayName(*node)));
+      continue;
+    }
+    const int free = gpus ? node->freeGpuSlots : node->freeCpuSlots;
+    if (free >= 0 && (fewestFree == nullptr || free < fewestFreeCount)) {
       fewestFree = node;
+      fewestFreeCount = free;
+      fewestFreeGpus = gpus;
     }
     // mpirun would put both nodes' ranks on that one host.
     if (form.nodeIds.size() > 1 && !node->hostName.isEmpty()) {
@@ -95,10 +160,16 @@ void validatePlacement(const RunForm& form, const QList<NodeChoice>& nodes,
   }
   if (form.ranksPerNode < 1) {
     add("ranksPerNode", tr("A run needs at least one rank."));
-  } else if (fewestFree != nullptr && form.ranksPerNode > fewestFree->freeSlots) {
-    add("ranksPerNode", tr("Only %L1 slots are free on %2; choose at most %L1 ranks per node.")
-                            .arg(fewestFree->freeSlots)
-                            .arg(displayName(*fewestFree)));
+  } else if (fewestFree != nullptr && form.ranksPerNode > fewestFreeCount) {
+    add("ranksPerNode",
+        fewestFreeGpus
+            ? tr("Only %L1 GPUs are free on %2 (one per rank); choose at most %L1 ranks per "
+                 "node, or stop a run that holds GPUs there.")
+                  .arg(fewestFreeCount)
+                  .arg(displayName(*fewestFree))
+            : tr("Only %L1 CPU slots are free on %2; choose at most %L1 ranks per node.")
+                  .arg(fewestFreeCount)
+                  .arg(displayName(*fewestFree)));
   }
 }
 
@@ -113,6 +184,26 @@ QList<FieldError> validateFields(const RunForm& form, const QList<NodeChoice>& n
   };
   if (form.name.trimmed().isEmpty()) add("name", tr("Give the run a name."));
   validatePlacement(form, nodes, add);
+  QString envProblem;
+  parseEnvironment(form.environment, &envProblem);
+  if (!envProblem.isEmpty()) add("environment", envProblem);
+  if (form.hangTimeoutSeconds < 0 || form.hangTimeoutSeconds > kMaxTimeoutSeconds) {
+    add("hangTimeout", tr("The hang timeout must be 0 (never) or at most %L1 s (a week).")
+                           .arg(kMaxTimeoutSeconds));
+  }
+  if (form.job == RunForm::Job::kPython) {
+    const QString script = form.pythonScript.trimmed();
+    if (script.isEmpty()) {
+      add("pythonScript", tr("Enter the path of the script on the nodes, e.g. "
+                             "/srv/train/ddp_fashion_mnist.py."));
+    } else if (!script.startsWith(QLatin1Char('/')) && form.pythonWorkingDir.trimmed().isEmpty()) {
+      add("pythonScript", tr("Give an absolute path, or a working directory the script is in."));
+    }
+    if (form.pythonInterpreter.trimmed().isEmpty()) {
+      add("pythonInterpreter", tr("Enter the Python interpreter, e.g. /usr/bin/python3."));
+    }
+    return errors;
+  }
   if (form.job == RunForm::Job::kCommand) {
     if (splitCommandLine(form.command).isEmpty()) {
       add("command", tr("Enter the command to run, e.g. python3 train.py --epochs 3."));
@@ -222,10 +313,6 @@ QList<FieldError> validateFields(const RunForm& form, const QList<NodeChoice>& n
         tr("The metric interval must be at least 1 step (1 reports every step; got %L1).")
             .arg(form.logEvery));
   }
-  if (form.hangTimeoutSeconds < 0 || form.hangTimeoutSeconds > kMaxTimeoutSeconds) {
-    add("hangTimeout", tr("The hang timeout must be 0 (never) or at most %L1 s (a week).")
-                           .arg(kMaxTimeoutSeconds));
-  }
   return errors;
 }
 
@@ -246,8 +333,11 @@ QList<FieldError> validate(const RunForm& form, const QList<NodeChoice>& nodes) 
   if (!limits.isOk()) {
     const QString message = QString::fromStdString(limits.message());
     const char* field = message.startsWith(QLatin1String("the run's name")) ? "name"
-                        : form.job == RunForm::Job::kCommand                ? "command"
-                                                                            : "name";
+                        : message.startsWith(QLatin1String("the run's environment"))
+                            ? "environment"
+                        : form.job == RunForm::Job::kCommand ? "command"
+                        : form.job == RunForm::Job::kPython  ? "pythonScript"
+                                                             : "name";
     errors.append({QString::fromLatin1(field),
                    tr("The run is too large to send: %1. Shorten it.").arg(message)});
   }
@@ -332,7 +422,17 @@ v1::RunSpec toRunSpec(const RunForm& form, const QList<NodeChoice>& nodes) {
       spec.add_mpirun_args(word.toStdString());
     }
   }
-  if (form.job == RunForm::Job::kCommand) {
+  for (const auto& [name, value] : parseEnvironment(form.environment, nullptr)) {
+    (*spec.mutable_env())[name.toStdString()] = value.toStdString();
+  }
+  if (form.job == RunForm::Job::kPython) {
+    v1::PythonScript* job = spec.mutable_python();
+    job->set_script(form.pythonScript.trimmed().toStdString());
+    for (const QString& word : splitCommandLine(form.pythonArgs)) job->add_args(word.toStdString());
+    job->set_python(form.pythonInterpreter.trimmed().toStdString());
+    job->set_working_dir(form.pythonWorkingDir.trimmed().toStdString());
+    job->set_use_gpus(form.pythonUseGpus);
+  } else if (form.job == RunForm::Job::kCommand) {
     for (const QString& word : splitCommandLine(form.command)) {
       spec.mutable_command()->add_argv(word.toStdString());
     }
@@ -393,7 +493,23 @@ RunForm fromRunSpec(const v1::RunSpec& spec) {
   }
   for (const v1::HostSlots& host : spec.hosts())
     form.specHosts << QString::fromStdString(host.host());
-  if (spec.has_command()) {
+  QStringList environment;
+  for (const auto& [name, value] : spec.env()) {
+    environment << QString::fromStdString(name) + QLatin1Char('=') + QString::fromStdString(value);
+  }
+  environment.sort();
+  form.environment = environment.join(QLatin1Char('\n'));
+  if (spec.has_python()) {
+    form.job = RunForm::Job::kPython;
+    const v1::PythonScript& job = spec.python();
+    form.pythonScript = QString::fromStdString(job.script());
+    QStringList words;
+    for (const auto& word : job.args()) words << QString::fromStdString(word);
+    form.pythonArgs = joinCommandLine(words);
+    if (!job.python().empty()) form.pythonInterpreter = QString::fromStdString(job.python());
+    form.pythonWorkingDir = QString::fromStdString(job.working_dir());
+    form.pythonUseGpus = job.use_gpus();
+  } else if (spec.has_command()) {
     form.job = RunForm::Job::kCommand;
     QStringList words;
     for (const auto& word : spec.command().argv()) words << QString::fromStdString(word);
@@ -412,7 +528,15 @@ QJsonObject toPreset(const RunForm& form) {
       {"version", kPresetVersion},
       {"name", form.name},
       {"tags", QJsonArray::fromStringList(form.tags)},
-      {"job", form.job == RunForm::Job::kCommand ? "command" : "trainer"},
+      {"job", form.job == RunForm::Job::kCommand  ? "command"
+              : form.job == RunForm::Job::kPython ? "python"
+                                                  : "trainer"},
+      {"python", QJsonObject{{"script", form.pythonScript},
+                             {"args", form.pythonArgs},
+                             {"interpreter", form.pythonInterpreter},
+                             {"working_dir", form.pythonWorkingDir},
+                             {"use_gpus", form.pythonUseGpus}}},
+      {"environment", form.environment},
       {"trainer",
        QJsonDocument::fromJson(QByteArray::fromStdString(trainerConfigToJson(trainerConfig(form))))
            .object()},
@@ -458,8 +582,21 @@ RunForm fromPreset(const QJsonObject& preset, QString* error) {
   }
   form.name = preset["name"].toString();
   for (const QJsonValue& tag : preset["tags"].toArray()) form.tags << tag.toString();
-  form.job = preset["job"].toString() == QLatin1String("command") ? RunForm::Job::kCommand
-                                                                  : RunForm::Job::kTrainer;
+  const QString job = preset["job"].toString();
+  form.job = job == QLatin1String("command")  ? RunForm::Job::kCommand
+             : job == QLatin1String("python") ? RunForm::Job::kPython
+                                              : RunForm::Job::kTrainer;
+  if (!preset["python"].isUndefined() && !preset["python"].isObject()) {
+    *error = tr("The preset's \"python\" entry must be an object.");
+    return form;
+  }
+  const QJsonObject python = preset["python"].toObject();
+  form.pythonScript = python["script"].toString();
+  form.pythonArgs = python["args"].toString();
+  if (python["interpreter"].isString()) form.pythonInterpreter = python["interpreter"].toString();
+  form.pythonWorkingDir = python["working_dir"].toString();
+  form.pythonUseGpus = python["use_gpus"].toBool();
+  form.environment = preset["environment"].toString();
   if (!preset["trainer"].isUndefined() && !preset["trainer"].isObject()) {
     *error = tr("The preset's \"trainer\" entry must be an object.");
     return form;

@@ -1,4 +1,5 @@
 #include "ringside/gui/widgets/dashboard_tab.h"
+#include "ringside/gui/widgets/custom_metrics_panel.h"
 #include "ringside/gui/when_ready.h"
 
 #include <QCheckBox>
@@ -27,6 +28,7 @@
 
 #include "ringside/common/metric_names.h"
 #include "ringside/common/run_spec.h"
+#include "ringside/gui/clipped_text.h"
 #include "ringside/gui/controller.h"
 #include "ringside/gui/export_files.h"
 #include "ringside/gui/run_resume.h"
@@ -81,6 +83,7 @@ DashboardTab::DashboardTab(Controller& controller, const QString& runId, QWidget
     if (id != runId_) return;
     dirty_ = true;
     rankDirty_ = true;
+    customDirty_ = true;
   });
   connect(&controller_, &Controller::runStateChanged, this,
           [this](const QString& id, v1::RunState state) {
@@ -94,7 +97,10 @@ DashboardTab::DashboardTab(Controller& controller, const QString& runId, QWidget
   connect(&controller_, &Controller::nodesChanged, this, &DashboardTab::updateResume);
   connect(&controller_, &Controller::runStopFailed, this,
           [this](const QString& id, const QString& message) {
-            if (id == runId_) message_->setText(tr("Stop failed: %1").arg(message));
+            if (id != runId_) return;
+            const QString text = tr("Stop failed: %1").arg(message);
+            message_->setText(elidedLine(text));  // an agent's text: one short line, all in the tip
+            message_->setToolTip(tooltipText(text));
           });
   connect(&controller_, &Controller::runStallChanged, this, [this](const QString& id) {
     if (id == runId_) updateStall();
@@ -231,11 +237,15 @@ void DashboardTab::buildUi() {
   auto* chartsPage = new QWidget(this);
   chartsPage->setLayout(grid);
   chartPages_ = new QTabWidget(this);
-  for (QWidget* page : {chartsPage, static_cast<QWidget*>(gpuPanel_)}) {
+  customMetrics_ = new CustomMetricsPanel(controller_.store(), runId_, this);
+  for (QWidget* page : {chartsPage, static_cast<QWidget*>(gpuPanel_),
+                        static_cast<QWidget*>(customMetrics_)}) {
     auto* scroll = new QScrollArea(this);
     scroll->setWidgetResizable(true);
     scroll->setWidget(page);
-    chartPages_->addTab(scroll, page == chartsPage ? tr("&Training") : tr("&GPUs"));
+    chartPages_->addTab(scroll, page == chartsPage  ? tr("&Training")
+                                : page == gpuPanel_ ? tr("&GPUs")
+                                                    : tr("&Metrics"));
   }
 
   rankView_ = new RankView(this);
@@ -280,7 +290,7 @@ void DashboardTab::buildUi() {
 
 QList<MetricChart*> DashboardTab::charts() const {
   return QList<MetricChart*>{loss_, accuracy_, throughput_, stepTime_, allreduce_, busbw_} +
-         gpuPanel_->charts();
+         gpuPanel_->charts() + customMetrics_->charts();
 }
 
 MetricChart* DashboardTab::gpuUtilChart() const { return gpuPanel_->utilChart(); }
@@ -310,6 +320,8 @@ void DashboardTab::setXMode(int index) {
   inFlight_ = 0;
   fetched_.clear();
   dirty_ = true;
+  customDirty_ = true;
+  sinceCustomFetch_.invalidate();
 }
 
 void DashboardTab::updateStall() {
@@ -336,6 +348,12 @@ void DashboardTab::onTick() {
       rankDirty_ && run_.has_value() && run_->worldSize != 1) {
     fetchRanks();
   }
+  // Custom metrics at most once a second: a query per charted name and rank.
+  if (customDirty_ && (!sinceCustomFetch_.isValid() || sinceCustomFetch_.elapsed() >= 1000)) {
+    customDirty_ = false;
+    sinceCustomFetch_.start();
+    customMetrics_->refresh(xMode(), xOrigin(), progress_.stepsPerEpoch.value_or(0));
+  }
 }
 
 void DashboardTab::applySmoothing() {
@@ -358,10 +376,14 @@ void DashboardTab::applyRun(const RunRecord& run) {
   }
   run_ = run;
   gpuPanel_->setRun(run);
-  name_->setText(run.name.isEmpty() ? runId_ : run.name);
+  name_->setText(elidedLine(run.name.isEmpty() ? runId_ : run.name));
+  name_->setToolTip(tooltipText(run.name));
   state_->setText(stateName(run.state));
   stop_->setEnabled(!ended(run.state));
-  if (!run.reason.isEmpty()) message_->setText(run.reason);
+  if (!run.reason.isEmpty()) {
+    message_->setText(elidedLine(run.reason));  // the agent's text: one short line, all in the tip
+    message_->setToolTip(tooltipText(run.reason));
+  }
   const QString original = resumedFromRunId(run.tags);
   resumedFrom_->setText(original.isEmpty() ? QString() : tr("resumed from %1").arg(original));
   resumedFrom_->setVisible(!original.isEmpty());

@@ -46,10 +46,14 @@ QString notAvailable() { return NodeTableModel::tr("N/A"); }
 
 QString gib(double mib) { return QLocale().toString(mib / kMiBPerGiB, 'f', 1); }
 
-// The slots in use: the latest telemetry's count is newer than the last hello's.
-int slotsUsed(const NodeView& node) {
-  if (node.telemetry) return static_cast<int>(node.telemetry->slots_used());
-  return node.info ? static_cast<int>(node.info->slots_used()) : 0;
+// The slots in use by kind: the latest telemetry's counts are newer than the last hello's.
+int cpuSlotsUsed(const NodeView& node) {
+  if (node.telemetry) return static_cast<int>(node.telemetry->cpu_slots_used());
+  return node.info ? static_cast<int>(node.info->cpu_slots_used()) : 0;
+}
+int gpuSlotsUsed(const NodeView& node) {
+  if (node.telemetry) return static_cast<int>(node.telemetry->gpu_slots_used());
+  return node.info ? static_cast<int>(node.info->gpu_slots_used()) : 0;
 }
 
 QColor stateColor(const NodeView& node) {
@@ -288,13 +292,16 @@ QString NodeTableModel::gpusText(const NodeView& node) {
 
 QString NodeTableModel::slotsText(const NodeView& node) {
   if (!node.info) return notAvailable();
-  const int total = static_cast<int>(node.info->slots_total());
-  const int used = slotsUsed(node);
-  const QString kind = QString::fromStdString(node.info->slot_kind());
   const QLocale locale;
-  return tr("%1 free / %2 used %3")
-      .arg(locale.toString(qMax(0, total - used)), locale.toString(used), kind)
-      .trimmed();
+  const int cpuTotal = static_cast<int>(node.info->cpu_slots_total());
+  const int cpuUsed = cpuSlotsUsed(node);
+  const QString cpu = tr("%1 free / %2 used cpu")
+                          .arg(locale.toString(qMax(0, cpuTotal - cpuUsed)), locale.toString(cpuUsed));
+  const int gpuTotal = static_cast<int>(node.info->gpu_slots_total());
+  if (gpuTotal == 0) return cpu;
+  const int gpuUsed = gpuSlotsUsed(node);
+  return tr("%1 free / %2 used gpu; %3")
+      .arg(locale.toString(qMax(0, gpuTotal - gpuUsed)), locale.toString(gpuUsed), cpu);
 }
 
 void GpuBarsDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option,

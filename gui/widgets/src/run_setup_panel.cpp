@@ -13,6 +13,7 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMessageBox>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QRadioButton>
 #include <QScopedValueRollback>
@@ -69,9 +70,15 @@ RunSetupPanel::RunSetupPanel(QWidget* parent) : QWidget(parent) {
   runForm->addRow(tr("&Tags:"), tags_);
   trainerJob_ = new QRadioButton(tr("Ringside trainer"));
   commandJob_ = new QRadioButton(tr("Custom command"));
+  pythonJob_ = new QRadioButton(tr("PyTorch script"));
+  pythonJob_->setToolTip(
+      tr("Your own PyTorch DDP script, with three calls of the ringside package "
+         "(init_process_group, watch, log): its loss and per-bucket all-reduce timings live "
+         "(docs/pytorch.md)"));
   trainerJob_->setChecked(true);
   auto* jobRow = new QHBoxLayout;
   jobRow->addWidget(trainerJob_);
+  jobRow->addWidget(pythonJob_);
   jobRow->addWidget(commandJob_);
   jobRow->addStretch();
   runForm->addRow(tr("Job:"), jobRow);
@@ -229,6 +236,36 @@ RunSetupPanel::RunSetupPanel(QWidget* parent) : QWidget(parent) {
   commandForm->addRow(tr("Co&mmand:"), command_);
   addErrorLabel(QStringLiteral("command"), nullptr, commandForm);
   jobPages_->addWidget(commandPage);
+
+  // PyTorch script page.
+  auto* pythonPage = new QGroupBox(tr("PyTorch script"));
+  auto* pythonForm = new QFormLayout(pythonPage);
+  pythonScript_ = new QLineEdit;
+  pythonScript_->setPlaceholderText(tr("/srv/train/ddp_fashion_mnist.py"));
+  pythonScript_->setToolTip(
+      tr("The script's path on every node of the run (the agent's user must be able to read "
+         "it). It joins the process group with ringside.torch.init_process_group(), times its "
+         "all-reduces with ringside.torch.watch(model) and logs with ringside.log()."));
+  pythonForm->addRow(tr("&Script:"), pythonScript_);
+  addErrorLabel(QStringLiteral("pythonScript"), nullptr, pythonForm);
+  pythonArgs_ = new QLineEdit;
+  pythonArgs_->setPlaceholderText(tr("--epochs 3 --batch 256"));
+  pythonForm->addRow(tr("&Arguments:"), pythonArgs_);
+  pythonInterpreter_ = new QLineEdit;
+  pythonInterpreter_->setToolTip(
+      tr("The Python that runs the script on every node: one that has torch (Debian's "
+         "/usr/bin/python3 with python3-torch, or a virtual environment's bin/python)"));
+  pythonForm->addRow(tr("&Interpreter:"), pythonInterpreter_);
+  addErrorLabel(QStringLiteral("pythonInterpreter"), nullptr, pythonForm);
+  pythonWorkingDir_ = new QLineEdit;
+  pythonWorkingDir_->setPlaceholderText(tr("the run's own directory"));
+  pythonForm->addRow(tr("&Working directory:"), pythonWorkingDir_);
+  pythonUseGpus_ = new QCheckBox(tr("Use GPUs (one per rank, NCCL)"));
+  pythonUseGpus_->setToolTip(
+      tr("Checked: every rank takes one of the node's free GPUs (CUDA_VISIBLE_DEVICES) and the "
+         "process group uses NCCL. Unchecked: every rank takes a CPU core and uses gloo."));
+  pythonForm->addRow(QString(), pythonUseGpus_);
+  jobPages_->addWidget(pythonPage);
   column->addWidget(jobPages_);
 
   auto* placeBox = new QGroupBox(tr("Placement"));
@@ -260,6 +297,14 @@ RunSetupPanel::RunSetupPanel(QWidget* parent) : QWidget(parent) {
          "collective timeout (900 s by default). Run spec key hang_timeout_s."));
   placeForm->addRow(tr("Han&g timeout:"), hangTimeout_);
   addErrorLabel(QStringLiteral("hangTimeout"), nullptr, placeForm);
+  environment_ = new QPlainTextEdit;
+  environment_->setPlaceholderText(tr("NAME=value, one per line"));
+  environment_->setToolTip(tr("Extra environment of every rank, e.g. OMP_NUM_THREADS=1 or "
+                              "NCCL_DEBUG=INFO"));
+  environment_->setTabChangesFocus(true);
+  environment_->setFixedHeight(environment_->fontMetrics().lineSpacing() * 3 + 12);
+  placeForm->addRow(tr("En&vironment:"), environment_);
+  addErrorLabel(QStringLiteral("environment"), nullptr, placeForm);
   column->addWidget(placeBox);
   column->addStretch();
 
@@ -292,8 +337,15 @@ RunSetupPanel::RunSetupPanel(QWidget* parent) : QWidget(parent) {
         QFileDialog::getExistingDirectory(this, tr("Dataset directory"), dataDir_->text());
     if (!dir.isEmpty()) dataDir_->setText(dir);
   });
-  connect(trainerJob_, &QRadioButton::toggled, this,
-          [this](bool on) { jobPages_->setCurrentIndex(on ? 0 : 1); });
+  for (QRadioButton* job : {trainerJob_, commandJob_, pythonJob_}) {
+    connect(job, &QRadioButton::toggled, this, [this](bool on) {
+      if (!on) return;
+      jobPages_->setCurrentIndex(trainerJob_->isChecked() ? 0 : commandJob_->isChecked() ? 1 : 2);
+      // The kind of slot the default ranks count may have changed (GPUs or cores).
+      if (!userChoseRanks_) applyDefaultRanks();
+      revalidate();
+    });
+  }
   connect(load, &QPushButton::clicked, this, &RunSetupPanel::loadPreset);
   connect(save, &QPushButton::clicked, this, &RunSetupPanel::savePreset);
   connect(launch_, &QPushButton::clicked, this, [this] {
@@ -301,9 +353,22 @@ RunSetupPanel::RunSetupPanel(QWidget* parent) : QWidget(parent) {
   });
   // Revalidate on every edit.
   for (QLineEdit* edit :
-       {name_, tags_, dataDir_, hidden_, channels_, seed_, resumeFrom_, command_}) {
+       {name_, tags_, dataDir_, hidden_, channels_, seed_, resumeFrom_, command_, pythonScript_,
+        pythonArgs_, pythonInterpreter_, pythonWorkingDir_}) {
     connect(edit, &QLineEdit::textChanged, this, &RunSetupPanel::revalidate);
   }
+  connect(environment_, &QPlainTextEdit::textChanged, this, &RunSetupPanel::revalidate);
+  connect(pythonUseGpus_, &QCheckBox::toggled, this, [this] {
+    if (!userChoseRanks_) applyDefaultRanks();
+    revalidate();
+  });
+  connect(backend_, &QComboBox::currentIndexChanged, this, [this] {
+    if (!userChoseRanks_) applyDefaultRanks();
+  });
+  // A change of the ranks by the user (not by code) ends the default.
+  connect(ranks_, &QSpinBox::valueChanged, this, [this] {
+    if (!updatingNodes_) userChoseRanks_ = true;
+  });
   for (QComboBox* combo : {model_, convAlgorithm_, optimizer_, schedule_, backend_}) {
     connect(combo, &QComboBox::currentIndexChanged, this, &RunSetupPanel::revalidate);
   }
@@ -315,7 +380,6 @@ RunSetupPanel::RunSetupPanel(QWidget* parent) : QWidget(parent) {
                         ranks_, hangTimeout_}) {
     connect(box, &QSpinBox::valueChanged, this, &RunSetupPanel::revalidate);
   }
-  connect(trainerJob_, &QRadioButton::toggled, this, &RunSetupPanel::revalidate);
   connect(nodeList_, &QListWidget::itemChanged, this, [this] {
     if (updatingNodes_) return;
     userChoseNodes_ = true;  // a check box was clicked
@@ -345,7 +409,9 @@ RunForm RunSetupPanel::form() const {
   for (const QString& tag : tags_->text().split(QLatin1Char(','), Qt::SkipEmptyParts)) {
     if (!tag.trimmed().isEmpty()) f.tags << tag.trimmed();
   }
-  f.job = trainerJob_->isChecked() ? RunForm::Job::kTrainer : RunForm::Job::kCommand;
+  f.job = trainerJob_->isChecked()   ? RunForm::Job::kTrainer
+          : commandJob_->isChecked() ? RunForm::Job::kCommand
+                                     : RunForm::Job::kPython;
   f.dataDir = dataDir_->text();
   f.model = model_->currentData().toString();
   f.hidden = parseWidths(hidden_->text());
@@ -376,6 +442,12 @@ RunForm RunSetupPanel::form() const {
   f.resumeFrom = resumeFrom_->text().trimmed();
   f.trainerBase = trainerBase_;
   f.command = command_->text();
+  f.pythonScript = pythonScript_->text();
+  f.pythonArgs = pythonArgs_->text();
+  f.pythonInterpreter = pythonInterpreter_->text();
+  f.pythonWorkingDir = pythonWorkingDir_->text();
+  f.pythonUseGpus = pythonUseGpus_->isChecked();
+  f.environment = environment_->toPlainText();
   f.nodeIds = checkedNodeIds();
   f.ranksPerNode = ranks_->value();
   return f;
@@ -384,8 +456,9 @@ RunForm RunSetupPanel::form() const {
 void RunSetupPanel::setForm(const RunForm& f) {
   name_->setText(f.name);
   tags_->setText(f.tags.join(QStringLiteral(", ")));
-  (f.job == RunForm::Job::kTrainer ? trainerJob_ : commandJob_)->setChecked(true);
-  jobPages_->setCurrentIndex(f.job == RunForm::Job::kTrainer ? 0 : 1);
+  const int page = f.job == RunForm::Job::kTrainer ? 0 : f.job == RunForm::Job::kCommand ? 1 : 2;
+  (page == 0 ? trainerJob_ : page == 1 ? commandJob_ : pythonJob_)->setChecked(true);
+  jobPages_->setCurrentIndex(page);
   dataDir_->setText(f.dataDir);
   QStringList widths;
   for (int width : f.hidden) widths << QString::number(width);
@@ -420,11 +493,24 @@ void RunSetupPanel::setForm(const RunForm& f) {
   resumeFrom_->setText(f.resumeFrom);
   trainerBase_ = f.trainerBase;
   command_->setText(f.command);
+  pythonScript_->setText(f.pythonScript);
+  pythonArgs_->setText(f.pythonArgs);
+  pythonInterpreter_->setText(f.pythonInterpreter);
+  pythonWorkingDir_->setText(f.pythonWorkingDir);
+  pythonUseGpus_->setChecked(f.pythonUseGpus);
+  environment_->setPlainText(f.environment);
   if (!f.nodeIds.isEmpty()) {
     checkNodes(f.nodeIds);
     if (!checkedNodeIds().isEmpty()) userChoseNodes_ = true;
   }
-  ranks_->setValue(f.ranksPerNode);
+  {
+    const QScopedValueRollback<bool> updating(updatingNodes_, true);
+    ranks_->setValue(f.ranksPerNode);
+  }
+  // A form that names nodes (a clone, a preset, the tour's runs) keeps its ranks; a new form's
+  // ranks follow the default node.
+  if (!f.nodeIds.isEmpty()) userChoseRanks_ = true;
+  if (!userChoseRanks_) applyDefaultRanks();
   revalidate();
 }
 
@@ -433,14 +519,15 @@ QString RunSetupPanel::nodeItemText(const NodeChoice& node) const {
                         : node.draining ? tr("draining")
                                         : tr("online");
   QString freeText;
-  if (node.freeSlots < 0) {
+  if (node.freeCpuSlots < 0) {
     freeText = tr("free slots unknown");
-  } else if (node.slotKind == QLatin1String("gpu")) {
-    freeText = tr("free GPU slots: %L1").arg(node.freeSlots);
-  } else if (node.slotKind == QLatin1String("cpu")) {
-    freeText = tr("free CPU slots: %L1").arg(node.freeSlots);
+  } else if (node.gpuSlotsTotal > 0) {
+    freeText = tr("free: %L1 of %L2 GPUs, %L3 CPU slots")
+                   .arg(node.freeGpuSlots)
+                   .arg(node.gpuSlotsTotal)
+                   .arg(node.freeCpuSlots);
   } else {
-    freeText = tr("free slots: %L1").arg(node.freeSlots);
+    freeText = tr("free CPU slots: %L1").arg(node.freeCpuSlots);
   }
   return tr("%1 (%2, %3)").arg(node.name.isEmpty() ? node.nodeId : node.name, state, freeText);
 }
@@ -517,6 +604,7 @@ void RunSetupPanel::setNodes(const QList<NodeChoice>& nodes) {
       item->setToolTip(node.hostName.isEmpty() ? QString() : tr("Host: %1").arg(node.hostName));
     }
     if (!userChoseNodes_) checkDefaultNode();
+    if (!userChoseRanks_) applyDefaultRanks();
     // Tall enough for up to six nodes without scrolling.
     const int rows = std::clamp(nodeList_->count(), 1, 6);
     const int rowHeight = nodeList_->count() > 0 ? nodeList_->sizeHintForRow(0)
@@ -524,6 +612,25 @@ void RunSetupPanel::setNodes(const QList<NodeChoice>& nodes) {
     nodeList_->setFixedHeight(rows * rowHeight + 2 * nodeList_->frameWidth() + 2);
   }
   revalidate();
+}
+
+void RunSetupPanel::applyDefaultRanks() {
+  const QStringList checked = checkedNodeIds();
+  if (checked.isEmpty()) return;
+  for (const NodeChoice& node : nodes_) {
+    if (node.nodeId != checked.first()) continue;
+    // The trainer's auto backend and GPU scripts count GPUs; the other jobs cores.
+    RunForm current = form();
+    int ranks = defaultRanksPerNode(node);
+    if (!usesGpus(current, node)) {
+      NodeChoice cpuOnly = node;
+      cpuOnly.gpuSlotsTotal = 0;
+      ranks = defaultRanksPerNode(cpuOnly);
+    }
+    const QScopedValueRollback<bool> updating(updatingNodes_, true);
+    ranks_->setValue(ranks);
+    return;
+  }
 }
 
 QString RunSetupPanel::worldSizeText() const { return worldSize_->text(); }

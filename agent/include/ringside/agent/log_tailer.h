@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,6 +40,8 @@ class LogTailer {
   struct Chunk {
     std::vector<v1::LogLine> lines;         // seq unset: the journal assigns it
     std::vector<v1::MetricSample> samples;  // parsed metrics (parseMetrics only), seq unset
+    // The params of "config" records in these lines (parseMetrics only; later ones win).
+    std::map<std::string, std::string> params;
   };
 
   LogTailer(std::string runDir, bool parseMetrics);
@@ -74,6 +77,13 @@ class LogTailer {
   uint64_t malformedPending_ = 0;
 };
 
+// Whether the agent reads metrics and config records from a run's stdout: custom commands and
+// Python scripts print them (a Python script under an agent normally sends them to the sink, but
+// a script may print its own); the trainer sends everything to the sink.
+inline bool parsesStdoutRecords(const v1::RunSpec& spec) {
+  return spec.has_command() || spec.has_python();
+}
+
 // The text one line of a run's output travels with (LogLine.text): `line` (without its newline)
 // with a rank tag (common/rank_tag.h splitRankTag) written the way users read it, "[rank 1]
 // <text>", as valid UTF-8, with invalid bytes replaced by U+FFFD (toValidUtf8), cut at a character
@@ -93,8 +103,12 @@ std::string logLineText(std::string_view line, uint64_t totalBytes = 0);
 // and first_step integers 0..2^53, rank an integer -1..kMaxWorldSize-1, time a number, metrics
 // an object of at most kMaxMetricsPerRecord names (1..kMaxMetricNameBytes bytes) to numbers or
 // null (a value that was not finite; skipped), total_steps and steps_per_epoch numbers >= 0.
+// A "config" record ({"type":"config","params":{...}}, what ringside.config() prints without an
+// agent) adds its params, nested objects flattened to dotted keys and each leaf kept as its JSON
+// text, to `*params` (when not null); over validateRunParams' bounds it is a problem.
 // Records of other types give nothing and no problem.
 std::vector<v1::MetricSample> parseMetricsLine(const std::string& line,
-                                               std::string* problem = nullptr);
+                                               std::string* problem = nullptr,
+                                               std::map<std::string, std::string>* params = nullptr);
 
 }  // namespace ringside::agent

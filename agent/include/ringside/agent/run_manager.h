@@ -101,8 +101,9 @@ class RunManager {
   // or mpirun option refused by launch_command.h), ResourceExhausted when more ranks than
   // `freeSlots` (or free GPUs) are asked for, FailedPrecondition when a node cannot be reached,
   // Internal when the run directory or the processes cannot be created.
-  // `freeSlots` comes from usedSlots(/*fresh=*/true) just before; the GPU check uses that scan.
-  Result<v1::RunInfo> launch(const v1::RunSpec& spec, uint32_t freeSlots);
+  // `freeCpuSlots` comes from usedCpuSlots(/*fresh=*/true) just before; the GPU check uses that
+  // scan. A job that usesGpus() takes one free GPU per rank here; any other one CPU slot per rank.
+  Result<v1::RunInfo> launch(const v1::RunSpec& spec, uint32_t freeCpuSlots);
 
   // Starts stopping a run: SIGTERM to its ranks now, SIGKILL to its process group after
   // graceSeconds (0: the default). A run this node does not own but has ranks of (a
@@ -125,16 +126,31 @@ class RunManager {
   // event). Does nothing for an unknown or ended run.
   void setStall(const std::string& runId, const v1::StallVerdict* verdict);
 
+  // Adds a script's hyperparameters to a running run it owns (RunInfo.params: later values
+  // replace earlier ones; at most kMaxRunParams keys) and reports the change through the state
+  // callback. Errors: NotFound (no such run), FailedPrecondition (ended), InvalidArgument (over
+  // validateRunParams' bounds; nothing is added), ResourceExhausted (some new keys past the
+  // bound were refused; the others were added).
+  Status mergeParams(const std::string& runId,
+                     const google::protobuf::Map<std::string, std::string>& params);
+
   // What would stop `ranks` ranks of `spec` on this node (PreflightRequest): the job's program
   // and the dataset missing here, too few free slots or GPUs; each a sentence that says what to
   // do. Empty: ready. (Draining is the agent's to check.)
-  // `freeSlots` as for launch().
-  std::vector<std::string> preflight(const v1::RunSpec& spec, uint32_t ranks, uint32_t freeSlots);
-  // After a pre-flight without problems (PreflightRequest.reserve_seconds > 0): holds `ranks`
-  // slots and, on a GPU node, the first `ranks` free GPUs for at most `seconds`
-  // (slot_reservations.h), counted as used until the run's ranks appear here or the owner's
+  // `freeCpuSlots` as for launch().
+  std::vector<std::string> preflight(const v1::RunSpec& spec, uint32_t ranks,
+                                     uint32_t freeCpuSlots);
+  // After a pre-flight without problems (PreflightRequest.reserve_seconds > 0): holds, for at
+  // most `seconds` (slot_reservations.h), the first `ranks` free GPUs for a job that usesGpus(),
+  // else `ranks` CPU slots; counted as used until the run's ranks appear here or the owner's
   // launch names the hold in its HostSlots.reservation_id.
-  Reservation reserve(uint32_t ranks, double seconds);
+  Reservation reserve(const v1::RunSpec& spec, uint32_t ranks, double seconds);
+
+  // Whether `spec`'s ranks take GPU slots here (DESIGN decision 5, slots by kind): a trainer job
+  // with the nccl backend, or `auto` (absent) on a node with GPUs (the trainer then picks nccl);
+  // a Python script with use_gpus. mpi trainer runs, CPU scripts and custom commands take CPU
+  // slots (cores).
+  bool usesGpus(const v1::RunSpec& spec) const;
 
   // Advances every active run: notices rank processes (STARTING -> RUNNING), escalates stops
   // past their grace period, and ends runs whose exit_status appeared or whose processes are
@@ -148,12 +164,13 @@ class RunManager {
 
   const v1::RunInfo* find(const std::string& runId) const;
   std::vector<v1::RunInfo> runs(bool includeEnded) const;
-  // Slots of this node taken: the ranks here of the runs it owns (from their specs, so a run
-  // holds its slots from launch on), the ranks here of multi-node runs other nodes own, and the
-  // pre-flight holds not yet ended.
+  // CPU slots of this node taken: the ranks here of the runs it owns that do not use GPUs (from
+  // their specs, so a run holds its slots from launch on), the ranks here without GPUs of
+  // multi-node runs other nodes own, and the CPU pre-flight holds not yet ended. GPU slots taken
+  // are gpusInUse().
   // `fresh`: look at the processes now (for a launch or a pre-flight) rather than use the list
   // of at most a second ago (telemetry).
-  uint32_t usedSlots(bool fresh = false) const;
+  uint32_t usedCpuSlots(bool fresh = false) const;
   // GPUs (NVML indices, ascending) handed to runs on this node, whichever node owns them, or
   // held for a run by a pre-flight.
   std::vector<uint32_t> gpusInUse() const;

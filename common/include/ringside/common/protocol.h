@@ -18,7 +18,14 @@ namespace ringside::protocol {
 
 // Envelope.protocol_version this build speaks. A receiver accepts 1..kProtocolVersion and answers
 // a newer (or an unset, 0) version with ErrorReply{UNSUPPORTED_VERSION}.
-inline constexpr uint32_t kProtocolVersion = 1;
+inline constexpr uint32_t kProtocolVersion = 2;
+
+// The oldest protocol_version an agent serves control requests from. Version 2 counts slots by
+// kind (NodeInfo.cpu_slots_total, gpu_slots_total): a version 1 client would read a GPU node's
+// slots as its GPUs only and offer no CPU runs there, so the agent answers it with
+// ErrorReply{UNSUPPORTED_VERSION} naming both versions and what to upgrade. Rank messages are
+// unchanged since version 1 and accepted from either.
+inline constexpr uint32_t kMinControlProtocolVersion = 2;
 
 // Largest frame (serialized Envelope) a receiver decodes: 16 MiB. Larger frames are answered with
 // ErrorReply{TOO_LARGE} without being parsed. Senders keep every message under it (the agent pages

@@ -29,6 +29,18 @@ inline constexpr size_t kMaxRunHosts = 4096;   // RunSpec.hosts entries
 // The whole RunSpec, serialized: 2 MiB (its trainer config is at most 1 MiB as JSON).
 inline constexpr size_t kMaxRunSpecBytes = 2 * 1024 * 1024;
 
+// A run's hyperparameters as its script declares them (RunParams.params, RunInfo.params): at
+// most 1,024 keys (a run keeps its first 1,024), each a dotted path of 1 to 256 bytes, each value
+// the JSON text of a scalar of at most 4 KiB. Enough for any config file flattened; small
+// enough that a run's record stays a small part of a reply (1,024 x ~4.3 KiB = 4.4 MiB at most).
+inline constexpr size_t kMaxRunParams = 1024;
+inline constexpr size_t kMaxRunParamKeyBytes = 256;
+inline constexpr size_t kMaxRunParamValueBytes = 4096;
+
+// OK when `params` is within the bounds above and every key and value is valid UTF-8 without
+// control characters in keys. Errors: InvalidArgument naming the key and the bound.
+Status validateRunParams(const google::protobuf::Map<std::string, std::string>& params);
+
 // OK when every field of `spec` is within the bounds above. Errors: InvalidArgument naming the
 // field, its size and the bound (e.g. "the run's name is 300 bytes; at most 256").
 Status validateRunSpecLimits(const v1::RunSpec& spec);

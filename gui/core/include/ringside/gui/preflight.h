@@ -27,7 +27,8 @@ struct PreflightAnswer {
 // Checks the answers of every node of a multi-node run, `answers[i]` from the node of
 // `spec->hosts(i)` (so answers[0] is the owner's), and completes the spec for the launch.
 // Returns "" when the run can start, after setting every host's reservation_id to its node's
-// hold and HostSlots.gpus of every node but the owner whose slot_kind is "gpu" to the GPUs held
+// hold and HostSlots.gpus of every node but the owner where the run uses GPUs (runUsesGpusOn) to
+// the GPUs held
 // for the run there (reserved_gpus), else the first `ranks` of its free_gpus (an agent that
 // holds nothing); the owner picks its own (from its hold).
 // Otherwise returns one translated message that lists, each prefixed with the node's name, every
@@ -35,5 +36,10 @@ struct PreflightAnswer {
 // versions named) and every GPU node with fewer free GPUs than ranks; `spec` is left unchanged.
 // An answer count that does not match the hosts is a message too.
 QString applyPreflight(const QList<PreflightAnswer>& answers, v1::RunSpec* spec);
+
+// Whether `spec`'s ranks take GPUs on the node that answered `reply` (the agent's rule, slots by
+// kind): a trainer with the nccl backend, or auto on a node with GPUs (slot_kind "gpu"); a Python
+// script with use_gpus. Other jobs take CPU slots and get no GPUs.
+bool runUsesGpusOn(const v1::RunSpec& spec, const v1::PreflightReply& reply);
 
 }  // namespace ringside::gui

@@ -24,7 +24,8 @@
 namespace ringside::gui {
 
 struct RunForm {
-  enum class Job { kTrainer, kCommand };
+  // The Ringside trainer, any command under mpirun, or a user's PyTorch script (docs/pytorch.md).
+  enum class Job { kTrainer, kCommand, kPython };
 
   QString name = QStringLiteral("fashion-mnist mlp");
   QStringList tags;
@@ -87,6 +88,17 @@ struct RunForm {
   v1::TrainerConfig trainerBase;
   // Custom command: a command line, split on whitespace with "double quotes" grouping.
   QString command;
+  // PyTorch script (RunSpec.python): the script's path on every node of the run (absolute, or
+  // relative to the working directory), its arguments (a command line as `command` is), the
+  // interpreter, the working directory ("" = the run's own directory), and whether each rank
+  // takes a GPU (nccl) or a CPU core (gloo).
+  QString pythonScript;
+  QString pythonArgs;
+  QString pythonInterpreter = QStringLiteral("/usr/bin/python3");
+  QString pythonWorkingDir;
+  bool pythonUseGpus = false;
+  // Extra environment of the ranks (RunSpec.env), for every job: one NAME=value per line.
+  QString environment;
   // Placement: the chosen nodes' ids in rank order (the first one owns the run) and the ranks
   // on each; world size = nodeIds.size() x ranksPerNode. Empty: none chosen yet.
   QStringList nodeIds;
@@ -99,6 +111,18 @@ struct RunForm {
   int worldSize() const;
 };
 
+struct NodeChoice;
+
+// Whether the form's ranks take GPU slots on `node` (the agent's rule, RunManager::usesGpus): the
+// trainer with the nccl backend, or auto on a node with GPUs; a PyTorch script that uses GPUs.
+// Everything else takes CPU slots (cores).
+bool usesGpus(const RunForm& form, const NodeChoice& node);
+
+// The ranks per node a new run starts with on `node` (issue: defaults that launch): on a node
+// with GPUs its free GPUs (at least 1), so the default trainer run (backend auto) takes every
+// free GPU; on a CPU node 2, or its free CPU slots when fewer are free (at least 1).
+int defaultRanksPerNode(const NodeChoice& node);
+
 // The run the New run form starts with: the trainer's defaults with the CNN (--model cnn) for 5
 // epochs, named "fashion-mnist cnn": a run long enough to watch (about a minute at 2 ranks on 2
 // cores: 2 epochs took 23 s in the screenshot tour), where a RunForm{} is the trainer's own
@@ -110,8 +134,11 @@ RunForm watchedDefaultRun();
 struct NodeChoice {
   QString nodeId;
   QString name;        // display name, used in messages
-  int freeSlots = -1;  // < 0: unknown (not checked)
-  QString slotKind;    // "gpu" or "cpu" ("" when unknown)
+  // Slots by kind (NodeInfo, protocol version 2): free CPU slots (cores) and free GPUs, < 0 when
+  // unknown (not checked); the node's GPU count (0: a CPU node).
+  int freeCpuSlots = -1;
+  int freeGpuSlots = -1;
+  int gpuSlotsTotal = 0;
   bool online = false;
   bool draining = false;  // a draining node accepts no new runs
   // The host as mpirun's --host takes it: the hostname the node's agent reported in its Hello
@@ -130,8 +157,9 @@ struct FieldError {
 
 // Every problem with the form; empty when it can be launched. `nodes`: the nodes known now (the
 // chosen ones are looked up here). Placement errors are on field "nodeIds" (none chosen, a node
-// unknown, offline or draining, two chosen nodes on one host) and "ranksPerNode" (below 1, or
-// more than a chosen node's free slots, naming the node; unknown free slots are not checked);
+// unknown, offline or draining, two chosen nodes on one host, a GPU run on a node without GPUs)
+// and "ranksPerNode" (below 1, or more than a chosen node's free slots of the kind the run takes,
+// naming the node and the kind; unknown free slots are not checked);
 // a global batch not divisible by the world size is on "globalBatch".
 QList<FieldError> validate(const RunForm& form, const QList<NodeChoice>& nodes);
 
@@ -154,7 +182,8 @@ RunForm fromRunSpec(const v1::RunSpec& spec);
 QStringList resolveSpecHosts(RunForm* form, const QList<NodeChoice>& nodes);
 
 // Presets: {"format": "ringside-run-preset", "version": 1, "name": ..., "tags": [...],
-// "job": "trainer"|"command", "trainer": {run-spec keys}, "command": "...",
+// "job": "trainer"|"command"|"python", "trainer": {run-spec keys}, "command": "...",
+// "python": {"script", "args", "interpreter", "working_dir", "use_gpus"}, "environment": "...",
 // "nodes": [node ids in rank order], "ranks_per_node": N}; "trainer" is trainerConfig(form) in
 // protobuf's JSON mapping (docs/run-spec.md). Presets written before multi-node placement have
 // "node_id": "..." (or no node at all) instead of "nodes"; both read.

@@ -3,7 +3,8 @@
 // time split into compute and exposed communication (stacked), all-reduce time and bus bandwidth
 // on the "Training" page; the run's GPUs on every node of the run on the "GPUs" page
 // (RunGpuPanel: utilization, memory, power, temperature, SM clock, PCIe and NVLink, live and as
-// stored with the run); a per-rank view; a header
+// stored with the run); every other metric the run logs on the "Metrics" page
+// (CustomMetricsPanel: a chart per name, grouped by the part before '/'); a per-rank view; a header
 // with the run's name, state, elapsed time, ETA, a Stop button and, once a trainer run stopped
 // or failed with a checkpoint, a Resume button (Controller::resumeRun; "resumed from <run>" on
 // the resumed run); and the log tail. The ETA comes
@@ -55,6 +56,7 @@ class MetricChart;
 class RankView;
 class BucketTimingsView;
 class RunGpuPanel;
+class CustomMetricsPanel;
 
 class DashboardTab : public QWidget {
   Q_OBJECT
@@ -76,7 +78,9 @@ class DashboardTab : public QWidget {
   MetricChart* gpuUtilChart() const;
   MetricChart* gpuMemChart() const;
   RunGpuPanel* gpuPanel() const { return gpuPanel_; }
-  // The chart pages: "Training" and "GPUs".
+  // The "Metrics" page: a chart per metric the other pages do not chart (custom_metrics.h).
+  CustomMetricsPanel* customMetrics() const { return customMetrics_; }
+  // The chart pages: "Training", "GPUs" and "Metrics".
   QTabWidget* chartPages() const { return chartPages_; }
   RankView* rankView() const { return rankView_; }
   QComboBox* xModeBox() const { return xMode_; }
@@ -176,6 +180,9 @@ class DashboardTab : public QWidget {
   MetricChart* allreduce_;
   MetricChart* busbw_;
   RunGpuPanel* gpuPanel_;
+  CustomMetricsPanel* customMetrics_;
+  bool customDirty_ = true;  // names or values to re-read (at most once a second)
+  QElapsedTimer sinceCustomFetch_;
   QTabWidget* chartPages_;
   RankView* rankView_;
   BucketTimingsView* buckets_;  // per-bucket all-reduce timings (the "Per bucket" tab)

@@ -4,7 +4,11 @@
 // Placement is a checkable list of the nodes (name, state, free slots) in rank order (drag to
 // reorder; the first checked node owns the run), the ranks per node, and a read-out of the world
 // size. Until the user picks nodes (or setForm() names some), the first online node that is not
-// draining is checked (else the first node), so the default is one local node.
+// draining is checked (else the first node), so the default is one local node; until the user
+// sets the ranks per node, they follow that node (defaultRanksPerNode: its free GPUs on a GPU
+// node, so the default run launches on a one-GPU workstation).
+// The job is the Ringside trainer, a custom command or a PyTorch script (script, arguments,
+// interpreter, working directory, GPUs or CPU cores); every job takes an environment.
 // GUI thread only.
 #pragma once
 
@@ -20,6 +24,7 @@ class QFormLayout;
 class QLabel;
 class QLineEdit;
 class QListWidget;
+class QPlainTextEdit;
 class QPushButton;
 class QRadioButton;
 class QSpinBox;
@@ -66,12 +71,16 @@ class RunSetupPanel : public QWidget {
   void checkNodes(const QStringList& nodeIds);
   // While the user has not chosen: checks the default node (see the class comment).
   void checkDefaultNode();
+  // While the user has not set them: the ranks per node the first checked node starts with
+  // (defaultRanksPerNode, of the kind of slot the job takes there).
+  void applyDefaultRanks();
   QString nodeItemText(const NodeChoice& node) const;
 
   QLineEdit* name_;
   QLineEdit* tags_;
   QRadioButton* trainerJob_;
   QRadioButton* commandJob_;
+  QRadioButton* pythonJob_;
   QStackedWidget* jobPages_;
   QLineEdit* dataDir_;
   QComboBox* model_;
@@ -102,6 +111,12 @@ class RunSetupPanel : public QWidget {
   QLineEdit* seed_;
   QLineEdit* resumeFrom_;
   QLineEdit* command_;
+  QLineEdit* pythonScript_;
+  QLineEdit* pythonArgs_;
+  QLineEdit* pythonInterpreter_;
+  QLineEdit* pythonWorkingDir_;
+  QCheckBox* pythonUseGpus_;
+  QPlainTextEdit* environment_;
   QListWidget* nodeList_;
   QSpinBox* ranks_;
   QLabel* worldSize_;
@@ -110,6 +125,8 @@ class RunSetupPanel : public QWidget {
   QHash<QString, QString> shownErrors_;
   QList<NodeChoice> nodes_;
   bool userChoseNodes_ = false;  // the user (or setForm) picked nodes: no default check any more
+  // The user (or setForm) set the ranks per node: no default from the node any more.
+  bool userChoseRanks_ = false;
   // RunForm::trainerBase of the last setForm(): run-spec keys without a widget, kept for form().
   v1::TrainerConfig trainerBase_;
   bool updatingNodes_ = false;  // the list is being changed by code, not by the user
