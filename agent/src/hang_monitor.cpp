@@ -6,9 +6,12 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 
 #include "ringside/agent/rank_processes.h"
+#include "ringside/common/run_limits.h"
 #include "ringside/common/run_spec.h"
+#include "ringside/common/utf8.h"
 
 namespace ringside::agent {
 
@@ -51,6 +54,24 @@ std::string secondsText(double s) {
 }
 
 }  // namespace
+
+std::string hangReason(double quietSeconds, uint32_t hangTimeoutSeconds,
+                       const std::optional<v1::StallVerdict>& verdict) {
+  std::string reason = "hung: no progress for " + secondsText(quietSeconds) +
+                       " (the run's hang timeout is " + secondsText(hangTimeoutSeconds) + ")";
+  if (!verdict) return reason;
+  // The summary says "no progress for ..." itself: the reason quotes what follows, and keeps
+  // within the summary's own bound.
+  std::string_view summary = verdict->summary();
+  if (const size_t colon = summary.find("): "); colon != std::string_view::npos) {
+    summary.remove_prefix(colon + 3);
+  }
+  reason += "; ";
+  if (reason.size() + summary.size() <= kMaxStallSummaryBytes) return reason.append(summary);
+  constexpr std::string_view kEllipsis = "\u2026";
+  const size_t budget = kMaxStallSummaryBytes - reason.size() - kEllipsis.size();
+  return reason.append(summary.substr(0, utf8PrefixLength(summary, budget))).append(kEllipsis);
+}
 
 std::vector<std::string> rankNodesOf(const v1::RunInfo& run, const std::string& ownerNode) {
   std::vector<std::string> nodes;
@@ -130,9 +151,11 @@ std::vector<HangMonitor::Action> HangMonitor::poll(const std::vector<v1::RunInfo
       // The placement's first host is this node as the GUI named it: its ranks are "ours".
       std::vector<std::string> nodes = rankNodesOf(*run, ownerNode);
       const std::string owner = run->placement_size() > 0 ? run->placement(0).host() : ownerNode;
+      StallRule rule = rule_;
+      rule.phaseTimeoutSeconds = phaseTimeoutSeconds(run->spec());
       it = runs_
                .emplace(runId,
-                        Watched{StallDetector(nodes, run->spec().has_trainer(), now, rule_),
+                        Watched{StallDetector(nodes, run->spec().has_trainer(), now, rule),
                                 std::nullopt, hangTimeoutSeconds(run->spec()), nodes, owner, false})
                .first;
     }
@@ -150,9 +173,7 @@ std::vector<HangMonitor::Action> HangMonitor::poll(const std::vector<v1::RunInfo
       action.runId = runId;
       action.kind = Action::Kind::kTimedOut;
       if (verdict) action.verdict = *verdict;
-      action.reason = "hung: no progress for " + secondsText(quiet) +
-                      " (the run's hang timeout is " + secondsText(watched.hangTimeoutSeconds) +
-                      ")" + (verdict ? "; " + verdict->summary() : std::string());
+      action.reason = hangReason(quiet, watched.hangTimeoutSeconds, verdict);
       actions.push_back(std::move(action));
       continue;
     }

@@ -4,13 +4,27 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <set>
+#include <string_view>
 #include <utility>
 
 #include "ringside/common/protocol.h"
+#include "ringside/common/run_limits.h"
+#include "ringside/common/utf8.h"
 
 namespace ringside::agent {
 
 namespace {
+
+// Groups of stuck ranks up to this size are told rank by rank; larger ones as a range with one
+// example sentence.
+constexpr size_t kDetailsPerGroup = 3;
+// Groups of waiting ranks named one by one (the largest first); the rest are counted.
+constexpr size_t kMaxWaitGroups = 4;
+// Items (single ranks or ranges) a list of ranks names before it only counts the rest.
+constexpr size_t kMaxRankItems = 8;
+// Above this many ranks, a group also says how many nodes they are on.
+constexpr size_t kNodesAbove = 4;
 
 std::string seconds(double s) {
   char text[32];
@@ -18,18 +32,68 @@ std::string seconds(double s) {
   return text;
 }
 
-// "ranks 0, 2 and 3" / "rank 1".
+// `text` cut to at most `maxBytes` bytes at a character boundary, ending in "…" when cut.
+std::string clipped(std::string_view text, size_t maxBytes) {
+  if (text.size() <= maxBytes) return std::string(text);
+  constexpr std::string_view kEllipsis = "\u2026";
+  const size_t keep = utf8PrefixLength(text, maxBytes - kEllipsis.size());
+  return std::string(text.substr(0, keep)).append(kEllipsis);
+}
+
+// Ascending distinct ranks in words: "rank 1", "ranks 0 and 2", "ranks 0-3, 5 and 7-9" (runs of
+// three or more as ranges); past kMaxRankItems items, "ranks 0, 2, ... (4,096 ranks)".
 std::string rankList(const std::vector<int>& ranks) {
+  std::vector<std::string> items;
+  for (size_t i = 0; i < ranks.size() && items.size() <= kMaxRankItems;) {
+    size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    if (j - i >= 2) {
+      items.push_back(std::to_string(ranks[i]) + "-" + std::to_string(ranks[j]));
+    } else {
+      for (size_t k = i; k <= j; ++k) items.push_back(std::to_string(ranks[k]));
+    }
+    i = j + 1;
+  }
   std::string text = ranks.size() == 1 ? "rank " : "ranks ";
-  for (size_t i = 0; i < ranks.size(); ++i) {
-    if (i > 0) text += i + 1 == ranks.size() ? " and " : ", ";
-    text += std::to_string(ranks[i]);
+  if (items.size() > kMaxRankItems) {
+    for (size_t k = 0; k < kMaxRankItems; ++k) text += items[k] + ", ";
+    return text + "... (" + std::to_string(ranks.size()) + " ranks)";
+  }
+  for (size_t k = 0; k < items.size(); ++k) {
+    if (k > 0) text += k + 1 == items.size() ? " and " : ", ";
+    text += items[k];
   }
   return text;
 }
 
 bool notRunning(const std::string& state) {
   return state == "stopped" || state == "zombie" || state == "gone" || state == "disk wait";
+}
+
+bool isSetUpPhase(v1::RankPhase phase) { return phase == v1::SETUP || phase == v1::CHECKPOINT; }
+
+// What a rank that is busy in `phase` is doing, for a sentence: "in set-up", "writing a
+// checkpoint", "in the data phase".
+std::string busyIn(v1::RankPhase phase) {
+  if (phase == v1::SETUP) return "in set-up";
+  if (phase == v1::CHECKPOINT) return "writing a checkpoint";
+  return std::string("in the ") + protocol::rankPhaseName(phase) + " phase";
+}
+
+// Stuck ranks that share a reason: `phrase` completes "ranks 0-7 ..." ("have not reported").
+struct StuckGroup {
+  std::string phrase;
+  std::vector<int> ranks;
+  std::vector<std::string> details;  // the first kDetailsPerGroup ranks' sentences
+};
+
+void addStuck(std::vector<StuckGroup>& groups, const std::string& phrase, int rank,
+              std::string detail) {
+  auto it = std::find_if(groups.begin(), groups.end(),
+                         [&](const StuckGroup& group) { return group.phrase == phrase; });
+  if (it == groups.end()) it = groups.insert(groups.end(), StuckGroup{phrase, {}, {}});
+  it->ranks.push_back(rank);
+  if (it->details.size() < kDetailsPerGroup) it->details.push_back(std::move(detail));
 }
 
 }  // namespace
@@ -103,7 +167,7 @@ void StallDetector::onHeartbeat(const v1::RankHeartbeat& beat, double now) {
   if (!nodes_[beat.rank()].empty() || beat.host().empty()) {
     // The placement's name is kept: it is the one the user gave.
   } else {
-    nodes_[beat.rank()] = beat.host();
+    nodes_[beat.rank()] = clipped(beat.host(), kMaxHeartbeatHostBytes);
   }
   const bool stepped = beat.step() > rank.step;
   if (stepped && beat.last_step_ms() > 0.0) {
@@ -112,9 +176,16 @@ void StallDetector::onHeartbeat(const v1::RankHeartbeat& beat, double now) {
   }
   const bool worked = beat.work_done() > rank.workDone;
   rank.workDone = std::max(rank.workDone, beat.work_done());
-  const bool setUp =
-      (beat.phase() == v1::SETUP || beat.phase() == v1::CHECKPOINT) && beat.waiting_in().empty();
+  // Set-up and checkpoint writes have no step time to judge them by: a live heartbeat in them is
+  // progress, up to the phase timeout (a hung file system under a checkpoint write, with the
+  // heartbeat thread alive, must not hide the hang).
+  const bool setUp = isSetUpPhase(beat.phase()) && beat.waiting_in().empty() &&
+                     !pastPhaseTimeout(beat.phase_seconds());
   rank.heartbeat = beat;
+  if (rank.heartbeat->waiting_in().size() > kMaxHeartbeatWaitingInBytes) {
+    rank.heartbeat->set_waiting_in(clipped(beat.waiting_in(), kMaxHeartbeatWaitingInBytes));
+  }
+  rank.heartbeat->clear_host();  // nodes_ holds the name the verdict uses
   if (stepped) {
     noteStep(rank, beat.step(), now);
   } else if (worked || setUp) {
@@ -163,6 +234,23 @@ double StallDetector::thresholdSeconds() const {
                    rule_.gapMultiple * median(gaps_)});
 }
 
+bool StallDetector::pastPhaseTimeout(double phaseSeconds) const {
+  // NaN (a broken heartbeat) is past any bound.
+  return rule_.phaseTimeoutSeconds > 0.0 && !(phaseSeconds < rule_.phaseTimeoutSeconds);
+}
+
+std::string StallDetector::rankGroup(const std::vector<int>& ranks) const {
+  std::string text = rankList(ranks);
+  if (ranks.size() <= kNodesAbove) return text;
+  std::set<std::string_view> nodes;
+  for (int r : ranks) {
+    if (!nodes_[r].empty()) nodes.insert(nodes_[r]);
+  }
+  if (nodes.size() == 1) return text + " on " + std::string(*nodes.begin());
+  if (nodes.size() > 1) text += " on " + std::to_string(nodes.size()) + " nodes";
+  return text;
+}
+
 std::optional<v1::StallVerdict> StallDetector::evaluate(double now) const {
   const double threshold = thresholdSeconds();
   if (!armed() || now - lastProgress_ < threshold) return std::nullopt;
@@ -175,13 +263,15 @@ std::optional<v1::StallVerdict> StallDetector::evaluate(double now) const {
   verdict.set_step(std::max<int64_t>(lastStep_, 0));
 
   // Each rank: silent (no heartbeat), stopped or gone, busy outside a collective, or waiting.
-  std::vector<std::string> stuckDetails;
+  std::vector<v1::RankStallState> states(ranks_.size());
+  std::vector<StuckGroup> stuckGroups;
   std::map<std::string, std::vector<int>> waitingBy;  // what they wait in -> ranks
   std::vector<int> stuck;
   for (size_t r = 0; r < ranks_.size(); ++r) {
     const Rank& rank = ranks_[r];
-    v1::RankStallState* out = verdict.add_ranks();
-    out->set_rank(static_cast<int>(r));
+    const int index = static_cast<int>(r);
+    v1::RankStallState* out = &states[r];
+    out->set_rank(index);
     out->set_node(nodes_[r]);
     out->set_silent_seconds(rank.lastHeard < 0.0 ? -1.0 : now - rank.lastHeard);
     out->set_step(rank.step);
@@ -195,6 +285,7 @@ std::optional<v1::StallVerdict> StallDetector::evaluate(double now) const {
     const std::string processNote =
         rank.process ? " (process " + rank.process->state + ")" : std::string();
     const bool processDown = rank.process && notRunning(rank.process->state);
+    std::string phrase;  // the group of a stuck rank
     if (heartbeats_) {
       const bool lost =
           rank.lastHeartbeat < 0.0 || now - rank.lastHeartbeat > rule_.heartbeatLostSeconds;
@@ -203,31 +294,39 @@ std::optional<v1::StallVerdict> StallDetector::evaluate(double now) const {
         out->set_waiting_in(rank.heartbeat->waiting_in());
       }
       if (lost || processDown) {
-        out->set_stuck(true);
-        out->set_detail(rankName(static_cast<int>(r)) +
+        phrase = rank.lastHeartbeat < 0.0 ? "have not reported since the run started"
+                                          : "have stopped reporting";
+        out->set_detail(rankName(index) +
                         (rank.lastHeartbeat < 0.0
                              ? " has not reported since the run started"
                              : " has not reported for " + seconds(now - rank.lastHeartbeat)) +
                         processNote);
       } else if (rank.heartbeat->waiting_in().empty()) {
-        out->set_stuck(true);
-        out->set_detail(rankName(static_cast<int>(r)) + " has been in the " +
-                        protocol::rankPhaseName(rank.heartbeat->phase()) + " phase of step " +
-                        std::to_string(rank.heartbeat->step() + 1) + " for " +
-                        seconds(rank.heartbeat->phase_seconds()) + processNote);
+        const v1::RankPhase phase = rank.heartbeat->phase();
+        phrase = "are " + busyIn(phase);
+        std::string detail = rankName(index) + " has been ";
+        if (isSetUpPhase(phase)) {
+          detail += busyIn(phase) + " for " + seconds(rank.heartbeat->phase_seconds());
+          if (pastPhaseTimeout(rank.heartbeat->phase_seconds())) {
+            detail += " (the run's phase timeout is " + seconds(rule_.phaseTimeoutSeconds) + ")";
+          }
+        } else {
+          detail += busyIn(phase) + " of step " + std::to_string(rank.heartbeat->step() + 1) +
+                    " for " + seconds(rank.heartbeat->phase_seconds());
+        }
+        out->set_detail(detail + processNote);
       } else {
-        out->set_detail(rankName(static_cast<int>(r)) + " waits in " +
-                        rank.heartbeat->waiting_in() + " for " +
+        out->set_detail(rankName(index) + " waits in " + rank.heartbeat->waiting_in() + " for " +
                         seconds(rank.heartbeat->waiting_seconds()));
-        waitingBy[rank.heartbeat->waiting_in()].push_back(static_cast<int>(r));
+        waitingBy[rank.heartbeat->waiting_in()].push_back(index);
       }
     } else {
       // A custom command: only the process and the steps it reported can tell.
       if (processDown) {
-        out->set_stuck(true);
-        out->set_detail(rankName(static_cast<int>(r)) + ": its process is " + rank.process->state);
+        phrase = "have their process " + rank.process->state;
+        out->set_detail(rankName(index) + ": its process is " + rank.process->state);
       } else {
-        std::string detail = rankName(static_cast<int>(r));
+        std::string detail = rankName(index);
         detail +=
             rank.step >= 0 ? " reported step " + std::to_string(rank.step) : " reported no step";
         if (rank.lastHeard >= 0.0)
@@ -236,9 +335,10 @@ std::optional<v1::StallVerdict> StallDetector::evaluate(double now) const {
         out->set_detail(detail);
       }
     }
-    if (out->stuck()) {
-      stuck.push_back(static_cast<int>(r));
-      stuckDetails.push_back(out->detail());
+    if (!phrase.empty()) {
+      out->set_stuck(true);
+      stuck.push_back(index);
+      addStuck(stuckGroups, phrase, index, out->detail());
     }
   }
   if (!heartbeats_ && stuck.empty() && ranks_.size() > 1) {
@@ -251,12 +351,11 @@ std::optional<v1::StallVerdict> StallDetector::evaluate(double now) const {
     }
     if (!behind.empty() && behind.size() < ranks_.size()) {
       for (int r : behind) {
-        v1::RankStallState* out = verdict.mutable_ranks(r);
-        out->set_stuck(true);
+        states[r].set_stuck(true);
         stuck.push_back(r);
-        stuckDetails.push_back(rankName(r) + " is behind: it reported step " +
-                               std::to_string(ranks_[r].step) + ", others step " +
-                               std::to_string(highest));
+        addStuck(stuckGroups, "are behind the others' step " + std::to_string(highest), r,
+                 rankName(r) + " is behind: it reported step " + std::to_string(ranks_[r].step) +
+                     ", others step " + std::to_string(highest));
       }
     }
   }
@@ -268,15 +367,52 @@ std::optional<v1::StallVerdict> StallDetector::evaluate(double now) const {
       verdict.add_stuck_nodes(node);
     }
   }
+  // Every rank's state up to kMaxStallVerdictRanks: the stuck ones first, then from rank 0 up.
+  std::vector<bool> listed(states.size(), !(states.size() > kMaxStallVerdictRanks));
+  if (states.size() > kMaxStallVerdictRanks) {
+    size_t budget = kMaxStallVerdictRanks;
+    for (size_t i = 0; i < stuck.size() && budget > 0; ++i, --budget) listed[stuck[i]] = true;
+    for (size_t r = 0; r < states.size() && budget > 0; ++r) {
+      if (!listed[r]) {
+        listed[r] = true;
+        --budget;
+      }
+    }
+  }
+  for (size_t r = 0; r < states.size(); ++r) {
+    if (listed[r]) *verdict.add_ranks() = std::move(states[r]);
+  }
 
+  // The summary: a sentence per stuck rank for small groups, a range and an example for large
+  // ones, then what the others wait in, largest group first; bounded by kMaxStallSummaryBytes.
+  std::vector<std::string> parts;
+  for (const StuckGroup& group : stuckGroups) {
+    if (group.ranks.size() <= kDetailsPerGroup) {
+      parts.insert(parts.end(), group.details.begin(), group.details.end());
+    } else {
+      parts.push_back(rankGroup(group.ranks) + " " + group.phrase + "; for example, " +
+                      group.details.front());
+    }
+  }
+  std::vector<std::pair<std::string, std::vector<int>>> waiting(waitingBy.begin(), waitingBy.end());
+  std::stable_sort(waiting.begin(), waiting.end(),
+                   [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
+  size_t otherWaiting = 0;
+  for (size_t i = 0; i < waiting.size(); ++i) {
+    const auto& [what, ranks] = waiting[i];
+    if (i < kMaxWaitGroups) {
+      parts.push_back(rankGroup(ranks) + (ranks.size() == 1 ? " waits" : " wait") + " in " + what);
+    } else {
+      otherWaiting += ranks.size();
+    }
+  }
+  if (otherWaiting > 0) {
+    parts.push_back(std::to_string(otherWaiting) + " more " +
+                    (otherWaiting == 1 ? "rank waits" : "ranks wait") + " in " +
+                    std::to_string(waiting.size() - kMaxWaitGroups) + " other collectives");
+  }
   std::string summary;
-  for (const std::string& detail : stuckDetails) {
-    summary += (summary.empty() ? "" : "; ") + detail;
-  }
-  for (const auto& [what, ranks] : waitingBy) {
-    summary += (summary.empty() ? "" : "; ") + rankList(ranks) +
-               (ranks.size() == 1 ? " waits" : " wait") + " in " + what;
-  }
+  for (const std::string& part : parts) summary += (summary.empty() ? "" : "; ") + part;
   if (stuck.empty()) {
     if (heartbeats_ && !waitingBy.empty()) {
       summary +=
@@ -284,11 +420,16 @@ std::optional<v1::StallVerdict> StallDetector::evaluate(double now) const {
           "NCCL transport)";
     } else if (!heartbeats_) {
       summary = "no rank could be singled out";
-      for (const v1::RankStallState& rank : verdict.ranks()) summary += "; " + rank.detail();
+      const size_t named = std::min(verdict.ranks_size(), static_cast<int>(kNodesAbove));
+      for (size_t i = 0; i < named; ++i) summary += "; " + verdict.ranks(i).detail();
+      if (ranks_.size() > named) {
+        summary += "; and " + std::to_string(ranks_.size() - named) + " more ranks";
+      }
     }
   }
-  verdict.set_summary("no progress for " + seconds(now - lastProgress_) + " (threshold " +
-                      seconds(threshold) + "): " + summary);
+  verdict.set_summary(clipped("no progress for " + seconds(now - lastProgress_) + " (threshold " +
+                                  seconds(threshold) + "): " + summary,
+                              kMaxStallSummaryBytes));
   return verdict;
 }
 

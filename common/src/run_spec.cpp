@@ -268,7 +268,18 @@ uint32_t hangTimeoutSeconds(const v1::RunSpec& spec) {
   return spec.has_hang_timeout_s() ? spec.hang_timeout_s() : kDefaultHangTimeoutSeconds;
 }
 
+uint32_t phaseTimeoutSeconds(const v1::RunSpec& spec) {
+  return spec.has_phase_timeout_s() ? spec.phase_timeout_s() : kDefaultPhaseTimeoutSeconds;
+}
+
 Status validateHangTimeout(const v1::RunSpec& spec) {
+  if (const uint32_t phase = phaseTimeoutSeconds(spec);
+      phase > static_cast<uint32_t>(kMaxTimeoutSeconds)) {
+    return Status::invalidArgument(
+        "the phase timeout (phase_timeout_s) is " + std::to_string(phase) +
+        " s: use 0 (no bound on set-up and checkpoint writes) or at most " +
+        std::to_string(kMaxTimeoutSeconds) + " s (a week)");
+  }
   const uint32_t hang = hangTimeoutSeconds(spec);
   if (hang > static_cast<uint32_t>(kMaxTimeoutSeconds)) {
     return Status::invalidArgument("the hang timeout (hang_timeout_s) is " + std::to_string(hang) +

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include "ringside/common/run_limits.h"
+#include "ringside/common/utf8.h"
+
 namespace ringside::agent {
 namespace {
 
@@ -169,6 +172,113 @@ TEST(StallDetectorTest, CustomCommandIsJudgedFromItsStepsOnlyAfterTheFirstOne) {
   EXPECT_EQ(stopped->stuck_ranks(0), 0);
   EXPECT_TRUE(StallDetector::differs(verdict, stopped));
   EXPECT_FALSE(StallDetector::differs(stopped, stopped));
+}
+
+// Issue 26 item 4: the summary named every rank and added a sentence per stuck rank, and it is
+// the failure reason on a hang timeout: 8,192 ranks made a summary of hundreds of KiB.
+TEST(StallDetectorTest, StallSummaryHasNoLengthCapFixedByRangesAndAByteBound) {
+  constexpr int kWorld = 8192;
+  std::vector<std::string> nodes;
+  for (int r = 0; r < kWorld; ++r) nodes.push_back("node-" + std::to_string(r / 128 + 1));
+  StallDetector d(nodes, /*heartbeats=*/true, 0.0);
+  for (int r = 0; r < kWorld; ++r) d.onHeartbeat(beat(r, 10, 10, v1::COMPUTE), 0.5);
+  // Ranks 0-4095 stop reporting; 4096-8190 wait in an all-reduce, 8191 is busy in its data phase.
+  for (double t = 1; t < 13; t += 1.0) {
+    for (int r = 4096; r < kWorld - 1; ++r) {
+      d.onHeartbeat(beat(r, 10, 10, v1::ALLREDUCE, "the all-reduce of bucket 0 of step 11"), t);
+    }
+    d.onHeartbeat(beat(kWorld - 1, 10, 10, v1::DATA, "", t), t);
+  }
+  const auto verdict = d.evaluate(12.5);
+  ASSERT_TRUE(verdict);
+  EXPECT_LE(verdict->summary().size(), kMaxStallSummaryBytes);
+  EXPECT_LT(verdict->summary().size(), 1024u) << "ranges, not a sentence per rank";
+  EXPECT_NE(verdict->summary().find("ranks 0-4095 on 32 nodes have stopped reporting; for example, "
+                                    "rank 0 on node-1 has not reported for 12 s"),
+            std::string::npos)
+      << verdict->summary();
+  EXPECT_NE(verdict->summary().find("rank 8191 on node-64 has been in the data phase of step 11"),
+            std::string::npos)
+      << verdict->summary();
+  EXPECT_NE(verdict->summary().find(
+                "ranks 4096-8190 on 32 nodes wait in the all-reduce of bucket 0 of step 11"),
+            std::string::npos)
+      << verdict->summary();
+  EXPECT_EQ(verdict->stuck_ranks_size(), 4097);  // every stuck rank is still listed by number
+  EXPECT_EQ(verdict->stuck_nodes_size(), 33);
+  // Per-rank states are bounded too: the stuck ranks first, up to kMaxStallVerdictRanks.
+  ASSERT_EQ(verdict->ranks_size(), static_cast<int>(kMaxStallVerdictRanks));
+  EXPECT_TRUE(verdict->ranks(0).stuck());
+  EXPECT_EQ(verdict->ranks(0).rank(), 0);
+}
+
+TEST(StallDetectorTest, StallSummaryOfHostileHeartbeatTextIsCutAtTheByteBound) {
+  // A rank's own text (its host, the collective it waits in) is quoted: a huge one is cut, and so
+  // is a summary of many distinct collectives, at a character boundary.
+  constexpr int kWorld = 64;
+  StallDetector d(std::vector<std::string>(kWorld), /*heartbeats=*/true, 0.0);
+  for (double t = 0; t < 13; t += 1.0) {
+    for (int r = 0; r < kWorld; ++r) {
+      v1::RankHeartbeat b =
+          beat(r, 1, 1, v1::ALLREDUCE, std::to_string(r) + std::string(100000, 'x') + "\u00e9", t);
+      b.set_host(std::string(100000, 'h') + std::to_string(r));
+      d.onHeartbeat(b, t);
+    }
+    if (t == 0) {
+      for (int r = 0; r < kWorld; ++r) d.onHeartbeat(beat(r, 2, 2, v1::COMPUTE), 0.5);
+    }
+  }
+  const auto verdict = d.evaluate(12.9);
+  ASSERT_TRUE(verdict);
+  EXPECT_LE(verdict->summary().size(), kMaxStallSummaryBytes);
+  EXPECT_TRUE(isValidUtf8(verdict->summary()));
+  EXPECT_NE(verdict->summary().find("more ranks wait in"), std::string::npos)
+      << verdict->summary().substr(0, 300);
+  for (const auto& rank : verdict->ranks()) {
+    EXPECT_LE(rank.node().size(), kMaxHeartbeatHostBytes);
+    EXPECT_LE(rank.waiting_in().size(), kMaxHeartbeatWaitingInBytes);
+    EXPECT_TRUE(isValidUtf8(rank.detail()));
+  }
+}
+
+// Issue 26 item 6: a SETUP or CHECKPOINT heartbeat counted as progress however long it lasted,
+// so a rank hung in a checkpoint write with its heartbeat thread alive was never flagged.
+TEST(StallDetectorTest, RankHungInSetUpOrACheckpointWriteIsFlaggedAfterThePhaseTimeout) {
+  StallRule rule;
+  rule.phaseTimeoutSeconds = 600.0;
+  StallDetector d({"node-1", "node-2"}, true, 0.0, rule);
+  int64_t step = 0;
+  healthy(d, 0.0, 10.0, &step);  // last step progress at t = 9
+  // Rank 0 writes a checkpoint from t = 10 on and never finishes; rank 1 waits for it.
+  for (double t = 10.0; t <= 625.0; t += 1.0) {
+    d.onHeartbeat(beat(0, step, step, v1::CHECKPOINT, "", t - 10.0), t);
+    d.onHeartbeat(beat(1, step, step, v1::CHECKPOINT, "the checkpoint barrier", t - 10.0), t);
+    if (t < 619.0) EXPECT_FALSE(d.evaluate(t)) << "flagged at " << t << " within the bound";
+  }
+  // The last heartbeat within the bound (phase 599 s at t = 609) was the last progress.
+  EXPECT_NEAR(d.secondsWithoutProgress(625.0), 16.0, 1e-9);
+  const auto verdict = d.evaluate(625.0);
+  ASSERT_TRUE(verdict);
+  ASSERT_EQ(verdict->stuck_ranks_size(), 1);
+  EXPECT_EQ(verdict->stuck_ranks(0), 0);
+  EXPECT_NE(verdict->summary().find("rank 0 on node-1 has been writing a checkpoint for 615 s "
+                                    "(the run's phase timeout is 600 s)"),
+            std::string::npos)
+      << verdict->summary();
+
+  // Set-up likewise; and 0 leaves the phases unbounded, as before.
+  StallDetector setUp({"a"}, true, 0.0, rule);
+  for (double t = 0.0; t <= 615.0; t += 1.0) setUp.onHeartbeat(beat(0, 0, 0, v1::SETUP, "", t), t);
+  const auto hung = setUp.evaluate(615.0);
+  ASSERT_TRUE(hung);
+  EXPECT_NE(hung->summary().find("rank 0 on a has been in set-up for 615 s"), std::string::npos)
+      << hung->summary();
+  rule.phaseTimeoutSeconds = 0.0;
+  StallDetector unbounded({"a"}, true, 0.0, rule);
+  for (double t = 0.0; t <= 2000.0; t += 1.0) {
+    unbounded.onHeartbeat(beat(0, 0, 0, v1::SETUP, "", t), t);
+  }
+  EXPECT_FALSE(unbounded.evaluate(2000.5));
 }
 
 TEST(StallDetectorTest, ProcessStateLetters) {

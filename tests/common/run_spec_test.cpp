@@ -318,5 +318,23 @@ TEST(RunSpecTest, CollectiveAndHangTimeoutsAreBoundedAndOrdered) {
   EXPECT_TRUE(validateHangTimeout(command).isOk());
 }
 
+// Issue 26 item 6: set-up and checkpoint writes are bounded by RunSpec.phase_timeout_s.
+TEST(RunSpecTest, PhaseTimeoutDefaultsToTenMinutesAndIsBoundedByAWeek) {
+  v1::RunSpec spec;
+  spec.mutable_trainer();
+  EXPECT_EQ(phaseTimeoutSeconds(spec), 600u);
+  spec.set_phase_timeout_s(0);
+  EXPECT_EQ(phaseTimeoutSeconds(spec), 0u);  // no bound
+  EXPECT_TRUE(validateHangTimeout(spec).isOk());
+  spec.set_phase_timeout_s(kMaxTimeoutSeconds);
+  EXPECT_TRUE(validateHangTimeout(spec).isOk());
+  spec.set_phase_timeout_s(kMaxTimeoutSeconds + 1);
+  const Status tooLong = validateHangTimeout(spec);
+  EXPECT_EQ(tooLong.code(), Status::Code::kInvalidArgument);
+  EXPECT_EQ(tooLong.message(),
+            "the phase timeout (phase_timeout_s) is 604801 s: use 0 (no bound on set-up and "
+            "checkpoint writes) or at most 604800 s (a week)");
+}
+
 }  // namespace
 }  // namespace ringside

@@ -67,6 +67,12 @@ class HangMonitor {
   std::map<std::string, Watched> runs_;
 };
 
+// The failure reason of a run ended by its hang timeout: "hung: no progress for 612 s (the run's
+// hang timeout is 600 s); <the verdict's summary without its own "no progress" prefix>", at most
+// kMaxStallSummaryBytes (common/run_limits.h) of UTF-8, cut with "…".
+std::string hangReason(double quietSeconds, uint32_t hangTimeoutSeconds,
+                       const std::optional<v1::StallVerdict>& verdict);
+
 // The host of each rank of `run` in rank order: RunInfo.placement expanded (mpirun's by-slot
 // mapping fills each host's ranks in turn), else world_size ranks on `ownerNode`.
 std::vector<std::string> rankNodesOf(const v1::RunInfo& run, const std::string& ownerNode);

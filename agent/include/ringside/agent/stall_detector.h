@@ -10,8 +10,14 @@
 // where progress is a completed training step on any rank (a heartbeat's step or work_done
 // growing, or a metric sample at a higher step), an evaluation batch or a checkpoint done
 // (work_done), or a heartbeat from a rank in set-up or writing a checkpoint that is not waiting in
-// a collective (those phases have no step time to judge them by). Custom commands, which send no
-// heartbeats, are judged from their metric steps only, from their first step on.
+// a collective, for at most the run's phase timeout (RunSpec.phase_timeout_s; those phases have no
+// step time to judge them by; past the bound the rank counts as stalled in that phase). Custom
+// commands, which send no heartbeats, are judged from their metric steps only, from their first
+// step on.
+//
+// The verdict is bounded whatever the world size (common/run_limits.h): its summary at
+// kMaxStallSummaryBytes (groups of ranks as ranges, "ranks 0-8191 on 64 nodes wait in ..."), its
+// per-rank states at kMaxStallVerdictRanks, and the heartbeat text it quotes (host, collective).
 //
 // Thread-safety: not thread-safe; the agent uses it from its main loop.
 #pragma once
@@ -36,6 +42,9 @@ struct StallRule {
   // once a second, from a thread that runs while the training loop is blocked).
   double heartbeatLostSeconds = 5.0;
   size_t window = 101;  // recent step times and gaps the medians are taken over
+  // How long a heartbeat in set-up or in a checkpoint write counts as progress, in seconds
+  // (RunSpec.phase_timeout_s; common/run_spec.h phaseTimeoutSeconds); 0: no bound.
+  double phaseTimeoutSeconds = 600.0;
 };
 
 // A rank process as the owner agent sees it in /proc (ranks on its own node only).
@@ -92,6 +101,10 @@ class StallDetector {
   void noteStep(Rank& rank, int64_t step, double now);
   static double median(const std::deque<double>& values);
   std::string rankName(int rank) const;
+  // "ranks 0-8191 on 64 nodes": the ranks as rankList words, with their nodes when many.
+  std::string rankGroup(const std::vector<int>& ranks) const;
+  // True when a set-up or checkpoint phase of `phaseSeconds` no longer counts as progress.
+  bool pastPhaseTimeout(double phaseSeconds) const;
 
   std::vector<std::string> nodes_;
   bool heartbeats_;

@@ -38,6 +38,10 @@ inline constexpr int kMinCollectiveTimeoutSeconds = 10;
 inline constexpr int kMaxTimeoutSeconds = 7 * 24 * 3600;
 // RunSpec.hang_timeout_s when the field is absent: 10 minutes.
 inline constexpr uint32_t kDefaultHangTimeoutSeconds = 600;
+// RunSpec.phase_timeout_s when the field is absent: 10 minutes in one set-up or one checkpoint
+// write (loading a large dataset, a checkpoint of many GiB to a network file system). 0 (no
+// bound) or at most kMaxTimeoutSeconds.
+inline constexpr uint32_t kDefaultPhaseTimeoutSeconds = 600;
 
 // ringside-trainer's defaults with every field set (weight_decay = 0, the default of the default
 // optimizer sgd). The one definition of each default in the code base; the .proto's comments and
@@ -102,9 +106,15 @@ std::optional<InjectedDelay> parseInjectedDelay(std::string_view text);
 // absent); 0: never.
 uint32_t hangTimeoutSeconds(const v1::RunSpec& spec);
 
+// How long one rank may stay in set-up or in one checkpoint write while its heartbeat goes on
+// before it counts as stalled in that phase (RunSpec.phase_timeout_s; kDefaultPhaseTimeoutSeconds
+// when absent); 0: no bound. docs/metrics.md, "Hangs".
+uint32_t phaseTimeoutSeconds(const v1::RunSpec& spec);
+
 // Checks RunSpec.hang_timeout_s: at most kMaxTimeoutSeconds, and for a trainer job shorter than
 // its collective_timeout_s when both are on (else the trainer's own abort would end a hung run
-// before the agent's verdict). Errors: InvalidArgument saying which value to change, e.g.
+// before the agent's verdict); and RunSpec.phase_timeout_s: at most kMaxTimeoutSeconds.
+// Errors: InvalidArgument saying which value to change, e.g.
 // "the hang timeout (1200 s) must be shorter than the trainer's collective timeout
 // (collective_timeout_s, 900 s): ...". A trainer config that cannot be read is left to the
 // launch's own check.
