@@ -6,12 +6,17 @@ that the gradients and parameters are bit-identical (torch.equal) and prints one
 ``{"type":"check",...}`` per step; ringside prints the watched model's records on stdout.
 
 Usage: ddp_worker.py --steps N [--log-every K] [--bucket-view] [--eval-after S]
-                     [--accumulate-at S]
+                     [--accumulate-at S] [--deferred-clock]
+
+--deferred-clock stands in for CUDA events on a machine without a GPU: the watcher's stamps
+become readable only a few queries after they were taken, as events of a GPU running behind the
+host do, so steps are turned into records later, and the rest at exit.
 """
 
 import argparse
 import json
 import sys
+import time
 
 import torch
 import torch.distributed as dist
@@ -21,6 +26,25 @@ from torch.nn.parallel import DistributedDataParallel
 
 import ringside
 import ringside.torch
+
+
+class DeferredClock:
+    """Host time whose stamps are "ready" only after their third query (see --deferred-clock)."""
+
+    serial = True
+
+    def stamp(self):
+        return [time.perf_counter(), 0]
+
+    def ready(self, stamp):
+        stamp[1] += 1
+        return stamp[1] > 3
+
+    def wait(self, stamp):
+        stamp[1] = 4
+
+    def ms(self, start, end):
+        return (end[0] - start[0]) * 1e3
 
 
 def model():
@@ -55,7 +79,11 @@ def main():
     parser.add_argument("--bucket-view", action="store_true")
     parser.add_argument("--eval-after", type=int, default=0)
     parser.add_argument("--accumulate-at", type=int, default=0)
+    parser.add_argument("--deferred-clock", action="store_true")
     args = parser.parse_args()
+    if args.deferred_clock:
+        from ringside.torch import _watch
+        _watch._HostClock = DeferredClock
     torch.set_num_threads(1)
 
     info = ringside.torch.init_process_group()

@@ -94,6 +94,36 @@ class BitIdenticalGradientsTest(unittest.TestCase):
     def test_gradient_as_bucket_view(self):
         self.check(run(2, "--steps", "4", "--bucket-view"), 4)
 
+    def test_one_rank_sends_global_records_without_communication_figures(self):
+        [lines] = run(1, "--steps", "3")
+        own, glob = hook_records(lines)
+        self.assertEqual(own, {})
+        self.assertEqual(sorted(glob), [1, 2, 3])
+        for values in glob.values():
+            self.assertEqual((values["comm/bytes"], values["time/allreduce_ms"]), (0.0, 0.0))
+            self.assertFalse(any(k.startswith("comm/bucket") or k.endswith("GBps")
+                                 for k in values))
+
+    def test_stamps_read_later_still_give_every_step_in_order(self):
+        # As with CUDA events: a step becomes a record once its stamps can be read.
+        outputs = run(2, "--steps", "8", "--deferred-clock", "--eval-after", "4")
+        self.check(outputs, 8)
+        for lines in outputs:
+            own, _ = hook_records(lines)
+            self.assertEqual(sorted(own), list(range(1, 9)))
+            steps_in_order = [r["step"] for r in lines
+                              if r["type"] == "metrics" and "rank" in r
+                              and "time/step_ms" in r["metrics"]]
+            self.assertEqual(steps_in_order, list(range(1, 9)))
+            # Some steps were written only after later steps had started.
+            checks_before = {}
+            for position, r in enumerate(lines):
+                if r["type"] == "check":
+                    checks_before[r["step"]] = position
+            first_record = min(position for position, r in enumerate(lines)
+                               if r["type"] == "metrics" and "time/step_ms" in r["metrics"])
+            self.assertGreater(first_record, checks_before[2])
+
     def test_log_every_and_the_last_step_at_exit(self):
         outputs = run(2, "--steps", "7", "--log-every", "3")
         for lines in outputs:

@@ -1,0 +1,248 @@
+#!/usr/bin/python3
+"""The cost of ringside.torch.watch: the example's training step with and without it, in one run.
+
+Each rank trains two copies of examples/pytorch/ddp_fashion_mnist.py's CNN in DDP on the same
+data: ``plain`` (DDP's default all-reduce, no Ringside) and ``watched`` (ringside.torch.watch with
+the example's settings, plus ringside.log of the loss every step, as the example does). Blocks of
+--steps steps alternate A-B-B-A (--pairs pairs of blocks), each timed with perf_counter after a
+barrier, so that drift in the machine's speed falls on both alike. Each model sees the same
+batches in the same order, so at the end both must hold bit-identical parameters: the check that
+the figures come from a correct hook.
+
+Prints ms/step of every block, the medians, and watched / plain. The watched model's records go
+where ringside sends them: --sink stdout writes them to a file per rank (JSON Lines, as without an
+agent); --sink agent pushes them to a PULL socket of this launcher (as to an agent, with
+heartbeats).
+
+    bench/pytorch_hook/hook_overhead.py [--world 2] [--device cpu|cuda] [--steps 40] [--pairs 4]
+                                        [--batch 128] [--sink stdout|agent]
+
+Run with Debian's /usr/bin/python3 (python3-torch) on CPU; on a GPU machine with its PyTorch.
+Exit status 0 when the parameters match, 1 when they do not, 2 for bad usage.
+"""
+
+import argparse
+import importlib.util
+import json
+import os
+import pathlib
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "pytorch" / "ddp_fashion_mnist.py"
+
+
+def parse_args():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--world", type=int, default=2, help="ranks (processes)")
+    parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    parser.add_argument("--steps", type=int, default=20, help="steps per block")
+    parser.add_argument("--pairs", type=int, default=8, help="pairs of blocks (A-B-B-A order)")
+    parser.add_argument("--batch", type=int, default=128, help="global batch")
+    parser.add_argument("--threads", type=int, default=1, help="CPU threads per rank")
+    parser.add_argument("--sink", choices=("stdout", "agent"), default="stdout")
+    parser.add_argument("--data", default="/usr/share/datasets/fashion-mnist")
+    parser.add_argument("--rank-worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--result", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if min(args.world, args.steps, args.pairs, args.batch, args.threads) < 1:
+        parser.error("--world, --steps, --pairs, --batch and --threads must be at least 1")
+    if args.batch % args.world:
+        parser.error("--batch must be a multiple of --world")
+    return args
+
+
+# ------------------------------------------------------------------------------------------------
+# one rank
+
+
+def load_example():
+    spec = importlib.util.spec_from_file_location("ddp_fashion_mnist", EXAMPLE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def rank_main(args):
+    import torch
+    import torch.distributed as dist
+    import torch.nn.functional as F
+    from torch.nn.parallel import DistributedDataParallel
+
+    import ringside
+    import ringside.torch
+
+    example = load_example()
+    info = ringside.torch.init_process_group(backend="nccl" if args.device == "cuda" else "gloo")
+    torch.set_num_threads(args.threads)
+    local_batch = args.batch // info.world_size
+    total = args.steps * args.pairs  # steps each model trains in the blocks
+    x, y = example.load_split(args.data, "train", 0)
+    order = torch.randperm(x.shape[0], generator=torch.Generator().manual_seed(7))
+
+    def build():
+        torch.manual_seed(1)
+        return DistributedDataParallel(example.Net().to(info.device), device_ids=info.device_ids)
+
+    models = {"plain": build(), "watched": build()}
+    ringside.torch.watch(models["watched"], global_batch=args.batch)
+    optimizers = {k: torch.optim.SGD(m.parameters(), lr=0.05, momentum=0.9)
+                  for k, m in models.items()}
+    done = {"plain": 0, "watched": 0}  # steps each model has trained
+
+    def step(kind):
+        model, optimizer = models[kind], optimizers[kind]
+        i = done[kind]
+        begin = (i * args.batch + info.rank * local_batch) % (x.shape[0] - args.batch)
+        idx = order[begin:begin + local_batch]
+        xb = x[idx].to(info.device, non_blocking=True)
+        yb = y[idx].to(info.device, non_blocking=True)
+        loss = F.cross_entropy(model(xb), yb)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+        value = loss.item()  # both read the loss, as a training loop does
+        done[kind] = i + 1
+        if kind == "watched":
+            ringside.log(done[kind], {"train/loss": value})
+
+    for kind in models:  # warm-up: first-step work (bucket rebuild, allocations) outside blocks
+        for _ in range(3):
+            step(kind)
+    blocks = []
+    for b in range(2 * args.pairs):
+        kind = ("plain", "watched")[(b + b // 2) % 2]  # A B B A A B B A ...
+        dist.barrier()
+        if args.device == "cuda":
+            torch.cuda.synchronize()
+        start, cpu_start = time.perf_counter(), time.process_time()
+        for _ in range(args.steps):
+            step(kind)
+        if args.device == "cuda":
+            torch.cuda.synchronize()
+        blocks.append({"kind": kind,
+                       "ms_per_step": (time.perf_counter() - start) * 1e3 / args.steps,
+                       "cpu_ms_per_step": (time.process_time() - cpu_start) * 1e3 / args.steps})
+    same = all(torch.equal(a, b) for a, b in zip(models["plain"].parameters(),
+                                                 models["watched"].parameters()))
+    assert total == done["plain"] - 3 == done["watched"] - 3
+    result = {"rank": info.rank, "world": info.world_size, "device": str(info.device),
+              "torch": torch.__version__, "blocks": blocks, "params_identical": same,
+              "steps_per_model": done["plain"]}
+    pathlib.Path(args.result).write_text(json.dumps(result))
+    dist.barrier()
+    dist.destroy_process_group()
+
+
+# ------------------------------------------------------------------------------------------------
+# the launcher
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def collect(endpoint, stop, counts):
+    """A fake agent: receives and counts what the ranks push."""
+    import zmq
+    context = zmq.Context()
+    pull = context.socket(zmq.PULL)
+    pull.bind(endpoint)
+    while not stop.is_set():
+        if pull.poll(100):
+            counts["frames"] += 1
+            counts["bytes"] += len(pull.recv())
+    pull.close(linger=0)
+    context.term()
+
+
+def launch(args):
+    folder = pathlib.Path(tempfile.mkdtemp(prefix="ringside-hook-bench-"))
+    port = free_port()
+    stop, counts = threading.Event(), {"frames": 0, "bytes": 0}
+    collector = None
+    agent_env = {}
+    if args.sink == "agent":
+        endpoint = f"ipc://{folder}/ranks.sock"
+        collector = threading.Thread(target=collect, args=(endpoint, stop, counts))
+        collector.start()
+        agent_env = {"RINGSIDE_AGENT_ENDPOINT": endpoint, "RINGSIDE_RUN_ID": "bench"}
+    procs = []
+    for rank in range(args.world):
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("RINGSIDE_", "OMPI_"))}
+        env.update(agent_env, RANK=str(rank), WORLD_SIZE=str(args.world), LOCAL_RANK=str(rank),
+                   LOCAL_WORLD_SIZE=str(args.world), MASTER_ADDR="127.0.0.1",
+                   MASTER_PORT=str(port), OMP_NUM_THREADS=str(args.threads),
+                   PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT / "python"),
+                                                            env.get("PYTHONPATH")])))
+        if args.device == "cpu":
+            env["CUDA_VISIBLE_DEVICES"] = ""
+        command = [sys.executable, __file__, "--rank-worker", "--result",
+                   str(folder / f"result-{rank}.json")] + sys.argv[1:]
+        out = open(folder / f"records-rank{rank}.jsonl", "w")
+        procs.append((subprocess.Popen(command, env=env, stdout=out), out))
+    codes = []
+    for proc, out in procs:
+        codes.append(proc.wait())
+        out.close()
+    stop.set()
+    if collector:
+        collector.join()
+    if any(codes):
+        print(f"hook_overhead: a rank failed (exit {codes}); its records are in {folder}",
+              file=sys.stderr)
+        return 1
+    results = [json.loads((folder / f"result-{r}.json").read_text()) for r in range(args.world)]
+    report(args, results, folder, counts)
+    return 0 if all(r["params_identical"] for r in results) else 1
+
+
+def report(args, results, folder, counts):
+    r0 = results[0]
+    print(f"hook_overhead: {args.world} ranks on {r0['device']} (torch {r0['torch']}), global "
+          f"batch {args.batch}, {args.steps} steps per block, {2 * args.pairs} blocks A-B-B-A, "
+          f"records to {args.sink}")
+    print(f"{'block':>5}  {'model':<8} " + "  ".join(
+        f"rank{r['rank']} wall/CPU ms/step" for r in results))
+    for b, block in enumerate(r0["blocks"]):
+        print(f"{b + 1:>5}  {block['kind']:<8} " + "  ".join(
+            f"{r['blocks'][b]['ms_per_step']:>12.3f} {r['blocks'][b]['cpu_ms_per_step']:>8.3f}"
+            for r in results))
+    for figure, what in (("ms_per_step", "wall ms/step"), ("cpu_ms_per_step",
+                                                           "CPU ms/step (all threads)")):
+        medians = {}
+        for kind in ("plain", "watched"):
+            medians[kind] = statistics.median(b[figure] for r in results for b in r["blocks"]
+                                              if b["kind"] == kind)
+        ratio = medians["watched"] / medians["plain"]
+        print(f"median {what} over ranks and blocks: plain {medians['plain']:.3f}, watched "
+              f"{medians['watched']:.3f}; watched / plain = {ratio:.4f} "
+              f"({(ratio - 1) * 100:+.2f} %)")
+    identical = all(r["params_identical"] for r in results)
+    print(f"check: parameters of the plain and watched models after {r0['steps_per_model']} "
+          f"steps each are {'bit-identical' if identical else 'DIFFERENT'} on every rank")
+    if args.sink == "agent":
+        print(f"fake agent received {counts['frames']} messages, {counts['bytes']} bytes")
+    else:
+        lines = sum(1 for _ in open(folder / "records-rank0.jsonl"))
+        print(f"rank 0 wrote {lines} record lines ({folder}/records-rank0.jsonl)")
+
+
+def main():
+    args = parse_args()
+    if args.rank_worker:
+        rank_main(args)
+        return 0
+    return launch(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
