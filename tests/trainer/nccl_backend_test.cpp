@@ -2,11 +2,17 @@
 // the same seed and the same batches must give the same trajectory up to float rounding, the same
 // evaluation, and checkpoints that round-trip and move between the backends. Every test that needs
 // a GPU skips where none is visible.
+//
+// The backend is the plugin libringside-nccl.so, which this test links directly (so it travels
+// with the test binary, and the loader's search by name finds the same library already loaded);
+// every backend here is made through the trainer's loader, as ringside-trainer makes it.
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <random>
 #include <string>
@@ -15,6 +21,8 @@
 #include "ringside/trainer/backend.h"
 #include "ringside/trainer/communicator.h"
 #include "ringside/trainer/mlp.h"
+#include "ringside/trainer/nccl_plugin.h"
+#include "ringside/trainer/nccl_plugin_loader.h"
 #include "ringside/trainer/optimizer.h"
 
 namespace ringside::trainer {
@@ -376,12 +384,28 @@ TEST_F(NcclBackendTest, DescriptionNamesDeviceAndLibraries) {
   EXPECT_NE(text.find("cuBLAS"), std::string::npos) << text;
 }
 
-// Runs everywhere, GPU or not: the CUDA build must answer without a driver instead of aborting.
+// Runs everywhere, GPU or not: the loader finds the plugin this test links (not another copy).
+TEST(NcclBackendBuild, LoaderFindsTheLinkedPlugin) {
+  const Result<LoadedNcclPlugin>& plugin = ncclPlugin();
+  ASSERT_TRUE(plugin.isOk()) << plugin.status().toString();
+  // The same entry points as the table linked here (whose address in this executable may be a
+  // copy: a copy relocation), and the same file.
+  EXPECT_EQ(plugin->table->create, ringsideNcclBackend_v1.create) << plugin->path;
+  EXPECT_EQ(plugin->table->visibleGpuCount, ringsideNcclBackend_v1.visibleGpuCount);
+  Dl_info linked{};
+  ASSERT_NE(dladdr(reinterpret_cast<void*>(ringsideNcclBackend_v1.create), &linked), 0);
+  EXPECT_EQ(std::filesystem::canonical(plugin->path), std::filesystem::canonical(linked.dli_fname));
+  EXPECT_EQ(plugin->symbol, "ringsideNcclBackend_v1");
+  EXPECT_EQ(plugin->table->version, kNcclPluginVersion);
+}
+
+// Runs everywhere, GPU or not: the plugin must answer without a driver instead of aborting.
 TEST(NcclBackendBuild, CountsGpusAndRefusesCleanlyWithoutOne) {
-  EXPECT_TRUE(ncclBackendBuilt());
-  const int gpus = visibleGpuCount();
+  std::string whyNone;
+  const int gpus = visibleGpuCount(&whyNone);
   EXPECT_GE(gpus, 0);
   if (gpus > 0) GTEST_SKIP() << "a GPU is visible; the no-GPU path is not reachable here";
+  EXPECT_NE(whyNone.find("cudaGetDeviceCount"), std::string::npos) << whyNone;
   std::unique_ptr<Communicator> comm = makeSelfCommunicator();
   Result<std::unique_ptr<Backend>> backend = makeNcclBackend(*comm, testOptions(sgdMomentum()));
   ASSERT_FALSE(backend.isOk());

@@ -1,7 +1,9 @@
 #include "device_mlp.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
+#include <vector>
 
 // Row-major buffers through column-major cuBLAS.
 //
@@ -40,7 +42,10 @@ DeviceMlp::DeviceMlp(MlpLayout layout, int maxBatch, cublasHandle_t cublas, cuda
 
 Status DeviceMlp::allocate() {
   const size_t batch = static_cast<size_t>(maxBatch_);
-  const size_t width = static_cast<size_t>(layout_.maxWidth());
+  // MlpLayout::maxWidth(), computed here: it lives in mlp.cpp beside the CPU's BLAS code, which
+  // the plugin does not carry.
+  const std::vector<int>& sizes = layout_.layerSizes();
+  const size_t width = static_cast<size_t>(*std::max_element(sizes.begin(), sizes.end()));
   size_t floats = batch * (layout_.inputDim() + 2 * width);
   for (const LinearLayerShape& layer : layout_.layers()) floats += batch * layer.out;
   const std::string what = "allocating " + std::to_string(floats * sizeof(float) >> 20) +

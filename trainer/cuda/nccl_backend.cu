@@ -32,6 +32,7 @@
 #include "device_cnn.h"
 #include "device_mlp.h"
 #include "kernels.cuh"
+#include "nccl_backend.h"
 #include "ringside/trainer/backend.h"
 #include "ringside/trainer/bucketing.h"
 
@@ -581,13 +582,21 @@ int deviceCount(cudaError_t* error) {
   return count;
 }
 
+std::string deviceCountError(cudaError_t error) {
+  return error == cudaSuccess
+             ? std::string("no devices")
+             : std::string(cudaGetErrorString(error)) + " [" + cudaGetErrorName(error) + "]";
+}
+
 }  // namespace
 
-bool ncclBackendBuilt() { return true; }
+namespace gpu {
 
-int visibleGpuCount() {
+int visibleDeviceCount(std::string* whyNone) {
   cudaError_t error = cudaSuccess;
-  return deviceCount(&error);
+  const int count = deviceCount(&error);
+  if (count == 0 && whyNone != nullptr) *whyNone = deviceCountError(error);
+  return count;
 }
 
 Result<std::unique_ptr<Backend>> makeNcclBackend(Communicator& comm, BackendOptions options) {
@@ -599,13 +608,10 @@ Result<std::unique_ptr<Backend>> makeNcclBackend(Communicator& comm, BackendOpti
   cudaError_t error = cudaSuccess;
   const int count = deviceCount(&error);
   if (count == 0) {
-    const std::string reason = error == cudaSuccess ? std::string("no devices")
-                                                    : std::string(cudaGetErrorString(error)) +
-                                                          " [" + cudaGetErrorName(error) + "]";
     return Status::invalidArgument(where +
                                    ": the nccl backend needs a CUDA GPU and none is "
                                    "visible (cudaGetDeviceCount: " +
-                                   reason +
+                                   deviceCountError(error) +
                                    "): check nvidia-smi and CUDA_VISIBLE_DEVICES, or use "
                                    "--backend mpi");
   }
@@ -615,5 +621,7 @@ Result<std::unique_ptr<Backend>> makeNcclBackend(Communicator& comm, BackendOpti
       backend->setUp().withContext("setting up the nccl backend on GPU " + std::to_string(device)));
   return std::unique_ptr<Backend>(std::move(backend));
 }
+
+}  // namespace gpu
 
 }  // namespace ringside::trainer

@@ -104,6 +104,26 @@ int agreeOnFailure(Communicator& comm, const Status& status) {
   return static_cast<int>(code);
 }
 
+// Collective. The backend of this run: `requested` resolved on every rank (resolveBackendKind);
+// for `auto`, nccl only when every rank can use it, since a run does not mix backends (a node
+// without a GPU or without the plugin makes the whole run mpi, and the reason says so).
+BackendChoice chooseBackend(Communicator& comm, BackendKind requested) {
+  BackendChoice choice = resolveBackendKind(requested);
+  if (requested != BackendKind::kAuto) return choice;
+  int64_t someRankWithoutNccl = choice.kind == BackendKind::kNccl ? 0 : 1;
+  if (!comm.allreduceMax(&someRankWithoutNccl, 1).isOk()) {
+    std::fprintf(stderr, "ringside-trainer: rank %d lost contact with the other ranks\n",
+                 comm.rank());
+    comm.abortAll(kExitFailure);
+  }
+  if (someRankWithoutNccl != 0 && choice.kind == BackendKind::kNccl) {
+    choice = {BackendKind::kMpi,
+              "mpi: another rank of the run cannot use the nccl backend (its node has no usable "
+              "GPU, or no libringside-nccl.so); run with --backend nccl to see its error"};
+  }
+  return choice;
+}
+
 }  // namespace
 
 int runTrainerProgram(int argc, char** argv) {
@@ -160,6 +180,11 @@ int runTrainerProgram(int argc, char** argv) {
   if (comm->rank() == 0) setup = checkCheckpointDirWritable(config.checkpoint_dir());
   auto data = loadMnistFormat(config.data(), config.train_samples(), config.test_samples());
   if (setup.isOk() && !data.isOk()) setup = data.status();
+  // Every rank resolves the backend, also after a failed set-up, since `auto` agrees collectively.
+  const BackendChoice choice = chooseBackend(*comm, *parseBackendKind(config.backend()));
+  if (comm->rank() == 0 && !config.quiet() && !choice.reason.empty()) {
+    std::fprintf(stderr, "ringside-trainer: backend auto chose %s\n", choice.reason.c_str());
+  }
   std::unique_ptr<Backend> backend;
   if (setup.isOk()) {
     auto layout = modelLayoutOf(config, data->train);
@@ -171,7 +196,7 @@ int runTrainerProgram(int argc, char** argv) {
                                       std::to_string(comm->worldSize()) +
                                       " (local batch = global batch / world size)");
     }
-    const BackendKind kind = resolveBackendKind(*parseBackendKind(config.backend()));
+    const BackendKind kind = choice.kind;
     const int localBatch = config.global_batch() / comm->worldSize();
     const int microBatch = config.micro_batch();
     if (setup.isOk() && microBatch > 0 && localBatch % microBatch != 0) {

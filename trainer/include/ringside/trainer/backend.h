@@ -1,7 +1,8 @@
 // Backend: where the model replica of one rank lives and how its gradients are all-reduced.
 // One file per backend behind this interface: `mpi` (cpu_backend.cpp: CPU, BLAS, MPI
 // non-blocking all-reduce; the CNN through oneDNN, cnn.h) and `nccl` (cuda/nccl_backend.cu: CUDA,
-// cuBLAS and cuDNN, NCCL all-reduce). Both train either model of model.h.
+// cuBLAS and cuDNN, NCCL all-reduce, built into the plugin libringside-nccl.so that the trainer
+// loads at run time: nccl_plugin.h). Both train either model of model.h.
 //
 // A backend is used by one thread. Every method is collective where it says so: all ranks call
 // it in the same order.
@@ -128,19 +129,35 @@ class Backend {
 // The CPU backend over `comm` (which must outlive it).
 std::unique_ptr<Backend> makeCpuBackend(Communicator& comm, BackendOptions options);
 
-// True when this build has the nccl backend.
-bool ncclBackendBuilt();
-// The number of CUDA devices this process can see (0 without a GPU, a driver, or the nccl build).
-int visibleGpuCount();
+// The nccl backend lives in a plugin, libringside-nccl.so, loaded on first use (nccl_plugin.h,
+// nccl_plugin_loader.h); the three functions below load it when they need it.
+
+// The number of CUDA devices this process can see through the nccl plugin: 0 without a GPU, a
+// driver, or a plugin that loads. When it is 0 and `whyNone` is not null, *whyNone says why in
+// words (the loader's or the CUDA runtime's message).
+int visibleGpuCount(std::string* whyNone = nullptr);
 // The NCCL backend over `comm`, on GPU comm.localRank() % visibleGpuCount(). Errors:
-// InvalidArgument when the build has no nccl backend or no GPU is visible; Internal for CUDA/NCCL
-// failures.
+// InvalidArgument when the plugin is not installed or no GPU is visible (both say to use
+// --backend mpi); FailedPrecondition when the plugin is there but cannot load (a CUDA library it
+// needs is missing, named with its package; a plugin of another version); Internal for
+// CUDA/NCCL failures.
 Result<std::unique_ptr<Backend>> makeNcclBackend(Communicator& comm, BackendOptions options);
 
-// The backend kAuto stands for: nccl where a GPU is visible, else mpi; other kinds unchanged.
-BackendKind resolveBackendKind(BackendKind kind);
+// A backend kind resolved on this rank, and for kAuto why it was chosen.
+struct BackendChoice {
+  BackendKind kind = BackendKind::kMpi;  // never kAuto
+  // kAuto only: "nccl, 2 CUDA GPUs visible", or "mpi: <why the nccl backend cannot run here>"
+  // (no plugin installed, a plugin that cannot load, no GPU visible). Empty for other kinds.
+  std::string reason;
+};
 
-// kAuto picks nccl where a GPU is visible, else mpi. Errors as makeNcclBackend.
+// kAuto: nccl when the nccl plugin loads and sees a CUDA GPU, else mpi (never an error: a plugin
+// that cannot load makes mpi, and the reason quotes why). Other kinds are returned as they are,
+// without loading anything.
+BackendChoice resolveBackendKind(BackendKind kind);
+
+// The backend of a resolved kind (mpi or nccl; kAuto is resolved first). Errors as
+// makeNcclBackend.
 Result<std::unique_ptr<Backend>> makeBackend(BackendKind kind, Communicator& comm,
                                              BackendOptions options);
 
