@@ -191,7 +191,7 @@ def interval_values(timings: Sequence[StepTiming], world_size: int,
     buckets = len(layout) if world_size > 1 else 0
     bucket_ms = [_mean([t.bucket_ms[b] for t in same]) for b in range(buckets)]
     total_bytes = sum(layout[:buckets])
-    total_ms = sum(bucket_ms)
+    total_ms = float(sum(bucket_ms))
     out.global_["time/allreduce_ms"] = total_ms
     out.global_["comm/bytes"] = float(total_bytes)
     _put_bandwidths(out.global_, "comm/algbw_GBps", "comm/busbw_GBps", total_bytes, total_ms,
