@@ -26,10 +26,11 @@ class _StdoutOutput:
     def __init__(self, stream: TextIO) -> None:
         self._stream = stream
 
-    def metrics(self, step: int, epoch: int, wall_time: float, rank: Optional[int],
-                values: Mapping[str, float]) -> None:
-        for line in _records.metrics_lines(step, epoch, wall_time, rank, values):
-            self._stream.write(line + "\n")
+    def metrics(self, step: int, epoch: int, wall_time: float,
+                records: List[Tuple[Optional[int], Mapping[str, float]]]) -> None:
+        lines = [line for rank, values in records
+                 for line in _records.metrics_lines(step, epoch, wall_time, rank, values)]
+        self._stream.write("\n".join(lines) + "\n")  # one write, one flush: lines stay whole
         self._stream.flush()
 
     def params(self, flat: Mapping[str, str]) -> None:
@@ -55,12 +56,13 @@ class _AgentOutput:
         self._sink = sink
         self._point = sink.Point
 
-    def metrics(self, step: int, epoch: int, wall_time: float, rank: Optional[int],
-                values: Mapping[str, float]) -> None:
-        glob = rank is None
-        points = [self._point(step, epoch, wall_time, glob, name, value)
-                  for name, value in values.items() if math.isfinite(value)]
-        self._sink.sink.write_points(points)
+    def metrics(self, step: int, epoch: int, wall_time: float,
+                records: List[Tuple[Optional[int], Mapping[str, float]]]) -> None:
+        for rank, values in records:  # each record is kept or dropped whole
+            glob = rank is None
+            points = [self._point(step, epoch, wall_time, glob, name, value)
+                      for name, value in values.items() if math.isfinite(value)]
+            self._sink.sink.write_points(points)
 
     def params(self, flat: Mapping[str, str]) -> None:
         self._sink.sink.send_params(flat)
@@ -168,11 +170,14 @@ class Runtime:
         rank, _ = self.identity()
         output = self._get_output()
         wall = time.time() if wall_time is None else wall_time
-        with self._lock:
-            if global_values:
-                output.metrics(step, epoch, wall, None, global_values)
-            if rank_values:
-                output.metrics(step, epoch, wall, rank, rank_values)
+        records: List[Tuple[Optional[int], Mapping[str, float]]] = []
+        if global_values:
+            records.append((None, global_values))
+        if rank_values:
+            records.append((rank, rank_values))
+        if records:
+            with self._lock:
+                output.metrics(step, epoch, wall, records)
 
     def log(self, step: int, metrics: Mapping[str, Any], epoch: Optional[int] = None) -> None:
         """ringside.log: the values are this rank's; rank 0's are also the run's (global)."""

@@ -10,7 +10,8 @@ Usage: ddp_worker.py --steps N [--log-every K] [--bucket-view] [--eval-after S]
 
 --deferred-clock stands in for CUDA events on a machine without a GPU: the watcher's stamps
 become readable only a few queries after they were taken, as events of a GPU running behind the
-host do, so steps are turned into records later, and the rest at exit.
+host do, so steps are turned into records later, and the rest at exit (where the watcher polls
+them until they are ready).
 """
 
 import argparse
@@ -39,9 +40,6 @@ class DeferredClock:
     def ready(self, stamp):
         stamp[1] += 1
         return stamp[1] > 3
-
-    def wait(self, stamp):
-        stamp[1] = 4
 
     def ms(self, start, end):
         return (end[0] - start[0]) * 1e3

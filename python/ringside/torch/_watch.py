@@ -20,7 +20,7 @@ How a step is seen, on one rank:
 Stamps are ``time.perf_counter()`` with CPU tensors (gloo: the future's callback runs when the
 work completes) and CUDA events on the current stream with CUDA tensors (read with
 ``elapsed_time`` once ``query()`` says they completed, at a later step, so the training stream is
-never synchronised; at exit they are waited for).
+never synchronised; at exit they are waited for, at most 5 s).
 """
 
 import collections
@@ -40,6 +40,8 @@ from .._runtime import runtime
 # Steps whose CUDA events have not completed yet are kept at most this long; older ones are
 # dropped (a GPU this far behind the host has stopped).
 _MAX_PENDING_STEPS = 1024
+# At close (exit), how long to wait for the last steps' CUDA events, seconds.
+_FINAL_WAIT_S = 5.0
 
 
 class _HostClock:
@@ -54,10 +56,6 @@ class _HostClock:
     @staticmethod
     def ready(stamp: Any) -> bool:
         return True
-
-    @staticmethod
-    def wait(stamp: Any) -> None:
-        pass
 
     @staticmethod
     def ms(start: Any, end: Any) -> float:
@@ -81,10 +79,6 @@ class _CudaClock:
     @staticmethod
     def ready(stamp: Any) -> bool:
         return stamp.query()
-
-    @staticmethod
-    def wait(stamp: Any) -> None:
-        stamp.synchronize()
 
     @staticmethod
     def ms(start: Any, end: Any) -> float:
@@ -261,18 +255,24 @@ class Watcher:
     # ---- records (training thread)
 
     def _resolve(self, final: bool) -> None:
-        """Turns completed steps whose stamps can be read into timings, oldest first."""
+        """Turns completed steps whose stamps can be read into timings, oldest first. ``final``:
+        waits for them, but at most _FINAL_WAIT_S in all (a GPU stuck in a collective whose
+        peer died must not keep the process from exiting); what is still unread is dropped."""
         while len(self._pending) > _MAX_PENDING_STEPS:
             self._pending.popleft()
             self._dropped_steps += 1
+        deadline = time.monotonic() + _FINAL_WAIT_S
         while self._pending:
             step = self._pending[0]
             stamps = step.stamps()
-            if final:
-                for stamp in stamps:
-                    self._clock.wait(stamp)
-            elif not all(self._clock.ready(stamp) for stamp in stamps):
-                return
+            while not all(self._clock.ready(stamp) for stamp in stamps):
+                if not final:
+                    return
+                if time.monotonic() > deadline:
+                    self._dropped_steps += len(self._pending)
+                    self._pending.clear()
+                    return
+                time.sleep(0.001)
             self._pending.popleft()
             self._add(_comm_math.step_timing(self._stamps_of(step), self._clock.serial))
 
@@ -316,7 +316,7 @@ class Watcher:
             handle.remove()
         if self._dropped_steps:
             print(f"ringside: rank {self._rank}: {self._dropped_steps} steps were not timed: "
-                  f"their CUDA events did not complete", file=sys.stderr, flush=True)
+                  f"their CUDA events did not complete in time", file=sys.stderr, flush=True)
 
 
 def _first_unfinished(buckets: List[list]) -> int:
