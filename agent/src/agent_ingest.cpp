@@ -175,9 +175,11 @@ std::vector<v1::MetricSample> Agent::Impl::judgeStragglers(
       }
       detector = &it->second;
     }
-    if (auto verdict =
-            detector->onSample(sample.rank(), sample.step(), sample.name(), sample.value())) {
-      auto more = StragglerDetector::toSamples(*verdict, sample.epoch(), sample.wall_time());
+    // A verdict comes at most once per slice of the detector's window (about twice a second):
+    // each is journaled, so History holds the verdict over the whole run.
+    if (auto verdict = detector->onSample(sample.rank(), sample.step(), sample.name(),
+                                          sample.value(), sample.wall_time())) {
+      auto more = StragglerDetector::toSamples(*verdict, sample.epoch(), verdict->wallTime);
       verdicts.insert(verdicts.end(), more.begin(), more.end());
     }
   }

@@ -1,6 +1,7 @@
 #include "ringside/agent/straggler_detector.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "ringside/common/metric_names.h"
 
@@ -8,79 +9,240 @@ namespace ringside::agent {
 
 namespace {
 
+// The median of `values` without the element at `skip` (0 for fewer than two values).
+double medianWithout(const std::vector<double>& values, size_t skip) {
+  std::vector<double> others;
+  others.reserve(values.size());
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i != skip) others.push_back(values[i]);
+  }
+  if (others.empty()) return 0.0;
+  const size_t mid = others.size() / 2;
+  std::nth_element(others.begin(), others.begin() + static_cast<std::ptrdiff_t>(mid), others.end());
+  const double upper = others[mid];
+  if (others.size() % 2 == 1) return upper;
+  const double lower =
+      *std::max_element(others.begin(), others.begin() + static_cast<std::ptrdiff_t>(mid));
+  return (lower + upper) / 2.0;
+}
+
 double median(std::vector<double> values) {
-  if (values.empty()) return 0.0;
-  std::sort(values.begin(), values.end());
-  const size_t mid = values.size() / 2;
-  return values.size() % 2 == 1 ? values[mid] : (values[mid - 1] + values[mid]) / 2.0;
+  return medianWithout(values, values.size());  // skips nothing
+}
+
+// Index of the largest value (the lowest index among equals).
+size_t argMax(const std::vector<double>& values) {
+  return static_cast<size_t>(std::max_element(values.begin(), values.end()) - values.begin());
 }
 
 }  // namespace
 
 StragglerDetector::StragglerDetector(int worldSize, StragglerRule rule)
-    : worldSize_(std::max(worldSize, 1)), rule_(rule) {}
+    : worldSize_(std::max(worldSize, 1)), rule_(rule) {
+  const StragglerRule defaults;
+  if (!(rule_.sliceSeconds > 0)) rule_.sliceSeconds = defaults.sliceSeconds;
+  rule_.slices = std::max(rule_.slices, 1);
+  if (!(rule_.enterCostShare > 0)) rule_.enterCostShare = defaults.enterCostShare;
+  rule_.exitCostShare = std::clamp(rule_.exitCostShare, 0.0, rule_.enterCostShare);
+  rule_.enterAgreement = std::clamp(rule_.enterAgreement, 0.0, 1.0);
+  rule_.exitAgreement = std::clamp(rule_.exitAgreement, 0.0, rule_.enterAgreement);
+  rule_.maxPendingSteps = std::max<size_t>(rule_.maxPendingSteps, 1);
+}
 
 std::optional<StragglerVerdict> StragglerDetector::onSample(int rank, int64_t step,
-                                                            const std::string& name, double value) {
+                                                            const std::string& name, double value,
+                                                            double wallTime) {
   if (rank < 0 || rank >= worldSize_ || worldSize_ < 2) return std::nullopt;
+  if (lastStep_ && step <= *lastStep_) return std::nullopt;
   int bit = 0;
   if (name == metric::kDataMs) bit = 1;
   if (name == metric::kComputeMs) bit = 2;
   if (name == metric::kWaitMs) bit = 4;
-  if (bit == 0) return std::nullopt;
-  std::vector<Timings>& record = pending_[step];
-  if (record.empty()) record.resize(worldSize_);
-  Timings& t = record[rank];
+  if (bit == 0 || !std::isfinite(value)) return std::nullopt;
+  value = std::max(value, 0.0);
+  Record& record = pending_[step];
+  if (record.ranks.empty()) record.ranks.resize(static_cast<size_t>(worldSize_));
+  if (std::isfinite(wallTime)) record.wallTime = std::max(record.wallTime, wallTime);
+  Timings& t = record.ranks[static_cast<size_t>(rank)];
   (bit == 1 ? t.data : bit == 2 ? t.compute : t.wait) = value;
   t.have |= bit;
-  for (const Timings& r : record) {
-    if (r.have != 7) return std::nullopt;
+  for (const Timings& r : record.ranks) {
+    if (r.have != 7) {
+      // A rank that stopped reporting leaves its steps incomplete: keep a bounded number.
+      while (pending_.size() > rule_.maxPendingSteps) pending_.erase(pending_.begin());
+      return std::nullopt;
+    }
   }
-  window_.push_back(std::move(record));
-  if (window_.size() > rule_.window) window_.pop_front();
+  const Record complete = std::move(record);
   // Records of earlier steps that never completed (a rank's batch lost) are dropped.
   pending_.erase(pending_.begin(), pending_.upper_bound(step));
-  return judge(step);
+  // Each record holds the means over the steps since the previous one: it weighs that many.
+  const int64_t steps = lastStep_ ? std::clamp<int64_t>(step - *lastStep_, 1, 1'000'000) : 1;
+  const bool first = !lastStep_.has_value();
+  lastStep_ = step;
+  // Ranks on other nodes have other clocks: the window's clock never goes back.
+  const double wall = std::max(complete.wallTime, lastWallTime_);
+  lastWallTime_ = wall;
+  if (filling_.steps == 0 && slices_.empty()) filling_.start = wall;
+  addRecord(Record{complete.ranks, wall}, steps);
+  const bool sliceDone = wall - filling_.start >= rule_.sliceSeconds;
+  if (sliceDone) {
+    slices_.push_back(std::move(filling_));
+    if (slices_.size() > static_cast<size_t>(rule_.slices)) slices_.pop_front();
+    filling_ = Slice{};
+    filling_.start = wall;
+  }
+  if (!sliceDone && !first) return std::nullopt;
+  verdict_ = judge(step, wall);
+  return verdict_;
 }
 
-StragglerVerdict StragglerDetector::judge(int64_t step) const {
+void StragglerDetector::addRecord(const Record& record, int64_t steps) {
+  const size_t n = record.ranks.size();
+  const double weight = static_cast<double>(steps);
+  if (filling_.ranks.empty()) filling_.ranks.resize(n);
+  std::vector<double> cycles(n);
+  size_t last = 0;  // the rank that waited least: the one the group waited for
+  for (size_t r = 0; r < n; ++r) {
+    const Timings& t = record.ranks[r];
+    cycles[r] = t.data + t.compute + t.wait;
+    if (t.wait < record.ranks[last].wait) last = r;
+    RankSums& sums = filling_.ranks[r];
+    sums.data += weight * t.data;
+    sums.compute += weight * t.compute;
+    sums.wait += weight * t.wait;
+  }
+  // Without `last`, the step would have ended when the next-to-last rank arrived: the group
+  // waited the next-smallest wait minus its wait for it. The frontier of the other ranks' stage
+  // boundaries (each on its own clock, from the step's start) says in which stage it fell behind.
+  double nextWait = INFINITY, otherData = 0.0, otherArrival = 0.0;
+  for (size_t r = 0; r < n; ++r) {
+    if (r == last) continue;
+    const Timings& t = record.ranks[r];
+    nextWait = std::min(nextWait, t.wait);
+    otherData = std::max(otherData, t.data);
+    otherArrival = std::max(otherArrival, t.data + t.compute);
+  }
+  const Timings& late = record.ranks[last];
+  const double charged = std::isfinite(nextWait) ? std::max(nextWait - late.wait, 0.0) : 0.0;
+  if (charged > 0.0) {
+    const double inData = std::clamp(late.data - otherData, 0.0, charged);
+    const double inCompute =
+        std::clamp(late.data + late.compute - otherArrival - inData, 0.0, charged - inData);
+    RankSums& sums = filling_.ranks[last];
+    sums.chargedData += weight * inData;
+    sums.chargedCompute += weight * inCompute;
+    sums.chargedOther += weight * (charged - inData - inCompute);
+  }
+  filling_.groupMs += weight * median(cycles);
+  filling_.steps += weight;
+  filling_.end = record.wallTime;
+}
+
+double StragglerDetector::sliceCost(const Slice& slice, int rank) const {
+  if (!(slice.groupMs > 0) || rank < 0 || static_cast<size_t>(rank) >= slice.ranks.size()) {
+    return 0.0;
+  }
+  std::vector<double> charged(slice.ranks.size());
+  for (size_t r = 0; r < slice.ranks.size(); ++r) charged[r] = slice.ranks[r].charged();
+  const size_t me = static_cast<size_t>(rank);
+  return (charged[me] - medianWithout(charged, me)) / slice.groupMs;
+}
+
+int StragglerDetector::agreeingSlices(int rank) const {
+  int agreeing = 0;
+  const auto agrees = [&](const Slice& slice) {
+    if (rank >= 0) return sliceCost(slice, rank) >= rule_.sliceCostShare;
+    // No rank reaches the slice threshold: the one with the most charged time has the largest
+    // cost (removing the largest value leaves the smallest median of the others).
+    std::vector<double> charged(slice.ranks.size());
+    for (size_t r = 0; r < slice.ranks.size(); ++r) charged[r] = slice.ranks[r].charged();
+    return charged.empty() ||
+           sliceCost(slice, static_cast<int>(argMax(charged))) < rule_.sliceCostShare;
+  };
+  if (slices_.empty()) return filling_.steps > 0 && agrees(filling_) ? 1 : 0;
+  for (const Slice& slice : slices_) agreeing += agrees(slice) ? 1 : 0;
+  return agreeing;
+}
+
+StragglerVerdict StragglerDetector::judge(int64_t step, double wallTime) {
   StragglerVerdict verdict;
   verdict.step = step;
-  if (window_.empty()) return verdict;
-  std::vector<Timings> mean(worldSize_);
-  for (const std::vector<Timings>& record : window_) {
-    for (int r = 0; r < worldSize_; ++r) {
-      mean[r].data += record[r].data / window_.size();
-      mean[r].compute += record[r].compute / window_.size();
-      mean[r].wait += record[r].wait / window_.size();
+  verdict.wallTime = wallTime;
+  // The window: the complete slices; before the first is complete, the one filling.
+  std::vector<const Slice*> window;
+  for (const Slice& slice : slices_) window.push_back(&slice);
+  if (window.empty()) window.push_back(&filling_);
+  const size_t n = static_cast<size_t>(worldSize_);
+  RankSums zero;
+  std::vector<RankSums> sums(n, zero);
+  double groupMs = 0.0, steps = 0.0;
+  for (const Slice* slice : window) {
+    groupMs += slice->groupMs;
+    steps += slice->steps;
+    for (size_t r = 0; r < slice->ranks.size() && r < n; ++r) {
+      const RankSums& s = slice->ranks[r];
+      sums[r].data += s.data;
+      sums[r].compute += s.compute;
+      sums[r].wait += s.wait;
+      sums[r].chargedData += s.chargedData;
+      sums[r].chargedCompute += s.chargedCompute;
+      sums[r].chargedOther += s.chargedOther;
     }
   }
-  double bestExcess = 0.0;
-  for (int r = 0; r < worldSize_; ++r) {
-    for (const StragglerVerdict::Stage stage :
-         {StragglerVerdict::kData, StragglerVerdict::kCompute}) {
-      std::vector<double> others, othersWait;
-      for (int o = 0; o < worldSize_; ++o) {
-        if (o == r) continue;
-        others.push_back(stage == StragglerVerdict::kData ? mean[o].data : mean[o].compute);
-        othersWait.push_back(mean[o].wait);
-      }
-      const double mine = stage == StragglerVerdict::kData ? mean[r].data : mean[r].compute;
-      const double reference = median(others);
-      const double excess = mine - reference;
-      const double waited = median(othersWait) - mean[r].wait;
-      const bool significant =
-          excess >= std::max(rule_.minExcessMs, rule_.minExcessFraction * reference) &&
-          waited >= rule_.waitShare * excess;
-      if (significant && excess > bestExcess) {
-        bestExcess = excess;
-        verdict.rank = r;
-        verdict.stage = stage;
-        verdict.stageMs = mine;
-        verdict.medianMs = reference;
-        verdict.othersWaitMs = median(othersWait);
-      }
+  verdict.windowSeconds = window.back()->end - window.front()->start;
+  std::vector<double> charged(n);
+  for (size_t r = 0; r < n; ++r) charged[r] = sums[r].charged();
+  const auto cost = [&](int rank) {
+    const size_t me = static_cast<size_t>(rank);
+    return groupMs > 0 ? (charged[me] - medianWithout(charged, me)) / groupMs : 0.0;
+  };
+  const auto agreement = [&](int rank) {
+    return static_cast<double>(agreeingSlices(rank)) / rule_.slices;
+  };
+  const int leading = static_cast<int>(argMax(charged));
+  verdict.leadingRank = leading;
+  verdict.leadingCostShare = cost(leading);
+
+  // Hysteresis: the named rank stays while it meets the lower bar; a rank is named only when it
+  // meets the higher one.
+  int named = -1;
+  const int held = verdict_.rank;
+  if (held >= 0 && cost(held) >= rule_.exitCostShare && agreement(held) >= rule_.exitAgreement) {
+    named = held;
+  } else if (verdict.leadingCostShare >= rule_.enterCostShare &&
+             agreement(leading) >= rule_.enterAgreement) {
+    named = leading;
+  }
+  if (named < 0) {
+    verdict.confidence = agreement(-1);
+    return verdict;
+  }
+  const RankSums& mine = sums[static_cast<size_t>(named)];
+  // The stage that explains more of the charged time; a named stage changes only when the other
+  // explains clearly more (1.5 x), so that two close stages do not alternate.
+  StragglerVerdict::Stage stage =
+      mine.chargedData > mine.chargedCompute ? StragglerVerdict::kData : StragglerVerdict::kCompute;
+  if (named == held && verdict_.stage != StragglerVerdict::kNone && stage != verdict_.stage) {
+    const double keep =
+        verdict_.stage == StragglerVerdict::kData ? mine.chargedData : mine.chargedCompute;
+    const double other = stage == StragglerVerdict::kData ? mine.chargedData : mine.chargedCompute;
+    if (other < 1.5 * keep) stage = verdict_.stage;
+  }
+  verdict.rank = named;
+  verdict.stage = stage;
+  verdict.costShare = cost(named);
+  verdict.confidence = agreement(named);
+  if (steps > 0) {
+    std::vector<double> stageMeans(n), waitMeans(n);
+    for (size_t r = 0; r < n; ++r) {
+      stageMeans[r] = (stage == StragglerVerdict::kData ? sums[r].data : sums[r].compute) / steps;
+      waitMeans[r] = sums[r].wait / steps;
     }
+    const size_t me = static_cast<size_t>(named);
+    verdict.stageMs = stageMeans[me];
+    verdict.medianMs = medianWithout(stageMeans, me);
+    verdict.othersWaitMs = medianWithout(waitMeans, me);
   }
   return verdict;
 }
@@ -103,6 +265,8 @@ std::vector<v1::MetricSample> StragglerDetector::toSamples(const StragglerVerdic
   add(metric::kStragglerStageMs, verdict.stageMs);
   add(metric::kStragglerMedianMs, verdict.medianMs);
   add(metric::kStragglerOthersWaitMs, verdict.othersWaitMs);
+  add(metric::kStragglerCostShare, verdict.costShare);
+  add(metric::kStragglerConfidence, verdict.confidence);
   return samples;
 }
 

@@ -1,9 +1,11 @@
 // straggler_replay: reads a ringside-trainer run's JSON Lines (stdout of rank 0, which carries
 // every rank's per-rank records: docs/metrics.md) on stdin, feeds each rank's time/data_ms,
-// time/compute_ms and time/wait_ms to the agent's StragglerDetector (straggler_detector.h, the
-// rule the owner agent applies to a live run) in the order they arrive, and prints every verdict
-// as one JSON line: {"step": S, "rank": R (-1: none), "stage": "none"|"data"|"compute",
-// "stage_ms": ..., "median_ms": ..., "others_wait_ms": ...}.
+// time/compute_ms and time/wait_ms with the record's time to the agent's StragglerDetector
+// (straggler_detector.h, the rule the owner agent applies to a live run) in the order they
+// arrive, and prints every verdict as one JSON line: {"step": S, "time": Unix s, "rank": R (-1:
+// none), "stage": "none"|"data"|"compute", "stage_ms": ..., "median_ms": ...,
+// "others_wait_ms": ..., "cost_share": 0-1, "confidence": 0-1, "window_s": ...,
+// "leading_rank": R, "leading_cost_share": ...}.
 //
 // Exit status: 0; 1 when the input has no start record (no world size) or a line is not JSON.
 #include <cstdio>
@@ -41,19 +43,26 @@ int main() {
     }
     const int rank = record["rank"].get<int>();
     const int64_t step = record.value("step", int64_t{0});
+    const double time = record.value("time", 0.0);
     for (const auto& [name, value] : record["metrics"].items()) {
       if (!value.is_number()) continue;
-      const auto verdict = detector->onSample(rank, step, name, value.get<double>());
+      const auto verdict = detector->onSample(rank, step, name, value.get<double>(), time);
       if (!verdict) continue;
       const char* stage = verdict->stage == StragglerVerdict::kData      ? "data"
                           : verdict->stage == StragglerVerdict::kCompute ? "compute"
                                                                          : "none";
       std::cout << nlohmann::json{{"step", verdict->step},
+                                  {"time", verdict->wallTime},
                                   {"rank", verdict->rank},
                                   {"stage", stage},
                                   {"stage_ms", verdict->stageMs},
                                   {"median_ms", verdict->medianMs},
-                                  {"others_wait_ms", verdict->othersWaitMs}}
+                                  {"others_wait_ms", verdict->othersWaitMs},
+                                  {"cost_share", verdict->costShare},
+                                  {"confidence", verdict->confidence},
+                                  {"window_s", verdict->windowSeconds},
+                                  {"leading_rank", verdict->leadingRank},
+                                  {"leading_cost_share", verdict->leadingCostShare}}
                        .dump()
                 << "\n";
     }

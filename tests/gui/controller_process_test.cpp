@@ -120,8 +120,8 @@ class ControllerProcessTest : public QObject {
     auto count = controller.store().sampleCount(runId).result();
     auto verdicts = controller.store().series(runId, QStringLiteral("straggler/rank"), -1).result();
     if (!count.isOk() || !verdicts.isOk()) return -1;
-    // Each verdict is five samples (metric_names.h kStraggler*).
-    return *count - 5 * static_cast<qint64>(verdicts->size());
+    // Each verdict is seven samples (metric_names.h kStraggler*).
+    return *count - 7 * static_cast<qint64>(verdicts->size());
   }
 
   static v1::RunState storedState(Controller& controller, const QString& runId) {

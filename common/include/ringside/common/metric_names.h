@@ -21,14 +21,19 @@ inline constexpr const char* kDataMs = "time/data_ms";  // ms per step: loading 
 // ms per step: blocked in collectives (exposed all-reduce and the stop agreement after the step)
 inline constexpr const char* kWaitMs = "time/wait_ms";
 // The owner agent's straggler verdict (docs/metrics.md, "The straggler"), global samples it
-// journals itself at each step where every rank's timings are in: the rank (-1: none), the stage
-// (1 data, 2 compute; 0 none), the rank's time in that stage and the median over ranks (ms), and
-// the median time the other ranks waited (ms).
+// journals itself about twice a second (at each slice of its window): the rank (-1: none), the
+// stage (1 data, 2 compute; 0 none), the rank's time in that stage and the median over the other
+// ranks (ms per step, means over the window), and the median time the other ranks waited (ms).
 inline constexpr const char* kStragglerRank = "straggler/rank";
 inline constexpr const char* kStragglerStage = "straggler/stage";
 inline constexpr const char* kStragglerStageMs = "straggler/stage_ms";
 inline constexpr const char* kStragglerMedianMs = "straggler/median_ms";
 inline constexpr const char* kStragglerOthersWaitMs = "straggler/others_wait_ms";
+// The verdict's cost: the share (fraction 0-1) of the group's step time over the verdict's window
+// spent waiting for the named rank beyond a typical rank (0 for none); and its confidence: the
+// share (fraction 0-1) of the window's slices that agree with the verdict.
+inline constexpr const char* kStragglerCostShare = "straggler/cost_share";
+inline constexpr const char* kStragglerConfidence = "straggler/confidence";
 // True for the samples the owner agent writes itself (the straggler verdict), as opposed to what
 // the ranks sent.
 inline bool isAgentVerdict(std::string_view name) { return name.starts_with("straggler/"); }
