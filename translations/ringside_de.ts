@@ -87,6 +87,21 @@
         <source>straggler: %1, %2: %3 ms vs median %4 ms; the other ranks wait %5 ms for it (step %6)</source>
         <translation>Nachzügler: %1, %2: %3 ms gegenüber Median %4 ms; die anderen Ränge warten %5 ms auf ihn (Schritt %6)</translation>
     </message>
+    <message>
+        <location filename="../gui/core/src/straggler_text.cpp"/>
+        <source>%1 %</source>
+        <translation>%1 %</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/straggler_text.cpp"/>
+        <source>straggler: none (confidence %1, step %2): no rank&apos;s data or compute time keeps the others waiting</source>
+        <translation>Nachzügler: keiner (Konfidenz %1, Schritt %2): die Daten- oder Rechenzeit keines Rangs lässt die anderen warten</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/straggler_text.cpp"/>
+        <source>straggler: %1, %2: %3 ms vs median %4 ms; the other ranks wait %5 ms for it: %6 of the step time (confidence %7, step %8)</source>
+        <translation>Nachzügler: %1, %2: %3 ms gegenüber Median %4 ms; die anderen Ränge warten %5 ms auf ihn: %6 der Schrittzeit (Konfidenz %7, Schritt %8)</translation>
+    </message>
 </context>
 <context>
     <name>main</name>
@@ -3344,6 +3359,64 @@
         <location filename="../gui/widgets/src/run_setup_panel.cpp" line="628"/>
         <source>Cannot write %1: %2</source>
         <translation>%1 kann nicht geschrieben werden: %2</translation>
+    </message>
+</context>
+<context>
+    <name>ringside::gui::StragglerTimeline</name>
+    <message>
+        <location filename="../gui/widgets/src/straggler_timeline.cpp"/>
+        <source>Straggler over the run</source>
+        <translation>Nachzügler im Lauf</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/straggler_timeline.cpp"/>
+        <source>no straggler verdict yet</source>
+        <translation>noch kein Nachzügler-Urteil</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/straggler_timeline.cpp"/>
+        <source>steps %1 to %2</source>
+        <translation>Schritte %1 bis %2</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/straggler_timeline.cpp"/>
+        <source>%1: no straggler</source>
+        <translation>%1: kein Nachzügler</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/straggler_timeline.cpp"/>
+        <source>rank %1</source>
+        <translation>Rang %1</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/straggler_timeline.cpp"/>
+        <source>rank %1 on %2</source>
+        <translation>Rang %1 auf %2</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/straggler_timeline.cpp"/>
+        <source>data</source>
+        <translation>Daten</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/straggler_timeline.cpp"/>
+        <source>compute</source>
+        <translation>Rechnen</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/straggler_timeline.cpp"/>
+        <source>%1: %2 held the group back (%3), up to %4 % of the step time</source>
+        <translation>%1: %2 hielt die Gruppe auf (%3), bis zu %4 % der Schrittzeit</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/straggler_timeline.cpp"/>
+        <source>%1: %2 held the group back (%3)</source>
+        <translation>%1: %2 hielt die Gruppe auf (%3)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/straggler_timeline.cpp"/>
+        <source>step %1</source>
+        <translation>Schritt %1</translation>
     </message>
 </context>
 <context>

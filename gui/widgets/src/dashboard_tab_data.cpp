@@ -15,6 +15,7 @@
 #include "ringside/common/run_spec.h"
 #include "ringside/gui/controller.h"
 #include "ringside/gui/run_progress.h"
+#include "ringside/gui/straggler_history.h"
 #include "ringside/gui/when_ready.h"
 #include "ringside/gui/widgets/bucket_timings_view.h"
 #include "ringside/gui/widgets/dashboard_tab.h"
@@ -193,30 +194,22 @@ void DashboardTab::fetchRanks() {
 }
 
 void DashboardTab::fetchStraggler() {
-  // The agent's verdict: five global series (metric_names.h kStraggler*), their last points.
-  static constexpr const char* kNames[] = {metric::kStragglerRank, metric::kStragglerStage,
-                                           metric::kStragglerStageMs, metric::kStragglerMedianMs,
-                                           metric::kStragglerOthersWaitMs};
-  auto last = std::make_shared<std::array<std::optional<SeriesPoint>, 5>>();
-  auto pending = std::make_shared<int>(5);
-  inFlight_ += 5;
+  // The agent's verdicts: seven global series (straggler_history.h), the latest for the sentence
+  // and all of them for the timeline.
+  auto verdicts = std::make_shared<StragglerSeries>();
+  constexpr size_t kSeries = StragglerSeries::kNames.size();
+  auto pending = std::make_shared<size_t>(kSeries);
+  inFlight_ += static_cast<int>(kSeries);
   const int generation = generation_;
-  for (size_t i = 0; i < 5; ++i) {
-    whenReady(this, controller_.store().series(runId_, key(kNames[i]), -1),
-              [this, generation, last, pending, i](Result<std::vector<SeriesPoint>> points) {
+  for (size_t i = 0; i < kSeries; ++i) {
+    whenReady(this, controller_.store().series(runId_, key(StragglerSeries::kNames[i]), -1),
+              [this, generation, verdicts, pending, i](Result<std::vector<SeriesPoint>> points) {
                 if (generation != generation_) return;
                 --inFlight_;
-                if (points.isOk() && !points->empty()) (*last)[i] = points->back();
+                if (points.isOk()) verdicts->series[i] = std::move(points).value();
                 if (--*pending > 0) return;
-                for (const auto& point : *last) {
-                  if (!point) {
-                    rankView_->setStraggler(std::nullopt);
-                    return;
-                  }
-                }
-                rankView_->setStraggler(StragglerView{
-                    static_cast<int64_t>((*last)[0]->x), static_cast<int>((*last)[0]->y),
-                    static_cast<int>((*last)[1]->y), (*last)[2]->y, (*last)[3]->y, (*last)[4]->y});
+                rankView_->setStraggler(latestStraggler(*verdicts));
+                rankView_->setStragglerHistory(stragglerSpans(*verdicts));
               });
   }
 }

@@ -11,6 +11,7 @@
 #include <algorithm>
 
 #include "ringside/gui/widgets/rank_heatmap_view.h"
+#include "ringside/gui/widgets/straggler_timeline.h"
 
 namespace ringside::gui {
 
@@ -41,6 +42,7 @@ QColor heat(const std::optional<double>& value, const std::optional<double>& med
 RankView::RankView(QWidget* parent)
     : QWidget(parent),
       summary_(new QLabel(this)),
+      timeline_(new StragglerTimeline(this)),
       table_(new QTableWidget(0, kColumnCount, this)),
       heatmap_(new RankHeatmapView(this)) {
   summary_->setText(tr("No per-rank timings yet (a run with more than one rank reports them)."));
@@ -64,7 +66,9 @@ RankView::RankView(QWidget* parent)
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(summary_);
+  layout->addWidget(timeline_);
   layout->addWidget(splitter_, 1);
+  timeline_->hide();  // until the run has a verdict
 }
 
 void RankView::fitTableWidth() {
@@ -136,6 +140,13 @@ void RankView::setStraggler(std::optional<StragglerView> verdict) {
       (verdict && (verdict->rank != straggler_->rank || verdict->step != straggler_->step));
   straggler_ = verdict;
   if (changed) setRanks(ranks_);  // the bold row follows the verdict
+}
+
+void RankView::setStragglerHistory(std::vector<StragglerSpan> spans) {
+  QMap<int, QString> nodes;
+  for (const RankStat& rank : ranks_) nodes.insert(rank.rank, rank.node);
+  timeline_->setVisible(!spans.empty());
+  timeline_->setSpans(std::move(spans), std::move(nodes));
 }
 
 void RankView::updateSummary() {

@@ -1,8 +1,9 @@
 // RankView: the dashboard's per-rank view. A table of each rank's latest step time and all-reduce
 // wait (time/step_ms and time/exposed_comm_ms, docs/metrics.md) with the node it runs on, each
 // cell coloured by how far it is above the median over ranks; beside it the rank × step heatmap
-// (RankHeatmapView) of the whole run; and a label above both that names the slowest rank and its
-// node.
+// (RankHeatmapView) of the whole run; above both a label with the owner agent's straggler verdict
+// (or, without one, the slowest rank and its node) and a strip with the verdict over the run
+// (StragglerTimeline).
 // GUI thread only.
 #pragma once
 
@@ -14,6 +15,7 @@
 
 #include "ringside/gui/rank_heatmap.h"
 #include "ringside/gui/rank_stats.h"
+#include "ringside/gui/straggler_history.h"
 #include "ringside/gui/straggler_text.h"
 
 class QLabel;
@@ -23,6 +25,7 @@ class QTableWidget;
 namespace ringside::gui {
 
 class RankHeatmapView;
+class StragglerTimeline;
 
 class RankView : public QWidget {
   Q_OBJECT
@@ -35,6 +38,8 @@ class RankView : public QWidget {
   // The owner agent's latest straggler verdict (straggler_text.h); nullopt: none reported (a
   // custom command, or a run recorded before the verdict existed).
   void setStraggler(std::optional<StragglerView> verdict);
+  // The verdict over the run (stragglerSpans()), for the timeline strip; hidden while empty.
+  void setStragglerHistory(std::vector<StragglerSpan> spans);
   // The label's text: the agent's verdict ("straggler: rank 3 on node-2, compute: ..."); without
   // one, "slowest: rank 1 on node gpu01, step 1.23 ms (+18% over median)", or a note that no
   // per-rank data has arrived yet.
@@ -43,6 +48,7 @@ class RankView : public QWidget {
   void setHeatmap(RankHeatmap heatmap);
   QTableWidget* table() const { return table_; }
   RankHeatmapView* heatmapView() const { return heatmap_; }
+  StragglerTimeline* stragglerTimeline() const { return timeline_; }
 
  protected:
   void resizeEvent(QResizeEvent* event) override;
@@ -53,6 +59,7 @@ class RankView : public QWidget {
   void updateSummary();
 
   QLabel* summary_;
+  StragglerTimeline* timeline_;
   QTableWidget* table_;
   RankHeatmapView* heatmap_;
   QSplitter* splitter_;
