@@ -38,6 +38,9 @@ TEST_F(AgentProcessTest, HelloDescribesTheNode) {
   EXPECT_GT(node.cpu_cores(), 0u);
   EXPECT_EQ(node.slot_kind(), "cpu");
   EXPECT_EQ(node.slots_total(), node.cpu_cores());
+  // Slots by kind (protocol 2): every core a CPU slot, no GPU slot here.
+  EXPECT_EQ(node.cpu_slots_total(), node.cpu_cores());
+  EXPECT_EQ(node.gpu_slots_total(), 0u);
   EXPECT_EQ(reply.hello_reply().protocol_version(), protocol::kProtocolVersion);
 }
 

@@ -87,6 +87,8 @@ TEST_F(InventoryTest, ParsesEveryFieldOfANodeWithoutGpus) {
   ASSERT_EQ(info.labels_size(), 2);
   EXPECT_EQ(info.labels(1), "a100");
   EXPECT_EQ(info.slots_total(), 16u);
+  EXPECT_EQ(info.cpu_slots_total(), 16u);
+  EXPECT_EQ(info.gpu_slots_total(), 0u);
   EXPECT_EQ(info.slot_kind(), "cpu");
   EXPECT_EQ(info.gpus_size(), 0);
 }

@@ -184,6 +184,9 @@ TEST_F(FakeNvml, InventoryOfGpuNodeCountsGpuSlots) {
   v1::NodeInfo info = toProto(collectInventory(options));
   EXPECT_EQ(info.slot_kind(), "gpu");
   EXPECT_EQ(info.slots_total(), 2u);
+  // Slots by kind: its 2 GPUs, and its cores for CPU jobs as well.
+  EXPECT_EQ(info.gpu_slots_total(), 2u);
+  EXPECT_EQ(info.cpu_slots_total(), info.cpu_cores());
   ASSERT_EQ(info.gpus_size(), 2);
   EXPECT_EQ(info.gpus(1).uuid(), "GPU-11111111-fake-1111-1111-111111111111");
   EXPECT_EQ(info.gpus(0).cuda_version(), "13.0");

@@ -88,7 +88,7 @@ TEST_F(RunManagerTest, CustomCommandCompletesWithItsOutputLogged) {
   RunManager manager = makeManager();
   auto run = manager.launch(command({"sh", "-c", "echo hello from $RINGSIDE_RUN_ID"}, 2), 4);
   ASSERT_TRUE(run.isOk()) << run.status().toString();
-  EXPECT_EQ(manager.usedSlots(), 2u);
+  EXPECT_EQ(manager.usedCpuSlots(), 2u);
   // Placed on this node: its host name with the 2 ranks (no GPUs on a CPU node).
   char host[256] = {};
   gethostname(host, sizeof host - 1);
@@ -100,7 +100,7 @@ TEST_F(RunManagerTest, CustomCommandCompletesWithItsOutputLogged) {
   EXPECT_EQ(ended.state(), v1::COMPLETED) << ended.reason();
   EXPECT_EQ(ended.placement_size(), 1);
   EXPECT_EQ(ended.exit_code(), 0);
-  EXPECT_EQ(manager.usedSlots(), 0u);
+  EXPECT_EQ(manager.usedCpuSlots(), 0u);
   const std::string out = readFile(ended.run_dir() + "/stdout.log");
   EXPECT_NE(out.find("hello from " + run->run_id()), std::string::npos) << out;
   ASSERT_GE(states_.size(), 3u);
@@ -133,7 +133,7 @@ TEST_F(RunManagerTest, InvalidSpecsSayWhatIsWrong) {
             std::string::npos);
   auto tooMany = manager.launch(command({"true"}, 8), 2);
   EXPECT_EQ(tooMany.status().code(), Status::Code::kResourceExhausted);
-  EXPECT_NE(tooMany.status().message().find("only 2 slots are free"), std::string::npos);
+  EXPECT_NE(tooMany.status().message().find("only 2 CPU slots are free"), std::string::npos);
   v1::RunSpec trainer;
   trainer.set_ranks_per_node(1);
   trainer.mutable_trainer()->mutable_config()->set_data("/nonexistent/dataset");
@@ -264,7 +264,7 @@ TEST_F(RunManagerTest, ASecondManagerAdoptsARunningRun) {
   }  // the first "agent" goes away; the run goes on
   RunManager second = makeManager();
   second.adopt(info);
-  EXPECT_EQ(second.usedSlots(), 1u);
+  EXPECT_EQ(second.usedCpuSlots(), 1u);
   const v1::RunInfo ended = waitEnded(second, info.run_id());
   EXPECT_EQ(ended.state(), v1::COMPLETED) << ended.reason();
   EXPECT_NE(readFile(ended.run_dir() + "/stdout.log").find("done"), std::string::npos);
@@ -365,6 +365,114 @@ TEST_F(RunManagerTest, RankOutputIsTaggedWithTheRank) {
   const std::string out = readFile(ended.run_dir() + "/stdout.log");
   EXPECT_NE(out.find(",0]<stdout>:rank 0\n"), std::string::npos) << out;
   EXPECT_NE(out.find(",1]<stdout>:rank 1\n"), std::string::npos) << out;
+}
+
+// Slots by kind (issue 25): on a node with 2 GPUs and 4 cores, a custom command takes cores and no
+// GPU, a Python script that uses GPUs takes one GPU per rank, and each kind is counted apart.
+TEST_F(RunManagerTest, AGpuNodeRunsCpuJobsOnItsCoresAndGpuJobsOnItsGpus) {
+  RunManagerOptions o = options();
+  o.gpuIndices = {0, 1};
+  RunManager manager(o, [](const v1::RunInfo&, const RunProcessIds&) {});
+  auto cpu = manager.launch(
+      command({"sh", "-c", "echo \"gpus=[${CUDA_VISIBLE_DEVICES-unset}]\"; sleep 2"}, 3), 4);
+  ASSERT_TRUE(cpu.isOk()) << cpu.status().toString();
+  EXPECT_EQ(manager.usedCpuSlots(), 3u);
+  EXPECT_TRUE(manager.gpusInUse().empty());
+  EXPECT_EQ(cpu->placement(0).gpus_size(), 0);
+  // The GPUs are still free for a GPU job beside it.
+  const std::string script = dir_ + "/print_env.sh";
+  std::ofstream(script) << "echo \"rank=$OMPI_COMM_WORLD_RANK gpus=[$CUDA_VISIBLE_DEVICES] "
+                           "master=$MASTER_ADDR:$MASTER_PORT unbuffered=$PYTHONUNBUFFERED\"\n";
+  v1::RunSpec gpuSpec;
+  gpuSpec.set_name("gpu script");
+  gpuSpec.set_ranks_per_node(2);
+  gpuSpec.mutable_python()->set_python("/bin/sh");
+  gpuSpec.mutable_python()->set_script(script);
+  gpuSpec.mutable_python()->set_use_gpus(true);
+  EXPECT_TRUE(manager.usesGpus(gpuSpec));
+  EXPECT_TRUE(manager.preflight(gpuSpec, 2, 1).empty());  // one free core does not matter
+  auto gpu = manager.launch(gpuSpec, 1);
+  ASSERT_TRUE(gpu.isOk()) << gpu.status().toString();
+  EXPECT_EQ(manager.usedCpuSlots(), 3u);
+  EXPECT_EQ(manager.gpusInUse(), (std::vector<uint32_t>{0, 1}));
+  ASSERT_EQ(gpu->placement(0).gpus_size(), 2);
+  // No GPU left: a third GPU job is refused, naming GPUs.
+  auto refused = manager.launch(gpuSpec, 1);
+  EXPECT_EQ(refused.status().code(), Status::Code::kResourceExhausted);
+  EXPECT_NE(refused.status().message().find("GPUs on this node but 0 of 2 are free"),
+            std::string::npos)
+      << refused.status().message();
+  const auto problems = manager.preflight(gpuSpec, 1, 1);
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_NE(problems[0].find("0 of 2 are free"), std::string::npos) << problems[0];
+
+  const v1::RunInfo cpuEnded = waitEnded(manager, cpu->run_id());
+  EXPECT_EQ(cpuEnded.state(), v1::COMPLETED) << cpuEnded.reason();
+  // A custom command sees no GPU of its own (the variable is not set for it).
+  EXPECT_NE(readFile(cpuEnded.run_dir() + "/stdout.log").find("gpus=[unset]"), std::string::npos);
+  const v1::RunInfo gpuEnded = waitEnded(manager, gpu->run_id());
+  EXPECT_EQ(gpuEnded.state(), v1::COMPLETED) << gpuEnded.reason();
+  const std::string out = readFile(gpuEnded.run_dir() + "/stdout.log");
+  EXPECT_NE(out.find("gpus=[0,1]"), std::string::npos) << out;
+  EXPECT_NE(out.find("master=127.0.0.1:"), std::string::npos) << out;
+  EXPECT_NE(out.find("unbuffered=1"), std::string::npos) << out;
+  EXPECT_EQ(manager.usedCpuSlots(), 0u);
+  EXPECT_TRUE(manager.gpusInUse().empty());
+}
+
+// A CPU Python script sees no GPU (CUDA_VISIBLE_DEVICES empty: gloo), gets the rendezvous, and a
+// GPU job on a node without GPUs is refused with what to do.
+TEST_F(RunManagerTest, APythonScriptOnCpuGetsTheRendezvousAndNoGpu) {
+  RunManager manager = makeManager();
+  const std::string script = dir_ + "/print_env.sh";
+  std::ofstream(script) << "echo \"rank=$OMPI_COMM_WORLD_RANK "
+                           "gpus=[${CUDA_VISIBLE_DEVICES-unset}] args=$* "
+                           "master=$MASTER_ADDR:$MASTER_PORT\"\n";
+  v1::RunSpec spec;
+  spec.set_name("cpu script");
+  spec.set_ranks_per_node(2);
+  spec.mutable_python()->set_python("/bin/sh");
+  spec.mutable_python()->set_script("print_env.sh");
+  spec.mutable_python()->set_working_dir(dir_);
+  spec.mutable_python()->add_args("--epochs");
+  spec.mutable_python()->add_args("3");
+  EXPECT_FALSE(manager.usesGpus(spec));
+  auto run = manager.launch(spec, 4);
+  ASSERT_TRUE(run.isOk()) << run.status().toString();
+  EXPECT_EQ(manager.usedCpuSlots(), 2u);
+  const v1::RunInfo ended = waitEnded(manager, run->run_id());
+  EXPECT_EQ(ended.state(), v1::COMPLETED) << ended.reason();
+  const std::string out = readFile(ended.run_dir() + "/stdout.log");
+  EXPECT_NE(out.find("rank=0 gpus=[] args=--epochs 3 master=127.0.0.1:"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("rank=1 gpus=[]"), std::string::npos) << out;
+
+  spec.mutable_python()->set_use_gpus(true);
+  auto noGpu = manager.launch(spec, 4);
+  EXPECT_EQ(noGpu.status().code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(noGpu.status().message().find("this node has none"), std::string::npos);
+}
+
+// A Python job's mistakes are refused at launch and pre-flight, each saying what to do.
+TEST_F(RunManagerTest, APythonJobsMissingScriptOrInterpreterIsRefusedNamingIt) {
+  RunManager manager = makeManager();
+  v1::RunSpec spec;
+  spec.set_name("script");
+  spec.set_ranks_per_node(1);
+  spec.mutable_python()->set_script(dir_ + "/no_such_script.py");
+  auto missing = manager.launch(spec, 4);
+  EXPECT_EQ(missing.status().code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(missing.status().message().find("no_such_script.py does not exist on this node"),
+            std::string::npos)
+      << missing.status().message();
+  spec.mutable_python()->set_script("train.py");
+  EXPECT_NE(manager.launch(spec, 4).status().message().find("is relative"), std::string::npos);
+  std::ofstream(dir_ + "/train.py") << "print('hi')\n";
+  spec.mutable_python()->set_script(dir_ + "/train.py");
+  spec.mutable_python()->set_python("/nonexistent/python3");
+  const auto problems = manager.preflight(spec, 1, 4);
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_NE(problems[0].find("/nonexistent/python3"), std::string::npos) << problems[0];
 }
 
 }  // namespace

@@ -88,6 +88,8 @@ class FakeAgent {
         node->set_agent_version(version);
         node->set_slot_kind(slotKind);
         node->set_slots_total(8);
+        node->set_cpu_slots_total(8);
+        node->set_gpu_slots_total(slotKind == "gpu" ? static_cast<uint32_t>(freeGpus.size()) : 0);
         node->set_draining(!drains.empty() && drains.back());
         reply.mutable_hello_reply()->set_protocol_version(protocol::kProtocolVersion);
         return true;
@@ -103,6 +105,7 @@ class FakeAgent {
         out->set_agent_version(version);
         out->set_slot_kind(slotKind);
         out->set_free_slots(8);
+        out->set_free_cpu_slots(8);
         for (uint32_t gpu : freeGpus) out->add_free_gpus(gpu);
         for (const std::string& problem : problems) out->add_problems(problem);
         return true;

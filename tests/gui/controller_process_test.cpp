@@ -188,7 +188,7 @@ class ControllerProcessTest : public QObject {
              QString::fromStdString(controller.node(localNodeId(controller))->info->hostname()));
     QVERIFY(!choices[0].hostName.isEmpty());
     QVERIFY(choices[0].online);
-    QVERIFY(choices[0].freeSlots >= 0);
+    QVERIFY(choices[0].freeCpuSlots >= 0);
     controller.launch(smallRun(localNodeId(controller), 1));
     QTRY_VERIFY_WITH_TIMEOUT(launched.count() == 1 || failed.count() == 1, 30000);
     QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.at(0).at(0).toString()));
@@ -303,7 +303,8 @@ class ControllerProcessTest : public QObject {
     const QList<NodeChoice> choices = controller.nodeChoices();
     QCOMPARE(choices.size(), 1);
     QCOMPARE(choices[0].hostName, QStringLiteral("127.0.0.1"));
-    QCOMPARE(choices[0].freeSlots, -1);
+    QCOMPARE(choices[0].freeCpuSlots, -1);
+    QCOMPARE(choices[0].freeGpuSlots, -1);
     QVERIFY(!choices[0].online);
     // start() is called once.
     QVERIFY(!controller.start().isOk());

@@ -76,10 +76,19 @@ class GpuChartsProcessTest : public QObject {
     const QString nodeId = testing::onlineLocalNodeId(controller);
     QCOMPARE(controller.node(nodeId)->info->gpus_size(), 2);
 
+    // A job that takes the node's GPUs (slots by kind: a custom command would take CPU cores):
+    // a "script" job run by /bin/sh that sleeps.
+    const QString sleeper = scripts.filePath(QStringLiteral("sleep.sh"));
+    QFile sleepScript(sleeper);
+    QVERIFY(sleepScript.open(QIODevice::WriteOnly));
+    sleepScript.write(QStringLiteral("exec /bin/sleep %1\n").arg(kRunSeconds).toUtf8());
+    sleepScript.close();
     RunForm form;
     form.name = QStringLiteral("GPU charts (fake NVML)");
-    form.job = RunForm::Job::kCommand;
-    form.command = QStringLiteral("/bin/sleep %1").arg(kRunSeconds);
+    form.job = RunForm::Job::kPython;
+    form.pythonInterpreter = QStringLiteral("/bin/sh");
+    form.pythonScript = sleeper;
+    form.pythonUseGpus = true;
     form.nodeIds = {nodeId};
     form.ranksPerNode = 2;
     QString launchError;

@@ -5,6 +5,7 @@
 // Thread-safety: the GUI thread of a test only.
 #pragma once
 
+#include <algorithm>
 #include <QApplication>
 #include <QDeadlineTimer>
 #include <QFileDialog>
@@ -51,8 +52,16 @@ inline NodeChoice nodeChoice(const QString& nodeId, const QString& name, int fre
   NodeChoice node;
   node.nodeId = nodeId;
   node.name = name;
-  node.freeSlots = freeSlots;
-  node.slotKind = slotKind;
+  // Slots by kind: a "gpu" node has `freeSlots` free GPUs (of at least one) and 64 free cores;
+  // a "cpu" node `freeSlots` free cores and no GPU.
+  if (slotKind == QLatin1String("gpu")) {
+    node.gpuSlotsTotal = std::max(1, freeSlots);
+    node.freeGpuSlots = freeSlots;
+    node.freeCpuSlots = 64;
+  } else {
+    node.freeCpuSlots = freeSlots;
+    node.freeGpuSlots = freeSlots < 0 ? -1 : 0;
+  }
   node.online = online;
   node.draining = draining;
   node.hostName = hostName;

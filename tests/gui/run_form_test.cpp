@@ -471,12 +471,12 @@ class RunFormTest : public QObject {
     form.nodeIds = {QStringLiteral("n1"), QStringLiteral("n2"), QStringLiteral("n3")};
     form.globalBatch = 240;  // 3 nodes x 4 ranks = 12 divide it
     QList<NodeChoice> nodes = threeNodes();
-    nodes[1].freeSlots = 2;
-    nodes[2].freeSlots = 3;
+    nodes[1].freeCpuSlots = 2;
+    nodes[2].freeCpuSlots = 3;
     auto errors = validate(form, nodes);
     QCOMPARE(fieldsOf(errors), QStringList{"ranksPerNode"});
     QVERIFY2(messageOn(errors, "ranksPerNode").contains(QStringLiteral("node 2")) &&
-                 messageOn(errors, "ranksPerNode").contains(QStringLiteral("Only 2 slots")),
+                 messageOn(errors, "ranksPerNode").contains(QStringLiteral("Only 2 CPU slots")),
              qPrintable(messageOn(errors, "ranksPerNode")));
 
     nodes = threeNodes();
@@ -562,7 +562,7 @@ class RunFormTest : public QObject {
       form.nodeIds << QStringLiteral("n2");
     }
     if (row == "ranksFreeOnSecondNode") {
-      nodes[1].freeSlots = 1;
+      nodes[1].freeCpuSlots = 1;
       form.nodeIds << QStringLiteral("n2");
     }
     if (row == "divisibleByWorldSize") {

@@ -4,6 +4,8 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QPushButton>
+#include <QRadioButton>
+#include <QSpinBox>
 #include <QSignalSpy>
 #include <QtTest>
 
@@ -20,6 +22,12 @@ class RunSetupPanelTest : public QObject {
 
  private:
   static QListWidget* nodeList(RunSetupPanel& panel) { return panel.findChild<QListWidget*>(); }
+  static QRadioButton* jobButton(RunSetupPanel& panel, const QString& text) {
+    for (QRadioButton* button : panel.findChildren<QRadioButton*>()) {
+      if (button->text() == text) return button;
+    }
+    return nullptr;
+  }
 
   // Clicks a node's check box as the user would (the item's check state).
   static void setChecked(RunSetupPanel& panel, const QString& nodeId, bool checked) {
@@ -206,7 +214,7 @@ class RunSetupPanelTest : public QObject {
     QVERIFY(labelShown(panel, QStringLiteral("2 nodes × 4 ranks = 8 ranks")));
     // Each node's state and free slots are in its row.
     QVERIFY(nodeList(panel)->item(1)->text().contains(QStringLiteral("online")));
-    QVERIFY(nodeList(panel)->item(1)->text().contains(QStringLiteral("free GPU slots: 8")));
+    QVERIFY(nodeList(panel)->item(1)->text().contains(QStringLiteral("free: 8 of 8 GPUs")));
 
     if (const QString pngDir = qEnvironmentVariable("RINGSIDE_TEST_PNG_DIR"); !pngDir.isEmpty()) {
       panel.resize(720, 1000);
@@ -247,9 +255,9 @@ class RunSetupPanelTest : public QObject {
     QVERIFY(!panel.canLaunch());
     QVERIFY(!launchButton(panel)->isEnabled());
     const QString message = panel.fieldErrors().value(QStringLiteral("ranksPerNode"));
-    QVERIFY2(message.contains(QStringLiteral("Only 2 slots are free on gpu02")),
+    QVERIFY2(message.contains(QStringLiteral("Only 2 GPUs are free on gpu02")),
              qPrintable(message));
-    QVERIFY(labelShown(panel, QStringLiteral("Only 2 slots are free on gpu02")));
+    QVERIFY(labelShown(panel, QStringLiteral("Only 2 GPUs are free on gpu02")));
     // Unchecking that node makes the form launchable on the other one.
     setChecked(panel, QStringLiteral("n2"), false);
     QVERIFY(panel.fieldErrors().isEmpty());
@@ -264,10 +272,11 @@ class RunSetupPanelTest : public QObject {
     RunForm form;
     form.nodeIds = {QStringLiteral("n3"), QStringLiteral("n1")};
     panel.setForm(form);
-    nodes[0].freeSlots = 6;  // new telemetry
+    nodes[0].freeGpuSlots = 6;  // new telemetry
     panel.setNodes(nodes);
     QCOMPARE(panel.form().nodeIds, (QStringList{"n3", "n1"}));
-    QVERIFY(nodeList(panel)->item(1)->text().contains(QStringLiteral("free GPU slots: 6")));
+    QVERIFY2(nodeList(panel)->item(1)->text().contains(QStringLiteral("free: 6 of 8 GPUs")),
+             qPrintable(nodeList(panel)->item(1)->text()));
     // A node that went away leaves the list (and the choice); a new one comes unchecked.
     nodes.removeAt(2);
     nodes.append(nodeChoice("n4", "gpu04", 8, "gpu", true, true, "gpu04"));
@@ -287,6 +296,93 @@ class RunSetupPanelTest : public QObject {
     form.name = QStringLiteral("nowhere");
     panel.setForm(form);
     QVERIFY(!panel.canLaunch());
+  }
+
+  // Issue 25: the default run launches on a CPU node, a 1-GPU and a 2-GPU node. The form starts
+  // with as many ranks as the default node has free GPUs (the trainer's auto backend takes one
+  // GPU per rank there), 2 on a CPU node; a job that takes cores counts cores.
+  void theDefaultRunFitsACpuAOneGpuAndATwoGpuNode_data() {
+    QTest::addColumn<QString>("kind");
+    QTest::addColumn<int>("free");
+    QTest::addColumn<int>("ranks");
+    QTest::newRow("cpu node, 8 cores") << "cpu" << 8 << 2;
+    QTest::newRow("cpu node, 1 core") << "cpu" << 1 << 1;
+    QTest::newRow("1-GPU node") << "gpu" << 1 << 1;
+    QTest::newRow("2-GPU node") << "gpu" << 2 << 2;
+  }
+  void theDefaultRunFitsACpuAOneGpuAndATwoGpuNode() {
+    QFETCH(QString, kind);
+    QFETCH(int, free);
+    QFETCH(int, ranks);
+    RunSetupPanel panel;
+    panel.setNodes({nodeChoice("n1", "workstation", free, kind, true, false, "ws")});
+    QCOMPARE(panel.form().ranksPerNode, ranks);
+    QVERIFY2(panel.canLaunch(), qPrintable(QStringList(panel.fieldErrors().values()).join("; ")));
+    if (kind == QLatin1String("gpu")) {
+      // A custom command takes cores: its default is 2 ranks (64 free cores here).
+      jobButton(panel, QStringLiteral("Custom command"))->setChecked(true);
+      QCOMPARE(panel.form().ranksPerNode, 2);
+      jobButton(panel, QStringLiteral("Ringside trainer"))->setChecked(true);
+      QCOMPARE(panel.form().ranksPerNode, ranks);
+    }
+  }
+
+  // Once the user sets the ranks, new telemetry no longer changes them.
+  void theUsersRanksStay() {
+    RunSetupPanel panel;
+    QList<NodeChoice> nodes{nodeChoice("n1", "workstation", 2, "gpu", true, false, "ws")};
+    panel.setNodes(nodes);
+    QCOMPARE(panel.form().ranksPerNode, 2);
+    for (QSpinBox* box : panel.findChildren<QSpinBox*>()) {
+      if (box->value() == 2 && box->maximum() == 4096) box->setValue(1);
+    }
+    QCOMPARE(panel.form().ranksPerNode, 1);
+    nodes[0].freeGpuSlots = 1;
+    panel.setNodes(nodes);
+    QCOMPARE(panel.form().ranksPerNode, 1);
+  }
+
+  // Issue 24: the PyTorch script job's fields reach the run spec, and a GPU script on a CPU node
+  // is refused at the field with what to do.
+  void aPyTorchScriptJobMakesAPythonSpec() {
+    RunSetupPanel panel;
+    panel.setNodes({nodeChoice("n1", "workstation", 8, "cpu", true, false, "ws")});
+    RunForm form;
+    form.name = QStringLiteral("my ddp");
+    form.job = RunForm::Job::kPython;
+    form.pythonScript = QStringLiteral("/srv/train/ddp.py");
+    form.pythonArgs = QStringLiteral("--epochs 2 --out \"my dir\"");
+    form.pythonWorkingDir = QStringLiteral("/srv/train");
+    form.environment = QStringLiteral("OMP_NUM_THREADS=1\nNCCL_DEBUG=INFO");
+    form.nodeIds = {QStringLiteral("n1")};
+    form.ranksPerNode = 2;
+    panel.setForm(form);
+    QVERIFY2(panel.canLaunch(), qPrintable(QStringList(panel.fieldErrors().values()).join("; ")));
+    const ringside::v1::RunSpec spec = ringside::gui::toRunSpec(panel.form(), {});
+    QVERIFY(spec.has_python());
+    QCOMPARE(spec.python().script(), std::string("/srv/train/ddp.py"));
+    QCOMPARE(spec.python().args_size(), 4);
+    QCOMPARE(spec.python().args(3), std::string("my dir"));
+    QCOMPARE(spec.python().python(), std::string("/usr/bin/python3"));
+    QCOMPARE(spec.python().working_dir(), std::string("/srv/train"));
+    QVERIFY(!spec.python().use_gpus());
+    QCOMPARE(spec.env().at("OMP_NUM_THREADS"), std::string("1"));
+    QCOMPARE(spec.env().at("NCCL_DEBUG"), std::string("INFO"));
+    // Back from the spec (History's Clone).
+    const RunForm back = ringside::gui::fromRunSpec(spec);
+    QCOMPARE(back.job, RunForm::Job::kPython);
+    QCOMPARE(back.pythonArgs, form.pythonArgs);
+    QCOMPARE(back.environment, QStringLiteral("NCCL_DEBUG=INFO\nOMP_NUM_THREADS=1"));
+
+    form.pythonUseGpus = true;
+    panel.setForm(form);
+    QVERIFY(!panel.canLaunch());
+    QVERIFY2(panel.fieldErrors().value(QStringLiteral("nodeIds")).contains("has no GPU"),
+             qPrintable(panel.fieldErrors().value(QStringLiteral("nodeIds"))));
+    form.pythonUseGpus = false;
+    form.environment = QStringLiteral("CUDA_VISIBLE_DEVICES=1");
+    panel.setForm(form);
+    QVERIFY(panel.fieldErrors().value(QStringLiteral("environment")).contains("set by the agent"));
   }
 };
 
