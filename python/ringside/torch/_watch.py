@@ -124,9 +124,9 @@ class Watcher:
 
     ``steps``: training steps completed on this rank; ``last_timing``: the figures of the last
     step turned into a record (a StepTiming of ms values, buckets in DDP's order), None before
-    the first. close() writes the last record and removes
-    the forward and optimizer hooks (the communication hook stays, as DDP cannot remove one; it
-    then all-reduces without timing). Not thread-safe beyond what DDP's own threads do to it.
+    the first. close() writes the last record and removes the forward and optimizer hooks (the
+    communication hook stays, as DDP cannot remove one; it then all-reduces without timing).
+    Not thread-safe beyond what DDP's own threads do to it.
     """
 
     def __init__(self, model: DistributedDataParallel, global_batch: Optional[int],
@@ -188,8 +188,10 @@ class Watcher:
             self._activity.set_phase(_activity.EVALUATION)
             self._resolve(final=False)
             return
-        if self._open is not None:
+        if self._open is not None and not self._open.hooked:
             return  # a further micro-batch of the same step
+        # (An open step whose backward began but never ended raised an exception in it, which
+        # the script caught: that step is abandoned.)
         self._open = _Step(self._steps + 1, self._clock.stamp(), self._gap_start)
         self._activity.set_phase(_activity.COMPUTE)
         self._resolve(final=False)
