@@ -254,6 +254,7 @@ Status Agent::start() {
   runOptions.runsDir = c.stateDir + "/runs";
   runOptions.mpirunPath = c.mpirunPath;
   runOptions.trainerPath = c.trainerPath;
+  runOptions.pythonPackageDir = c.pythonPackageDir;
   runOptions.rankEndpoint = d.rankEndpoint;
   runOptions.defaultGraceSeconds = c.stopGraceS;
   runOptions.mpirunArgs.insert(runOptions.mpirunArgs.end(), c.mpirunArgs.begin(),
@@ -336,7 +337,7 @@ Status Agent::run() {
     if (now >= nextPoll) {
       d.runs->poll();
       d.tailLogs();
-      d.runDueRecoveries();
+      d.finishEndedRuns();
       nextPoll = now + kPollInterval;
     }
     if (now >= nextHangCheck) {
@@ -368,6 +369,7 @@ Status Agent::run() {
                                 std::chrono::duration<double>(d.config.telemetryIntervalS));
     }
   }
+  d.finishEndedRuns(/*all=*/true);  // the final states held back (agent_run_end.cpp)
   if (!d.config.readyFile.empty()) ::unlink(d.config.readyFile.c_str());  // no longer serving
   return Status::ok();
 }

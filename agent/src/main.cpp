@@ -40,6 +40,26 @@ std::string defaultTrainerPath() {
   return "ringside-trainer";
 }
 
+// The directory holding the `ringside` Python package that PyTorch script runs import: the
+// installed one beside the agent (<prefix>/lib/python3/dist-packages, from the ringside-node
+// package), else the source tree's for an agent run from its build tree; "" when neither.
+std::string defaultPythonPackageDir() {
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  const std::filesystem::path installed = exe.parent_path() / "../lib/python3/dist-packages";
+  if (std::filesystem::exists(installed / "ringside/__init__.py", ec)) {
+    return std::filesystem::weakly_canonical(installed, ec).string();
+  }
+#ifdef RINGSIDE_SOURCE_PYTHON_DIR
+  if (std::filesystem::exists(std::filesystem::path(RINGSIDE_SOURCE_PYTHON_DIR) /
+                                  "ringside/__init__.py",
+                              ec)) {
+    return RINGSIDE_SOURCE_PYTHON_DIR;
+  }
+#endif
+  return "";
+}
+
 // The command line with "--" inserted before the key of `authorize KEY` / `revoke KEY` when the
 // key starts with '-' (1 in 85 Z85 keys does), so CLI11 reads it as the key, not as options.
 // A key already after "--" is left alone.
@@ -86,6 +106,7 @@ int main(int argc, char** argv) {
       "launches and tracks training runs under mpirun, and journals their metrics."};
   ringside::agent::AgentConfig config;
   config.trainerPath = defaultTrainerPath();
+  config.pythonPackageDir = defaultPythonPackageDir();
   app.option_defaults()->always_capture_default();
   app.set_config("--config", "", "Configuration file (TOML/INI: key = value per option)");
   app.add_option("--state-dir", config.stateDir,
@@ -115,6 +136,9 @@ int main(int argc, char** argv) {
   app.add_option("--telemetry-interval", config.telemetryIntervalS, "Seconds between samples")
       ->check(CLI::PositiveNumber);
   app.add_option("--trainer", config.trainerPath, "ringside-trainer for trainer runs");
+  app.add_option("--python-path", config.pythonPackageDir,
+                 "Directory with the ringside Python package, appended to PYTHONPATH of PyTorch "
+                 "script runs (default: the installed package beside the agent)");
   app.add_option("--mpirun", config.mpirunPath, "mpirun to launch runs with");
   app.add_option("--nvml-library", config.nvmlLibrary,
                  "NVML library to load for GPU inventory and telemetry (default "

@@ -388,8 +388,21 @@ Result<v1::RunInfo> RunManager::launch(const v1::RunSpec& request, uint32_t free
     env.push_back("PYTHONUNBUFFERED=1");
     // A CPU script sees no GPU: it runs gloo and leaves the node's GPUs to GPU runs.
     if (!gpuJob) env.push_back("CUDA_VISIBLE_DEVICES=");
+    // The ringside package the agent ships, after the user's own path (their copy wins).
+    if (!options_.pythonPackageDir.empty()) {
+      const auto own = spec.env().find("PYTHONPATH");
+      const char* inherited = std::getenv("PYTHONPATH");
+      std::string path = own != spec.env().end() ? own->second
+                         : inherited != nullptr  ? std::string(inherited)
+                                                 : std::string();
+      path += (path.empty() ? "" : ":") + options_.pythonPackageDir;
+      env.push_back("PYTHONPATH=" + path);
+    }
   }
-  for (const auto& [name, value] : spec.env()) env.push_back(name + "=" + value);
+  for (const auto& [name, value] : spec.env()) {
+    if (spec.has_python() && name == "PYTHONPATH" && !options_.pythonPackageDir.empty()) continue;
+    env.push_back(name + "=" + value);
+  }
   std::vector<std::string> exported;
   for (const std::string& entry : env) exported.push_back(entry.substr(0, entry.find('=')));
   MpirunSettings settings;

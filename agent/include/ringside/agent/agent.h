@@ -37,6 +37,9 @@ struct AgentConfig {
   bool insecure = false;  // plaintext; refused unless listenAddress is loopback
   double telemetryIntervalS = 1.0;
   std::string trainerPath;  // default ringside-trainer for trainer jobs
+  // The directory holding the `ringside` Python package, appended to PYTHONPATH of PyTorch
+  // script runs (a user's own copy earlier on the path wins); "" = none.
+  std::string pythonPackageDir;
   std::string mpirunPath = "mpirun";
   std::vector<std::string> labels;
   double retentionDays = 0.0;  // > 0: delete runs that ended longer ago

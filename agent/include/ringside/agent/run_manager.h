@@ -51,6 +51,9 @@ struct RunManagerOptions {
   std::string runsDir;  // parent of the per-run directories (created if missing)
   std::string mpirunPath = "mpirun";
   std::string trainerPath;   // the default ringside-trainer for TrainerJob runs
+  // Appended to PYTHONPATH of PythonScript runs (the run's env's, else the agent's): the
+  // directory of the `ringside` package the agent ships. "" = none.
+  std::string pythonPackageDir;
   std::string rankEndpoint;  // RINGSIDE_AGENT_ENDPOINT given to the ranks of a one-node run
   std::vector<std::string> mpirunArgs = {"--bind-to", "none"};  // before the spec's own options
   double defaultGraceSeconds = 30.0;  // SIGTERM -> SIGKILL when a stop names none
