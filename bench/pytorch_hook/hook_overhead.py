@@ -9,7 +9,10 @@ barrier, so that drift in the machine's speed falls on both alike. Each model se
 batches in the same order, so at the end both must hold bit-identical parameters: the check that
 the figures come from a correct hook.
 
-Prints ms/step of every block, the medians, and watched / plain. The watched model's records go
+Prints ms/step of every block (wall and CPU time of the rank's process), the medians, watched /
+plain, and the CPU time spent inside ringside's own hooks and ringside.log per step (each wrapped
+with the thread's CPU clock), which on a busy machine measures the cost more tightly than the
+difference of two noisy step times. The watched model's records go
 where ringside sends them: --sink stdout writes them to a file per rank (JSON Lines, as without an
 agent); --sink agent pushes them to a PULL socket of this launcher (as to an agent, with
 heartbeats).
@@ -72,6 +75,29 @@ def load_example():
     return module
 
 
+class SelfTime:
+    """CPU time spent inside ringside's own code, on any thread: its hooks and callbacks on the
+    watched model (each wrapped with the calling thread's CPU clock, time.thread_time, so that
+    time the thread waits or is descheduled is not counted) and ringside.log. The
+    all-reduce the hook starts is in it too, where DDP's default would start one in C++; the
+    future's completion callback (a few microseconds, on gloo's thread) is not."""
+
+    def __init__(self):
+        self.seconds = 0.0
+
+    def wrap(self, owner, name):
+        original = getattr(owner, name)
+
+        def timed(*args, **kwargs):
+            start = time.thread_time()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                self.seconds += time.thread_time() - start
+
+        setattr(owner, name, timed)
+
+
 def rank_main(args):
     import torch
     import torch.distributed as dist
@@ -81,6 +107,13 @@ def rank_main(args):
     import ringside
     import ringside.torch
 
+    from ringside.torch import _watch
+
+    self_time = SelfTime()
+    for name in ("_on_forward", "_on_forward_end", "_on_optimizer_start", "_on_optimizer_end",
+                 "_allreduce", "_on_backward_end", "_on_comm_end"):
+        self_time.wrap(_watch.Watcher, name)
+    self_time.wrap(ringside, "log")
     example = load_example()
     info = ringside.torch.init_process_group(backend="nccl" if args.device == "cuda" else "gloo")
     torch.set_num_threads(args.threads)
@@ -126,14 +159,16 @@ def rank_main(args):
         dist.barrier()
         if args.device == "cuda":
             torch.cuda.synchronize()
-        start, cpu_start = time.perf_counter(), time.process_time()
+        start, cpu_start, self_start = time.perf_counter(), time.process_time(), self_time.seconds
         for _ in range(args.steps):
             step(kind)
         if args.device == "cuda":
             torch.cuda.synchronize()
         blocks.append({"kind": kind,
                        "ms_per_step": (time.perf_counter() - start) * 1e3 / args.steps,
-                       "cpu_ms_per_step": (time.process_time() - cpu_start) * 1e3 / args.steps})
+                       "cpu_ms_per_step": (time.process_time() - cpu_start) * 1e3 / args.steps,
+                       "ringside_ms_per_step": (self_time.seconds - self_start) * 1e3
+                       / args.steps})
     same = all(torch.equal(a, b) for a, b in zip(models["plain"].parameters(),
                                                  models["watched"].parameters()))
     assert total == done["plain"] - 3 == done["watched"] - 3
@@ -243,6 +278,14 @@ def report(args, results, folder, counts):
               f"us), ratio {ratio:.4f} ({(ratio - 1) * 100:+.2f} %); median "
               f"of the {len(pair_ratios)} adjacent-pair ratios {pair_ratio:.4f} "
               f"({(pair_ratio - 1) * 100:+.2f} %)")
+    for r in results:
+        own = [b["ringside_ms_per_step"] for b in r["blocks"] if b["kind"] == "watched"]
+        plain = [b["ms_per_step"] for b in r["blocks"] if b["kind"] == "plain"]
+        share = statistics.median(own) / statistics.median(plain)
+        print(f"rank {r['rank']}: CPU time inside ringside's hooks and log() in the watched "
+              f"blocks: median {statistics.median(own) * 1e3:.0f} us/step (blocks "
+              f"{min(own) * 1e3:.0f}-{max(own) * 1e3:.0f}), {share * 100:.2f} % of the plain "
+              f"model's median wall ms/step")
     identical = all(r["params_identical"] for r in results)
     print(f"check: parameters of the plain and watched models after {r0['steps_per_model']} "
           f"steps each are {'bit-identical' if identical else 'DIFFERENT'} on every rank")

@@ -48,7 +48,7 @@ def busbw_gbps(nbytes: float, ms: float, world_size: int) -> Optional[float]:
     return algbw * allreduce_bus_factor(world_size)
 
 
-@dataclass(frozen=True)
+@dataclass
 class BucketStamps:
     """One gradient bucket's all-reduce in one step of one rank.
 
@@ -65,7 +65,7 @@ class BucketStamps:
     done_ms: float
 
 
-@dataclass(frozen=True)
+@dataclass
 class StepStamps:
     """The moments of one training step of one rank, ms after its forward start.
 
@@ -85,7 +85,7 @@ class StepStamps:
     buckets: Tuple[BucketStamps, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass
 class StepTiming:
     """One rank's figures for one step (docs/metrics.md's time/* names), ms; bucket figures in
     bucket order."""

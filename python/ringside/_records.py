@@ -11,6 +11,7 @@ Pure functions: thread-safe.
 import json
 import math
 import numbers
+from json.encoder import encode_basestring_ascii
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple
 
 MAX_METRICS_PER_RECORD = 1024
@@ -83,24 +84,40 @@ def check_metrics(metrics: Mapping[str, Any]) -> Dict[str, float]:
     return values
 
 
+# JSON text of metric names as they were seen (a run logs the same few names at every step).
+_NAME_JSON: Dict[str, str] = {}
+_MAX_CACHED_NAMES = 65536
+
+
+def _name_json(name: str) -> str:
+    text = _NAME_JSON.get(name)
+    if text is None:
+        text = encode_basestring_ascii(name)
+        if len(_NAME_JSON) < _MAX_CACHED_NAMES:
+            _NAME_JSON[name] = text
+    return text
+
+
+def _number_json(value: float) -> str:
+    # float's repr is the shortest text that reads back the same double: what json.dumps writes.
+    return repr(value) if math.isfinite(value) else "null"
+
+
 def metrics_lines(step: int, epoch: int, wall_time: float, rank: Optional[int],
                   values: Mapping[str, float]) -> List[str]:
     """The ``metrics`` record(s) of docs/metrics.md for these values, as JSON text lines without
     the newline: ``{"type":"metrics","step":S,"epoch":E,"time":T,"rank":R,"metrics":{...}}``,
     ``rank`` left out for global values (rank None). Non-finite values are written as ``null``.
     More than STDOUT_VALUES_PER_LINE values make several records of the same step. ``wall_time``
-    is Unix time in seconds.
+    is Unix time in seconds; values are floats.
     """
-    items = [(name, value if math.isfinite(value) else None) for name, value in values.items()]
-    lines = []
-    for begin in range(0, max(len(items), 1), STDOUT_VALUES_PER_LINE):
-        record: Dict[str, Any] = {"type": "metrics", "step": step, "epoch": epoch,
-                                  "time": round(wall_time, 6)}
-        if rank is not None:
-            record["rank"] = rank
-        record["metrics"] = dict(items[begin:begin + STDOUT_VALUES_PER_LINE])
-        lines.append(json.dumps(record, separators=(",", ":"), allow_nan=False))
-    return lines
+    head = f'{{"type":"metrics","step":{int(step)},"epoch":{int(epoch)},"time":{wall_time:.6f},'
+    if rank is not None:
+        head += f'"rank":{int(rank)},'
+    head += '"metrics":{'
+    items = [f"{_name_json(name)}:{_number_json(float(value))}" for name, value in values.items()]
+    return [head + ",".join(items[begin:begin + STDOUT_VALUES_PER_LINE]) + "}}"
+            for begin in range(0, max(len(items), 1), STDOUT_VALUES_PER_LINE)]
 
 
 def config_line(params: Mapping[str, str]) -> str:
