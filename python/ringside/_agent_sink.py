@@ -381,6 +381,9 @@ class AgentSink:
             while True:
                 if not self._outbox and not self._take():
                     break
+                # A connection made since the last look must get the resend window before
+                # anything new: the agent skips a batch_seq lower than one it has journaled.
+                self._handle_monitor_events()
                 if not self._send_front():
                     blocked = True
                     break
