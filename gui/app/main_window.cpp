@@ -75,6 +75,13 @@ MainWindow::MainWindow(Controller& controller, QWidget* parent)
   });
   connect(&controller_, &Controller::launchFailed, this, [this](const QString& message) {
     statusBar()->clearMessage();
+    if (!launchMode_.isEmpty()) {
+      // Nobody to click a dialog away: say why on stderr and end at once.
+      QTextStream(stderr) << "ringside " << launchMode_ << ": the launch failed: " << message
+                          << '\n';
+      QTimer::singleShot(0, qApp, [] { QApplication::exit(1); });
+      return;
+    }
     QMessageBox::warning(this, tr("Launch failed"), message);
   });
   connect(&controller_, &Controller::preflightStarted, this, [this](const QStringList& names) {
@@ -203,12 +210,14 @@ QStringList MainWindow::onlineNodeIds(const QStringList& nodeNames) const {
 }
 
 void MainWindow::launchWhenReady(const QStringList& nodeNames) {
+  if (launchMode_.isEmpty()) launchMode_ = QStringLiteral("--launch");
   launchPending_ = true;
   launchNodes_ = nodeNames;
   refreshNodeChoices();
 }
 
 void MainWindow::runClusterScreenshotTour(const QString& dir, const QStringList& nodeNames) {
+  launchMode_ = QStringLiteral("--screenshots");
   auto save = [this, dir](const QString& name) { saveScreenshot(dir, name); };
   auto* deadline = new QTimer(this);
   deadline->setSingleShot(true);
@@ -220,10 +229,6 @@ void MainWindow::runClusterScreenshotTour(const QString& dir, const QStringList&
   });
   deadline->start(180000);
   resize(1440, 960);
-  connect(&controller_, &Controller::launchFailed, this, [](const QString& message) {
-    qWarning("cluster screenshot tour: %s", qPrintable(message));
-    QApplication::exit(1);
-  });
   connect(&controller_, &Controller::runLaunched, this, [this, save](const QString& runId) {
     tourRuns_ << runId;
     openRun(runId);
@@ -301,6 +306,7 @@ void MainWindow::saveScreenshot(const QString& dir, const QString& name) {
 }
 
 void MainWindow::runScreenshotTour(const QString& dir) {
+  launchMode_ = QStringLiteral("--screenshots");
   auto save = [this, dir](const QString& name) { saveScreenshot(dir, name); };
   auto* deadline = new QTimer(this);
   deadline->setSingleShot(true);
@@ -322,10 +328,6 @@ void MainWindow::runScreenshotTour(const QString& dir) {
     if (quitIfFormRefuses(QStringLiteral("--screenshots"))) return;
     controller_.launch(setup_->form());
   };
-  connect(&controller_, &Controller::launchFailed, this, [](const QString& message) {
-    qWarning("screenshot tour: the launch failed: %s", qPrintable(message));
-    QApplication::exit(1);
-  });
   connect(&controller_, &Controller::runLaunched, this,
           [this](const QString& runId) { tourRuns_ << runId; });
   connect(&controller_, &Controller::runStateChanged, this,

@@ -68,6 +68,9 @@ class MainWindow : public QMainWindow {
   bool launchPending_ = false;
   QStringList launchNodes_;  // by name; empty: the form's own choice
   QStringList tourRuns_;
+  // "--launch" or "--screenshots" while the window launches by itself: a refused or failed launch
+  // is printed on stderr and quits (exit code 2 or 1) instead of waiting for a user.
+  QString launchMode_;
 };
 
 }  // namespace ringside::gui
