@@ -8,20 +8,23 @@
 #   starts offscreen with its local agent (--smoke-test); systemd-analyze verify accepts the
 #   unit; desktop-file-validate and appstreamcli validate accept the desktop entry and metainfo;
 #   dpkg -r removes both packages and their files.
-# Usage: package_install_test.sh BUILD_DIR HAVE_NCCL
+# When the build tree has the nccl plugin, CPack also makes ringside-node-cuda: its control fields
+# are checked (its name, version, section, the Depends on ringside-node of the same version and on
+# NVIDIA's packages for the build's CUDA), its one file and that file's one exported symbol; then
+# it is installed in the same root without its CUDA dependencies (NVIDIA's repository is not
+# reachable from the test), where ringside-trainer must find the plugin, name the CUDA library it
+# cannot load and exit 1 for --backend nccl, and train on mpi for --backend auto.
+# Usage: package_install_test.sh BUILD_DIR HAVE_NCCL [CUDA_MAJOR CUDA_MINOR CUDNN_MAJOR PLUGIN_DIR]
+#   PLUGIN_DIR: where the plugin installs, relative to the prefix (lib/ringside)
 # Needs root (mmdebstrap and chroot) and mmdebstrap (scripts/install-deps --test); exits 77
-# (skipped) without root or when the build tree has the CUDA backend (the packages are built
-# without it: scripts/package uses such a tree).
+# (skipped) without root.
 set -euo pipefail
 build=$(realpath "$1")
 have_nccl=${2:-OFF}
+cuda_major=${3:-}; cuda_minor=${4:-}; cudnn_major=${5:-}; plugin_dir=${6:-lib/ringside}
 
 if [[ $(id -u) -ne 0 ]]; then
   echo "SKIPPED: the package test needs root (mmdebstrap, chroot)"
-  exit 77
-fi
-if [[ $have_nccl == ON ]]; then
-  echo "SKIPPED: this build tree has the nccl backend; the packages are built without it (scripts/package)"
   exit 77
 fi
 command -v mmdebstrap >/dev/null ||
@@ -46,11 +49,63 @@ check() {  # check DESCRIPTION COMMAND...: runs COMMAND in the root; fails the t
 step "building the packages (cpack)"
 cpack --config "$build/CPackConfig.cmake" -B "$work/debs" >"$work/cpack.log" 2>&1 ||
   { cat "$work/cpack.log" >&2; echo "FAILED: cpack" >&2; exit 1; }
-debs=("$work"/debs/*.deb)
-for deb in "${debs[@]}"; do
+all_debs=("$work"/debs/*.deb)
+debs=()
+cuda_deb=
+for deb in "${all_debs[@]}"; do
   echo "$(dpkg-deb -f "$deb" Package) $(dpkg-deb -f "$deb" Version): Depends: $(dpkg-deb -f "$deb" Depends)"
+  case "$(dpkg-deb -f "$deb" Package)" in
+    ringside-node-cuda) cuda_deb=$deb ;;
+    *) debs+=("$deb") ;;
+  esac
 done
-((${#debs[@]} == 2)) || { echo "FAILED: expected 2 packages, got ${#debs[@]}" >&2; exit 1; }
+expected=2; [[ $have_nccl == ON ]] && expected=3
+((${#all_debs[@]} == expected)) ||
+  { echo "FAILED: expected $expected packages, got ${#all_debs[@]}" >&2; exit 1; }
+((${#debs[@]} == 2)) || { echo "FAILED: expected ringside and ringside-node" >&2; exit 1; }
+node_deb=$(for d in "${debs[@]}"; do [[ $(dpkg-deb -f "$d" Package) == ringside-node ]] && echo "$d"; done)
+if dpkg-deb -c "$node_deb" | grep -q 'libringside-nccl\.so'; then
+  echo "FAILED: ringside-node carries the nccl plugin" >&2; exit 1
+fi
+if dpkg-deb -f "$node_deb" Depends | grep -Eq 'cuda|nccl|cudnn|cublas'; then
+  echo "FAILED: ringside-node depends on a CUDA package: $(dpkg-deb -f "$node_deb" Depends)" >&2; exit 1
+fi
+echo "ok: ringside-node carries no CUDA and depends on none"
+
+if [[ $have_nccl == ON ]]; then
+  step "ringside-node-cuda's control fields and contents"
+  [[ -n $cuda_deb ]] || { echo "FAILED: no ringside-node-cuda package" >&2; exit 1; }
+  field() { dpkg-deb -f "$cuda_deb" "$1"; }
+  version=$(dpkg-deb -f "$node_deb" Version)
+  [[ $(field Version) == "$version" ]] ||
+    { echo "FAILED: ringside-node-cuda $(field Version), ringside-node $version" >&2; exit 1; }
+  [[ $(field Architecture) == "$(dpkg --print-architecture)" ]] ||
+    { echo "FAILED: Architecture $(field Architecture)" >&2; exit 1; }
+  [[ $(field Section) == contrib/science ]] || { echo "FAILED: Section $(field Section)" >&2; exit 1; }
+  [[ -n $(field Description) ]] || { echo "FAILED: no Description" >&2; exit 1; }
+  # Depends, one entry at a time: NVIDIA's names for the CUDA this build used.
+  depends=$(field Depends)
+  IFS=, read -ra entries <<<"$depends"
+  declare -A have=()
+  for e in "${entries[@]}"; do e=${e# }; have[${e%% *}]=$e; done
+  for want in "ringside-node (= $version)" "libcudnn${cudnn_major}-cuda-${cuda_major}" \
+              "libcublas-${cuda_major}-${cuda_minor}" "cuda-cudart-${cuda_major}-${cuda_minor}"; do
+    [[ ${have[${want%% *}]:-} == "$want" ]] ||
+      { echo "FAILED: Depends lacks '$want': $depends" >&2; exit 1; }
+  done
+  [[ ${have[libnccl2]:-} =~ ^libnccl2\ \(\>=\ 2\.[0-9]+\)$ ]] ||
+    { echo "FAILED: Depends lacks 'libnccl2 (>= 2.N)': $depends" >&2; exit 1; }
+  ((${#entries[@]} == 5)) || { echo "FAILED: unexpected Depends entries: $depends" >&2; exit 1; }
+  echo "ok: Depends: $depends"
+  files=$(dpkg-deb -c "$cuda_deb" | awk '$1 !~ /^d/ {print $NF}' | grep -v '^./usr/share/doc/')
+  [[ $files == "./usr/$plugin_dir/libringside-nccl.so" ]] ||
+    { echo "FAILED: ringside-node-cuda holds: $files" >&2; exit 1; }
+  mkdir -p "$work/cuda-x"; dpkg-deb -x "$cuda_deb" "$work/cuda-x"
+  exported=$(nm -D --defined-only "$work/cuda-x/usr/$plugin_dir/libringside-nccl.so" | awk '{print $3}')
+  [[ $exported == ringsideNcclBackend_v1 ]] ||
+    { echo "FAILED: the plugin exports: $exported" >&2; exit 1; }
+  echo "ok: /usr/$plugin_dir/libringside-nccl.so, exporting ringsideNcclBackend_v1 alone"
+fi
 
 step "creating a pristine Debian 12 root"
 sources=$(cat /etc/apt/sources.list.d/*.sources 2>/dev/null || true)
@@ -95,6 +150,33 @@ check "systemd-analyze verify ringside-agent.service" \
 check "desktop-file-validate" desktop-file-validate /usr/share/applications/org.ringside.Ringside.desktop
 check "appstreamcli validate" \
   appstreamcli validate --no-net /usr/share/metainfo/org.ringside.Ringside.metainfo.xml
+
+if [[ $have_nccl == ON ]]; then
+  step "ringside-node-cuda without NVIDIA's libraries (dpkg --force-depends)"
+  mkdir -p "$root/tmp/cuda-deb"; cp "$cuda_deb" "$root/tmp/cuda-deb/"
+  in_root sh -c 'dpkg --force-depends -i /tmp/cuda-deb/*.deb' >"$work/cuda-install.log" 2>&1 ||
+    { cat "$work/cuda-install.log" >&2; echo "FAILED: dpkg -i ringside-node-cuda" >&2; exit 1; }
+  set +e
+  nccl=$(in_root sh -c 'cd /tmp && ringside-trainer --backend nccl --max-steps 1 \
+    --train-samples 256 --test-samples 256 --global-batch 64 2>&1')
+  code=$?
+  set -e
+  echo "$nccl" | tail -n 3
+  [[ $code == 1 ]] || { echo "FAILED: --backend nccl exited $code, expected 1" >&2; exit 1; }
+  grep -q "plugin /usr/$plugin_dir/libringside-nccl.so needs lib[a-zA-Z]*\.so\.[0-9]*, .*NVIDIA's Debian package" <<<"$nccl" ||
+    { echo "FAILED: the message does not name the missing CUDA library and its package" >&2; exit 1; }
+  echo "ok: --backend nccl names the missing CUDA library and its package, exit 1"
+  check "--backend auto trains on mpi without NVIDIA's libraries" \
+    sh -c 'cd /tmp && ringside-trainer --backend auto --max-steps 2 --train-samples 256 \
+      --test-samples 256 --global-batch 64 >auto.out 2>auto.err &&
+      grep -q "backend auto chose mpi: the nccl backend.s plugin /usr/.*/libringside-nccl.so needs" auto.err &&
+      grep -q "\"backend\":\"mpi\"" auto.out'
+  in_root dpkg -r ringside-node-cuda >"$work/cuda-remove.log" 2>&1 ||
+    { cat "$work/cuda-remove.log" >&2; echo "FAILED: dpkg -r ringside-node-cuda" >&2; exit 1; }
+  [[ ! -e $root/usr/$plugin_dir/libringside-nccl.so ]] ||
+    { echo "FAILED: the plugin is still there after dpkg -r" >&2; exit 1; }
+  echo "ok: dpkg -r ringside-node-cuda removed the plugin"
+fi
 
 step "dpkg -r"
 in_root dpkg -r ringside ringside-node >"$work/remove.log" 2>&1 ||

@@ -1,4 +1,4 @@
-// Fake libringside-nccl.so plugins for nccl_plugin_loader_test: one source, built several times
+// Fake libringside-nccl.so plugins for backend_plugin_test: one source, built several times
 // (tests/trainer/CMakeLists.txt), each with one FAKE_* definition saying what it exports:
 //   FAKE_WORKING           a version 1 table whose entry points answer without CUDA
 //   FAKE_NO_TABLE          no table at all (another library under the plugin's name)
