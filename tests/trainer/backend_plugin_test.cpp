@@ -268,6 +268,17 @@ TEST(NcclPluginTrainerTest, PluginNamedByTheEnvironmentIsChecked) {
   EXPECT_TRUE(contains(run.err, "only ringsideNcclBackend_v2, a newer version")) << run.err;
 }
 
+// --backend mpi never loads the plugin: a broken one named by the environment does not matter.
+TEST(NcclPluginTrainerTest, MpiBackendNeverLoadsThePlugin) {
+  TempDir dir;
+  ProcessResult run = runProcess(shortRun(RINGSIDE_TRAINER_BIN, "mpi"), dir.path(), kTimeout,
+                                 {std::string(kNcclPluginEnv) + "=" + fake("missing-library")});
+  EXPECT_EQ(run.exitCode, 0) << run.err;
+  EXPECT_FALSE(contains(run.err, "libringside-nccl") || contains(run.err, "libringside-test"))
+      << run.err;
+  EXPECT_EQ(startBackend(run.out), "mpi");
+}
+
 // The built trainer finds the plugin built beside it; without a GPU, auto says so and uses mpi.
 TEST(NcclPluginTrainerTest, BuildTreeTrainerFindsItsPlugin) {
 #ifndef RINGSIDE_NCCL_PLUGIN_BIN
