@@ -4,18 +4,19 @@
 // Thread-safety: call from the test's main thread.
 #pragma once
 
+#include <unistd.h>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include "test_util.h"
 
 namespace ringside::cluster_testing {
 
-inline const std::string kLocalCluster = std::string(RINGSIDE_SOURCE_DIR) + "/scripts/local-cluster";
+inline const std::string kLocalCluster =
+    std::string(RINGSIDE_SOURCE_DIR) + "/scripts/local-cluster";
 
 // Where `scripts/local-cluster` keeps node-N's agent state directory ("<root>node-N"; its
 // data_root), visible from the host's mount namespace: a run's directory is
@@ -23,9 +24,11 @@ inline const std::string kLocalCluster = std::string(RINGSIDE_SOURCE_DIR) + "/sc
 inline const std::string kNodeStateRoot = "/var/lib/ringside-local-cluster/";
 
 // Why the cluster tests cannot run here (printed to stderr; the test then exits 77, ctest's
-// "skipped"), or false when they can: not root, a checkout or build tree under /tmp or /dev/shm
-// (which every node has its own of), or no network namespaces.
-inline bool clusterTestsSkipped() {
+// "skipped"), or false when they can: a checkout or build tree under /tmp or /dev/shm (which
+// every node has its own of), or what `scripts/local-cluster check` finds missing: root,
+// namespaces, bridges and veth pairs, a / whose mounts a node can make private (a chroot whose
+// mount is shared with the machine's cannot), and with `ssh` also sshd and the ssh client.
+inline bool clusterTestsSkipped(bool ssh = false) {
   if (::geteuid() != 0) {
     std::fprintf(stderr, "cluster tests skipped: scripts/local-cluster needs root\n");
     return true;
@@ -39,8 +42,11 @@ inline bool clusterTestsSkipped() {
       return true;
     }
   }
-  if (std::system("ip netns list >/dev/null 2>&1 && unshare --net true 2>/dev/null") != 0) {
-    std::fprintf(stderr, "cluster tests skipped: network namespaces are not available here\n");
+  std::vector<std::string> check{kLocalCluster, "check"};
+  if (ssh) check.push_back("--ssh");
+  const trainer::ProcessResult result = trainer::runProcess(check, "/", 60);
+  if (result.exitCode != 0) {
+    std::fprintf(stderr, "cluster tests skipped: %s%s", result.out.c_str(), result.err.c_str());
     return true;
   }
   return false;
@@ -53,8 +59,10 @@ inline std::vector<int> rankPidsOn(const std::string& node, const std::string& r
   const trainer::ProcessResult found = trainer::runProcess(
       {kLocalCluster, "exec", node, "sh", "-c",
        "for e in /proc/[0-9]*/environ; do tr '\\0' '\\n' < $e 2>/dev/null | grep -qx "
-       "'RINGSIDE_RUN_ID=" + runId + "' && tr '\\0' '\\n' < $e | grep -q "
-       "'^OMPI_COMM_WORLD_RANK=' && basename $(dirname $e); done; true"},
+       "'RINGSIDE_RUN_ID=" +
+           runId +
+           "' && tr '\\0' '\\n' < $e | grep -q "
+           "'^OMPI_COMM_WORLD_RANK=' && basename $(dirname $e); done; true"},
       "/", 60);
   std::vector<int> pids;
   std::istringstream lines(found.out);
