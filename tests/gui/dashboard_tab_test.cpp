@@ -17,6 +17,7 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QToolButton>
+#include <QGroupBox>
 #include <QtTest>
 
 #include <cmath>
@@ -26,6 +27,7 @@
 #include "ringside/common/metric_names.h"
 #include "ringside/gui/controller.h"
 #include "ringside/gui/run_placement.h"
+#include "ringside/gui/widgets/custom_metrics_panel.h"
 #include "ringside/gui/widgets/dashboard_tab.h"
 #include "ringside/gui/widgets/metric_chart.h"
 #include "ringside/gui/widgets/rank_view.h"
@@ -489,6 +491,51 @@ class DashboardTabTest : public QObject {
       smoothingShown |= label->text() == QStringLiteral("0,60");
     }
     QVERIFY(smoothingShown);
+  }
+  // Issue 24: every metric the run logs that the fixed charts do not show gets a chart on the
+  // Metrics page, grouped by the part before '/'; a name logged per rank only has a series per
+  // rank; the fixed ones (train/loss, time/..., gpu<i>/...) stay off it.
+  void theMetricsPageChartsEveryOtherMetricGroupedByPrefix() {
+    ControllerInTempDir fixture;
+    Controller& controller = fixture.controller;
+    QVERIFY(controller.start().isOk());
+    const double start = QDateTime::currentMSecsSinceEpoch() / 1000.0 - 30;
+    IngestBatch batch = syntheticRun(start);
+    uint64_t seq = 100000;
+    for (int64_t step = 1; step <= 50; ++step) {
+      batch.samples.push_back(sample(seq++, step, -1, "custom/grad_norm", 1.0 / step, start));
+      batch.samples.push_back(sample(seq++, step, -1, "custom/lr_scale", 0.5, start));
+      batch.samples.push_back(sample(seq++, step, -1, "train/lr", 0.1, start));
+      batch.samples.push_back(sample(seq++, step, -1, "gpu0/util_pct", 50, start));
+      for (int rank = 0; rank < 2; ++rank) {
+        batch.samples.push_back(sample(seq++, step, rank, "tokens", 100.0 * (rank + 1), start));
+      }
+    }
+    auto ingested = controller.store().ingest(batch);
+    ingested.waitForFinished();
+    QVERIFY(ingested.result().isOk());
+
+    DashboardTab tab(controller, kRunId);
+    tab.resize(1200, 900);
+    tab.show();
+    CustomMetricsPanel* page = tab.customMetrics();
+    QVERIFY(page != nullptr);
+    emit controller.runDataChanged(kRunId);
+    QTRY_VERIFY_WITH_TIMEOUT(page->loaded() && page->chartedNames().size() == 4, 10000);
+    QCOMPARE(page->chartedNames(),
+             (QStringList{"custom/grad_norm", "custom/lr_scale", "train/lr", "tokens"}));
+    QTRY_COMPARE_WITH_TIMEOUT(page->chart("custom/grad_norm")->seriesData("custom/grad_norm").size(),
+                              size_t{50}, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(page->chart("tokens")->seriesNames().size() == 2, 10000);
+    QCOMPARE(page->chart("tokens")->seriesData("rank 1").back().y, 200.0);
+    QVERIFY(page->chart("train/loss") == nullptr);
+    QVERIFY(page->chart("gpu0/util_pct") == nullptr);
+    // Grouped: "custom", "train", then the names without a prefix.
+    QStringList groups;
+    for (QGroupBox* box : page->findChildren<QGroupBox*>()) groups << box->title();
+    groups.sort();
+    QCOMPARE(groups, (QStringList{"Other", "custom", "train"}));
+    QVERIFY(tab.charts().contains(page->chart("tokens")));
   }
 };
 

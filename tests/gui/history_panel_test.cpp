@@ -24,6 +24,7 @@
 #include "ringside/common/metric_names.h"
 #include "ringside/gui/controller.h"
 #include "ringside/gui/run_table_model.h"
+#include "ringside/gui/widgets/compare_metric_chart.h"
 #include "ringside/gui/widgets/compare_view.h"
 #include "ringside/gui/widgets/history_panel.h"
 #include "ringside/gui/widgets/metric_chart.h"
@@ -89,6 +90,7 @@ IngestBatch curves(const QString& runId, int steps, double finalLoss, double acc
     add(step, metric::kTrainLoss, finalLoss + 2.0 * std::exp(-step * 5.0 / steps) + 0.1 * noise);
     add(step, metric::kTrainSamplesPerS, samplesPerS * (0.95 + 0.1 * noise));
     add(step, metric::kStepMs, stepMs * (0.9 + 0.2 * noise));
+    if (step % 100 == 0) add(step, "custom/grad_norm", 1.0 / step);  // a script's own metric
     if (step % (steps / 3) == 0) {
       add(step, metric::kTestAccuracy, accuracy - 0.05 * (3 - step * 3 / steps));
     }
@@ -395,6 +397,17 @@ class HistoryPanelTest : public QObject {
     QCOMPARE(view.exportChartSvg(loss, out.filePath("missing/folder/loss.svg")).code(),
              Status::Code::kIOError);
     QCOMPARE(view.exportChartSvg("no/such", out.filePath("x.svg")).code(), Status::Code::kNotFound);
+
+    // Issue 24: any other metric the runs logged is one choice away in the metric chart.
+    CompareMetricChart* metrics = view.metricChart();
+    QTRY_VERIFY(metrics->loaded() && !metrics->metricNames().isEmpty());
+    QVERIFY2(metrics->metricNames().contains(QStringLiteral("custom/grad_norm")),
+             qPrintable(metrics->metricNames().join(QLatin1Char(' '))));
+    QCOMPARE(metrics->metric(), QStringLiteral("custom/grad_norm"));  // the first non-fixed one
+    QTRY_VERIFY(metrics->loaded());
+    QCOMPARE(metrics->chart()->seriesNames().size(), 2);  // r-1 and r-2 (r-3 has no samples)
+    metrics->setMetric(loss);
+    QTRY_VERIFY(metrics->loaded() && metrics->chart()->seriesNames().size() == 2);
 
     saveScreenshot(view, "compare_view.png");
     const QString dir = qEnvironmentVariable("RINGSIDE_SCREENSHOT_DIR");

@@ -28,6 +28,7 @@
 #include "ringside/gui/export_files.h"
 #include "ringside/gui/run_table_model.h"
 #include "ringside/gui/widgets/compare_gpu_chart.h"
+#include "ringside/gui/widgets/compare_metric_chart.h"
 #include "ringside/gui/widgets/metric_chart.h"
 #include "ringside/gui/widgets/run_csv_export.h"
 
@@ -116,6 +117,9 @@ CompareView::CompareView(Controller& controller, QStringList runIds, QWidget* pa
   QMenu* gpuMenu = exportChartMenu->addMenu(gpuChart_->chart()->title());
   gpuMenu->addAction(tr("As PNG…"), gpuChart_->chart(), &MetricChart::askExportPng);
   gpuMenu->addAction(tr("As SVG…"), gpuChart_->chart(), &MetricChart::askExportSvg);
+  QMenu* metricMenu = exportChartMenu->addMenu(tr("Chosen metric"));
+  metricMenu->addAction(tr("As PNG…"), metricChart_->chart(), &MetricChart::askExportPng);
+  metricMenu->addAction(tr("As SVG…"), metricChart_->chart(), &MetricChart::askExportSvg);
   connect(exportCsv, &QPushButton::clicked, this, &CompareView::exportMetricsCsv);
 
   reloadTimer_.setSingleShot(true);
@@ -166,6 +170,9 @@ QWidget* CompareView::buildCharts() {
   // The GPU values stored with the runs, under the others across the whole width.
   gpuChart_ = new CompareGpuChart(controller_.store());
   layout->addWidget(gpuChart_, static_cast<int>((metrics.size() + 1) / 2), 0, 1, 2);
+  // Any other metric the runs logged (a script's own names), under the GPU chart.
+  metricChart_ = new CompareMetricChart(controller_.store());
+  layout->addWidget(metricChart_, static_cast<int>((metrics.size() + 1) / 2) + 1, 0, 1, 2);
   auto* scroll = new QScrollArea;
   scroll->setWidgetResizable(true);
   scroll->setFrameShape(QFrame::NoFrame);
@@ -248,6 +255,11 @@ void CompareView::loadDone() {
         .placement = record ? record->placement : std::vector<v1::HostSlots>{}});
   }
   gpuChart_->setRuns(std::move(runs));
+  QList<CompareMetricChart::Run> metricRuns;
+  for (int i = 0; i < runIds_.size(); ++i) {
+    metricRuns.append({.runId = runIds_[i], .label = runLabel(i), .color = runColor(i)});
+  }
+  metricChart_->setRuns(std::move(metricRuns));
   emit loadFinished();
 }
 

@@ -114,6 +114,8 @@ DashboardTab::DashboardTab(Controller& controller, const QString& runId, QWidget
 DashboardTab::~DashboardTab() = default;
 
 void DashboardTab::buildUi() {
+  // Before charts() is first asked (its charts come and go with the run's metric names).
+  customMetrics_ = new CustomMetricsPanel(controller_.store(), runId_, this);
   name_ = new QLabel(runId_, this);
   QFont bold = name_->font();
   bold.setBold(true);
@@ -237,7 +239,6 @@ void DashboardTab::buildUi() {
   auto* chartsPage = new QWidget(this);
   chartsPage->setLayout(grid);
   chartPages_ = new QTabWidget(this);
-  customMetrics_ = new CustomMetricsPanel(controller_.store(), runId_, this);
   for (QWidget* page : {chartsPage, static_cast<QWidget*>(gpuPanel_),
                         static_cast<QWidget*>(customMetrics_)}) {
     auto* scroll = new QScrollArea(this);

@@ -1,6 +1,7 @@
 // CompareView: two or more runs side by side. Overlaid charts of train loss, test accuracy,
 // samples/s and step time (global values, x = step; one colour per run, with a legend), a chart
 // of a chosen GPU value stored with the runs (CompareGpuChart, x = time since each run's start),
+// a chart of any other metric the runs logged (CompareMetricChart: a script's own names),
 // the summary metrics per run, and the config diff with the differing settings highlighted. Each
 // chart exports as PNG or SVG; the runs' metrics export as CSV at full resolution.
 //
@@ -30,6 +31,7 @@ class QTableWidget;
 namespace ringside::gui {
 
 class CompareGpuChart;
+class CompareMetricChart;
 class Controller;
 class MetricChart;
 
@@ -53,6 +55,8 @@ class CompareView : public QWidget {
   MetricChart* chart(const QString& metric) const;
   // The GPU chart (its value box picks utilization, memory, power, ...); never nullptr.
   CompareGpuChart* gpuChart() const { return gpuChart_; }
+  // The chart of any other metric the runs logged (its box picks the name); never nullptr.
+  CompareMetricChart* metricChart() const { return metricChart_; }
   QTableWidget* configTable() const { return configTable_; }
   QTableWidget* summaryTable() const { return summaryTable_; }
   // Number of points of the run's series that the chart currently draws (after decimation).
@@ -98,6 +102,7 @@ class CompareView : public QWidget {
   QVector<std::optional<RunRecord>> records_;  // per run; nullopt until read (or unknown)
   QVector<Chart> charts_;
   CompareGpuChart* gpuChart_ = nullptr;
+  CompareMetricChart* metricChart_ = nullptr;
   QTableWidget* summaryTable_ = nullptr;
   QTableWidget* configTable_ = nullptr;
   QCheckBox* onlyDifferences_ = nullptr;
