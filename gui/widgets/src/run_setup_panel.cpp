@@ -331,6 +331,7 @@ RunSetupPanel::RunSetupPanel(QWidget* parent) : QWidget(parent) {
 
   // The run a user watches (the CNN); the MLP is one choice away in the Model box.
   setForm(watchedDefaultRun());
+  userChoseRanks_ = false;  // the ranks follow the node checked by default (setNodes)
 
   connect(browse, &QPushButton::clicked, this, [this] {
     const QString dir =
@@ -507,10 +508,9 @@ void RunSetupPanel::setForm(const RunForm& f) {
     const QScopedValueRollback<bool> updating(updatingNodes_, true);
     ranks_->setValue(f.ranksPerNode);
   }
-  // A form that names nodes (a clone, a preset, the tour's runs) keeps its ranks; a new form's
-  // ranks follow the default node.
-  if (!f.nodeIds.isEmpty()) userChoseRanks_ = true;
-  if (!userChoseRanks_) applyDefaultRanks();
+  // A form set by code (a clone, a preset, a launch mode) keeps its ranks; only the new form the
+  // panel starts with follows the default node (the constructor resets this).
+  userChoseRanks_ = true;
   revalidate();
 }
 
