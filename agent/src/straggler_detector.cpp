@@ -80,8 +80,14 @@ std::optional<StragglerVerdict> StragglerDetector::onSample(int rank, int64_t st
   const int64_t steps = lastStep_ ? std::clamp<int64_t>(step - *lastStep_, 1, 1'000'000) : 1;
   const bool first = !lastStep_.has_value();
   lastStep_ = step;
-  // Ranks on other nodes have other clocks: the window's clock never goes back.
-  const double wall = std::max(complete.wallTime, lastWallTime_);
+  // Ranks on other nodes have other clocks: the window's clock never goes back. A record without
+  // a time (a sender that sets none) moves it on by its steps' time.
+  double wall = std::max(complete.wallTime, lastWallTime_);
+  if (!(complete.wallTime > 0)) {
+    std::vector<double> cycles;
+    for (const Timings& t : complete.ranks) cycles.push_back(t.data + t.compute + t.wait);
+    wall = lastWallTime_ + static_cast<double>(steps) * median(cycles) / 1000.0;
+  }
   lastWallTime_ = wall;
   if (filling_.steps == 0 && slices_.empty()) filling_.start = wall;
   addRecord(Record{complete.ranks, wall}, steps);

@@ -213,6 +213,18 @@ TEST(StragglerDetectorTest, SlowStepsWindowOverTenRecords) {
   EXPECT_EQ(verdicts.back().confidence, 1.0);
 }
 
+TEST(StragglerDetectorTest, RecordsWithoutTimeAreTimedByTheirSteps) {
+  // A sender that sets no wall time: 2 ms steps make a slice every 250 steps.
+  StragglerDetector d(2);
+  std::vector<StragglerVerdict> verdicts;
+  for (int64_t step = 1; step <= 5000; ++step) {
+    if (auto v = record(d, step, 0.0, syncStep({0.0, 0.0}, {1.5, 1.9}))) verdicts.push_back(*v);
+  }
+  ASSERT_NEAR(static_cast<double>(verdicts.size()), 1 + 5000 / 250, 1);
+  EXPECT_EQ(verdicts.back().rank, 1);
+  EXPECT_NEAR(verdicts.back().windowSeconds, 5.0, 0.05);
+}
+
 TEST(StragglerDetectorTest, CostIsTheShareOfTheGroupsStepTime) {
   // 4 ranks; rank 2 computes 0.5 ms more in every step of 2 ms: the others wait 0.5 ms of 2.6.
   StragglerDetector d(4);
