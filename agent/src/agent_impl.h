@@ -20,6 +20,7 @@
 #include "ringside/agent/log_tailer.h"
 #include "ringside/agent/nvml_probe.h"
 #include "ringside/agent/run_manager.h"
+#include "ringside/agent/sample_refusals.h"
 #include "ringside/agent/straggler_detector.h"
 #include "ringside/agent/telemetry.h"
 #include "ringside/common/curve.h"
@@ -60,9 +61,20 @@ struct Agent::Impl {
   // Trainer runs this agent adopted while they were active: an earlier agent was away for part
   // of them, so their ranks may have ended with metrics they could not send.
   std::set<std::string> adoptedActive;
-  // Ended trainer runs whose metrics are to be recovered from stdout.log (metrics_recovery.h),
-  // and when: a few seconds after the end, when every batch the ranks sent has been journaled.
-  std::map<std::string, Clock::time_point> recoveries;
+  // Runs whose processes ended and whose final state waits until their last samples are
+  // journaled (agent_run_end.cpp): what the ranks sent before they exited, the end of the run's
+  // log, and for a trainer run that may have lost metrics, those recovered from stdout.log.
+  struct PendingEnd {
+    v1::RunInfo run;  // as RunManager ended it
+    RunProcessIds ids;
+    Clock::time_point due;     // not before: the ranks' last batches are journaled by then
+    Clock::time_point giveUp;  // not after, even while the run's log is still being read
+    bool releasing = false;    // finishEndedRuns is journaling it now
+  };
+  std::map<std::string, PendingEnd> pendingEnds;
+  // Samples the journal refused (an ended run, a rank outside the world size, a bad step), counted
+  // and reported at a bounded rate (sample_refusals.h).
+  SampleRefusals refusedSamples;
   std::string allowlistError;  // the last reload error reported (reported once per change)
   // The straggler verdict of each running trainer run (straggler_detector.h).
   std::map<std::string, StragglerDetector> stragglers;
@@ -129,8 +141,20 @@ struct Agent::Impl {
   // state event (RunInfo.stall) and a note in the run's log; a hang timeout fails the run.
   void checkHangs();
 
-  // Recovers the metrics of the runs whose recovery time (recoveries) has come.
-  void runDueRecoveries();
+  // agent_run_end.cpp: the end of a run.
+
+  // For onRunState with an ended run: holds its final state in pendingEnds (true), or false when
+  // finishEndedRuns is releasing it, to be journaled now.
+  bool holdFinalState(const v1::RunInfo& run, const RunProcessIds& ids);
+
+  // Journals and publishes the final states whose time has come (`all`: every held one, at
+  // shutdown), after recovering the metrics of a trainer run that may have lost some; and writes
+  // the refusal reports held back (sample_refusals.h). Call every ~100 ms.
+  void finishEndedRuns(bool all = false);
+
+  // Counts and reports (at a bounded rate; for a run that has not ended, also in its log) that the
+  // journal refused `samples` samples of `runId` with `why` (Journal::appendRankMetrics).
+  void refuseSamples(const std::string& runId, uint64_t samples, const Status& why);
 
   // Feeds journaled samples to the hang monitor and publishes them as one MetricBatch.
   void publishSamples(const std::string& runId, std::vector<v1::MetricSample> samples);

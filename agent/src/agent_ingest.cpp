@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 #include <zmq.hpp>
@@ -16,15 +17,9 @@
 
 namespace ringside::agent {
 
-namespace {
-
-// From a trainer run's end to the recovery of its metrics from stdout.log: its ranks wait up to
-// 2 s for their queues to be sent and linger 1 s (zmq_metrics_sink.h) before mpirun ends.
-constexpr auto kRecoveryDelay = std::chrono::seconds(5);
-
-}  // namespace
-
 void Agent::Impl::onRunState(const v1::RunInfo& run, const RunProcessIds& ids) {
+  // The final state comes after the run's last samples (agent_run_end.cpp).
+  if (isEnded(run.state()) && holdFinalState(run, ids)) return;
   ProcessIds process;
   if (ids.shimPid > 0) {
     process.pid = ids.shimPid;
@@ -45,9 +40,6 @@ void Agent::Impl::onRunState(const v1::RunInfo& run, const RunProcessIds& ids) {
     stragglers.erase(run.run_id());
     logLine("info", "run " + run.run_id() + " " + v1::RunState_Name(run.state()) +
                         (run.reason().empty() ? "" : ": " + run.reason()));
-    if (run.spec().has_trainer() && mayHaveLostMetrics(run.run_id())) {
-      recoveries[run.run_id()] = Clock::now() + kRecoveryDelay;
-    }
   } else if (!tailers.contains(run.run_id()) && !run.run_dir().empty()) {
     tailers.emplace(run.run_id(), LogTailer(run.run_dir(), run.spec().has_command()));
   }
@@ -121,19 +113,6 @@ void Agent::Impl::checkHangs() {
         }
         break;
     }
-  }
-}
-
-void Agent::Impl::runDueRecoveries() {
-  const auto now = Clock::now();
-  for (auto it = recoveries.begin(); it != recoveries.end();) {
-    if (it->second > now) {
-      ++it;
-      continue;
-    }
-    const std::string runId = it->first;
-    it = recoveries.erase(it);
-    recoverMetrics(runId);
   }
 }
 
@@ -213,13 +192,26 @@ void Agent::Impl::ingestRankMessages(const std::vector<zmq::message_t>& messages
     batches.push_back(std::move(*decoded->mutable_rank_metrics()));
   }
   std::vector<std::pair<std::string, std::vector<v1::MetricSample>>> journaled;
+  // What the journal refused (an ended run, a rank outside the world size, a bad step): reported
+  // after the commit, at a bounded rate (agent_run_end.cpp).
+  std::vector<std::tuple<std::string, uint64_t, Status>> refused;
   Status committed = journal->inTransaction([&] {
     for (const v1::RankMetrics& batch : batches) {
       auto appended = journal->appendRankMetrics(batch);
+      const Status::Code code = appended.status().code();
+      if (code == Status::Code::kFailedPrecondition || code == Status::Code::kInvalidArgument ||
+          code == Status::Code::kNotFound) {
+        refused.emplace_back(batch.run_id(), batch.points_size(), appended.status());
+        continue;
+      }
       if (!appended.isOk()) {
         logLine("warning",
                 "rank metrics for run " + batch.run_id() + ": " + appended.status().toString());
         continue;
+      }
+      if (appended->refused.samples > 0) {
+        refused.emplace_back(batch.run_id(), appended->refused.samples,
+                             Status::invalidArgument(appended->refused.reason));
       }
       if (!appended->samples.empty()) {
         journaled.emplace_back(batch.run_id(), std::move(appended->samples));
@@ -231,6 +223,7 @@ void Agent::Impl::ingestRankMessages(const std::vector<zmq::message_t>& messages
     return;
   }
   for (auto& [runId, samples] : journaled) publishSamples(runId, std::move(samples));
+  for (const auto& [runId, samples, why] : refused) refuseSamples(runId, samples, why);
 }
 
 void Agent::Impl::tailLogs() {
@@ -249,8 +242,12 @@ void Agent::Impl::tailLogs() {
       }
     }
     if (!chunk.samples.empty()) {
-      auto samples = journal->appendMetricSamples(runId, chunk.samples);
+      SampleRefusal refusal;
+      auto samples = journal->appendMetricSamples(runId, chunk.samples, &refusal);
       if (samples.isOk()) publishSamples(runId, *samples);
+      if (refusal.samples > 0) {
+        refuseSamples(runId, refusal.samples, Status::invalidArgument(refusal.reason));
+      }
     }
     const v1::RunInfo* run = runs->find(runId);
     if (run == nullptr || isEnded(run->state())) {

@@ -40,7 +40,8 @@ Status Journal::Impl::prepareStatements() {
   RINGSIDE_RETURN_IF_ERROR(prepareAll(
       writer.get(),
       {
-          {&findRun, "SELECT run_key, last_seq FROM runs WHERE run_id = ?1"},
+          {&findRun, "SELECT run_key, last_seq, state FROM runs WHERE run_id = ?1"},
+          {&readRunInfo, "SELECT info FROM runs WHERE run_key = ?1"},
           {&upsertRunFull,
            "INSERT INTO runs (run_id, info, state, created_time, end_time, run_dir, pid, pgid) "
            "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT (run_id) DO UPDATE SET "

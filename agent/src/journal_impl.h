@@ -21,6 +21,7 @@ namespace ringside::agent {
 struct RunKey {
   int64_t key = 0;
   uint64_t lastSeq = 0;
+  v1::RunState state = v1::RUN_STATE_UNSPECIFIED;  // as last stored
 };
 
 struct Journal::Impl {
@@ -53,7 +54,12 @@ struct Journal::Impl {
       insertKey GUARDED_BY(writeMutex), insertSample GUARDED_BY(writeMutex),
       insertLog GUARDED_BY(writeMutex), insertState GUARDED_BY(writeMutex),
       findRankBatch GUARDED_BY(writeMutex), countDuplicate GUARDED_BY(writeMutex),
-      upsertRankBatch GUARDED_BY(writeMutex), deleteRun GUARDED_BY(writeMutex);
+      upsertRankBatch GUARDED_BY(writeMutex), deleteRun GUARDED_BY(writeMutex),
+      readRunInfo GUARDED_BY(writeMutex);
+  // run_id -> RunInfo.world_size (0: unknown), read from the record once per run. A run's world
+  // size is set when it is first stored (QUEUED) and never changes, so an entry stays valid;
+  // emptied when retention deletes runs.
+  std::unordered_map<std::string, uint32_t> worldSizes GUARDED_BY(writeMutex);
 
   // Read path: a second connection (query_only), serialized by readMutex.
   Mutex readMutex;
@@ -83,6 +89,10 @@ struct Journal::Impl {
   // such run.
   Result<StoredRun> readRunById(const std::string& runId, int64_t* runKey) REQUIRES(readMutex);
   Result<int64_t> keyId(const std::string& name) REQUIRES(writeMutex);
+  // OK when the journal takes samples for `run` now: FailedPrecondition once its final state
+  // (COMPLETED, FAILED, STOPPED) is journaled. *worldSize: the run's world size (0: unknown).
+  Status checkTakesSamples(const std::string& runId, const RunKey& run, uint32_t* worldSize)
+      REQUIRES(writeMutex);
   Status insertSampleRow(int64_t runKey, uint64_t seq, const v1::MetricSample& sample,
                          int64_t keyId) REQUIRES(writeMutex);
   Status setLastSeq(const RunKey& run) REQUIRES(writeMutex);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "journal_impl.h"
+#include "ringside/common/run_limits.h"
 
 namespace ringside::agent {
 
@@ -14,6 +15,26 @@ using sqlite::Statement;
 namespace {
 
 constexpr const char* kEndedStates = "(4, 5, 6)";  // COMPLETED, FAILED, STOPPED
+
+// Why a sample of `rank` (-1: global) at `step` and `epoch` is not journaled for a run of
+// `worldSize` ranks (0: unknown, any rank), or empty when it is.
+std::string sampleProblem(int64_t rank, int64_t step, int64_t epoch, uint32_t worldSize) {
+  if (rank < -1 || (worldSize > 0 && rank >= static_cast<int64_t>(worldSize))) {
+    return "rank " + std::to_string(rank) + " is outside the run's world size " +
+           std::to_string(worldSize) + " (ranks 0 to " + std::to_string(worldSize - 1) + ")";
+  }
+  if (step < 0 || step > kMaxMetricStep) {
+    return "step " + std::to_string(step) + " is outside 0 to 2^53";
+  }
+  if (epoch < 0 || epoch > kMaxMetricStep) {
+    return "epoch " + std::to_string(epoch) + " is outside 0 to 2^53";
+  }
+  return {};
+}
+
+void noteRefused(SampleRefusal& refused, std::string problem) {
+  if (refused.samples++ == 0) refused.reason = std::move(problem);
+}
 
 // The Status of an append's result, whichever type it is.
 const Status& statusOf(const Status& status) { return status; }
@@ -66,6 +87,7 @@ Result<RunKey> Journal::Impl::lookupRun(const std::string& runId) {
   if (row.isOk() && row.value()) {
     run.key = findRun.columnInt(0);
     run.lastSeq = static_cast<uint64_t>(findRun.columnInt(1));
+    run.state = static_cast<v1::RunState>(findRun.columnInt(2));
   }
   findRun.reset();
   if (!row.isOk()) return row.status();
@@ -73,6 +95,33 @@ Result<RunKey> Journal::Impl::lookupRun(const std::string& runId) {
     return Status::notFound("run " + runId + " is not in the journal (launched by another agent?)");
   }
   return run;
+}
+
+Status Journal::Impl::checkTakesSamples(const std::string& runId, const RunKey& run,
+                                        uint32_t* worldSize) {
+  if (isEndedState(run.state)) {
+    return Status::failedPrecondition("run " + runId + " has ended (" +
+                                      v1::RunState_Name(run.state) +
+                                      "): the journal takes no more samples for it");
+  }
+  if (auto it = worldSizes.find(runId); it != worldSizes.end()) {
+    *worldSize = it->second;
+    return Status::ok();
+  }
+  readRunInfo.bindInt(1, run.key);
+  auto row = readRunInfo.step();
+  v1::RunInfo info;
+  // A record that does not parse bounds nothing here (loadRuns reports it); its samples are
+  // still checked for steps and epochs.
+  const bool parsed = row.isOk() && row.value() && [&] {
+    const std::string_view blob = readRunInfo.columnBlob(0);
+    return info.ParseFromArray(blob.data(), static_cast<int>(blob.size()));
+  }();
+  readRunInfo.reset();
+  if (!row.isOk()) return row.status();
+  *worldSize = parsed ? info.world_size() : 0;
+  worldSizes.emplace(runId, *worldSize);
+  return Status::ok();
 }
 
 Result<int64_t> Journal::Impl::keyId(const std::string& name) {
@@ -148,6 +197,12 @@ Result<RankAppendResult> Journal::appendRankMetrics(const v1::RankMetrics& batch
   return impl_->write([&](Impl& impl) REQUIRES(impl.writeMutex) -> Result<RankAppendResult> {
     auto run = impl.lookupRun(batch.run_id());
     if (!run.isOk()) return run.status();
+    uint32_t worldSize = 0;
+    RINGSIDE_RETURN_IF_ERROR(impl.checkTakesSamples(batch.run_id(), *run, &worldSize));
+    if (worldSize > 0 && static_cast<uint32_t>(batch.rank()) >= worldSize) {
+      return Status::invalidArgument(sampleProblem(batch.rank(), 0, 0, worldSize) + " of run " +
+                                     batch.run_id());
+    }
     impl.findRankBatch.bindInt(1, run->key);
     impl.findRankBatch.bindInt(2, batch.rank());
     auto row = impl.findRankBatch.step();
@@ -167,6 +222,11 @@ Result<RankAppendResult> Journal::appendRankMetrics(const v1::RankMetrics& batch
     result.missingBatches = batch.batch_seq() - lastBatchSeq - 1;
     result.samples.reserve(batch.points_size());
     for (const v1::RankMetricPoint& point : batch.points()) {
+      if (std::string problem = sampleProblem(0, point.step(), point.epoch(), 0);
+          !problem.empty()) {
+        noteRefused(result.refused, std::move(problem));
+        continue;
+      }
       auto key = impl.keyId(point.name());
       if (!key.isOk()) return key.status();
       v1::MetricSample& sample = result.samples.emplace_back();
@@ -183,7 +243,7 @@ Result<RankAppendResult> Journal::appendRankMetrics(const v1::RankMetrics& batch
     upsert.bindInt(1, run->key);
     upsert.bindInt(2, batch.rank());
     upsert.bindInt(3, static_cast<int64_t>(batch.batch_seq()));
-    upsert.bindInt(4, batch.points_size());
+    upsert.bindInt(4, static_cast<int64_t>(result.samples.size()));
     upsert.bindInt(5, static_cast<int64_t>(result.missingBatches));
     upsert.bindInt(6, static_cast<int64_t>(batch.dropped_total()));
     RINGSIDE_RETURN_IF_ERROR(upsert.run());
@@ -193,15 +253,28 @@ Result<RankAppendResult> Journal::appendRankMetrics(const v1::RankMetrics& batch
 }
 
 Result<std::vector<v1::MetricSample>> Journal::appendMetricSamples(
-    const std::string& runId, const std::vector<v1::MetricSample>& samples) {
+    const std::string& runId, const std::vector<v1::MetricSample>& samples,
+    SampleRefusal* refused) {
+  SampleRefusal local;
+  SampleRefusal& refusal = refused != nullptr ? *refused : local;
+  refusal = {};
   return impl_->write([&](Impl& impl) REQUIRES(
                           impl.writeMutex) -> Result<std::vector<v1::MetricSample>> {
     auto run = impl.lookupRun(runId);
     if (!run.isOk()) return run.status();
-    std::vector<v1::MetricSample> stored = samples;
-    for (v1::MetricSample& sample : stored) {
-      auto key = impl.keyId(sample.name());
+    uint32_t worldSize = 0;
+    RINGSIDE_RETURN_IF_ERROR(impl.checkTakesSamples(runId, *run, &worldSize));
+    std::vector<v1::MetricSample> stored;
+    stored.reserve(samples.size());
+    for (const v1::MetricSample& input : samples) {
+      if (std::string problem = sampleProblem(input.rank(), input.step(), input.epoch(), worldSize);
+          !problem.empty()) {
+        noteRefused(refusal, std::move(problem));
+        continue;
+      }
+      auto key = impl.keyId(input.name());
       if (!key.isOk()) return key.status();
+      v1::MetricSample& sample = stored.emplace_back(input);
       sample.set_seq(++run->lastSeq);
       RINGSIDE_RETURN_IF_ERROR(impl.insertSampleRow(run->key, sample.seq(), sample, key.value()));
     }
@@ -273,6 +346,7 @@ Result<RetentionReport> Journal::applyRetention(const RetentionPolicy& policy, d
     }));
     select = Statement();
     RetentionReport report;
+    if (!doomed.empty()) impl.worldSizes.clear();
     for (const RunKey& run : doomed) {
       impl.deleteRun.bindInt(1, run.key);
       RINGSIDE_RETURN_IF_ERROR(impl.deleteRun.run());  // entries go by ON DELETE CASCADE

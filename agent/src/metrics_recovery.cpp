@@ -38,9 +38,11 @@ Result<RecoveryReport> recoverMetricsFromStdout(Journal& journal, const std::str
   std::vector<v1::MetricSample> batch;
   auto flush = [&]() -> Status {
     if (batch.empty()) return Status::ok();
-    auto stored = journal.appendMetricSamples(runId, batch);
+    SampleRefusal refused;
+    auto stored = journal.appendMetricSamples(runId, batch, &refused);
     batch.clear();
     if (!stored.isOk()) return stored.status();
+    report.samplesRefused += refused.samples;
     report.samplesMissing += stored->size();
     for (auto& sample : *stored) report.recovered.push_back(std::move(sample));
     return Status::ok();

@@ -162,9 +162,8 @@ inline void fillJournal(const std::string& path, int runs, int samples) {
   for (int r = 0; r < runs; ++r) {
     v1::RunInfo info;
     info.set_run_id("run-" + std::to_string(r));
-    info.set_state(v1::COMPLETED);
+    info.set_state(v1::RUNNING);  // COMPLETED once its samples are in
     info.set_created_time(nowSeconds() - 60);
-    info.set_end_time(nowSeconds());
     info.set_run_dir("/nonexistent/runs/run-" + std::to_string(r));
     info.mutable_spec()->set_name(markerOf(r));
     ASSERT_TRUE((*journal)->upsertRun(info).isOk());
@@ -180,8 +179,12 @@ inline void fillJournal(const std::string& path, int runs, int samples) {
         point->set_name(sent % 2 == 0 ? "train/loss" : "time/step_ms");
         point->set_value(0.001 * sent);
       }
-      ASSERT_TRUE((*journal)->appendRankMetrics(metrics).isOk());
+      auto appended = (*journal)->appendRankMetrics(metrics);
+      ASSERT_TRUE(appended.isOk()) << appended.status().toString();
     }
+    info.set_state(v1::COMPLETED);
+    info.set_end_time(nowSeconds());
+    ASSERT_TRUE((*journal)->upsertRun(info).isOk());
   }
 }
 

@@ -16,6 +16,8 @@
 #include <set>
 #include <thread>
 
+#include "ringside/common/run_limits.h"
+
 namespace ringside::agent {
 namespace {
 
@@ -254,6 +256,68 @@ TEST_F(JournalTest, AppendsToAnUnknownRunFailWithNotFound) {
   EXPECT_EQ(journal->fetchSince("nope", 0).status().code(), Status::Code::kNotFound);
 }
 
+// Issue 26 item 5: a completed 2-rank run accepted rank 5 and step 1e15 on ranks.sock, and with
+// the run's own key ranks 77 and 2^31-1 were journaled; a connection opened during a run kept
+// journaling after it was stopped. The journal now refuses them; NaN values stay values.
+TEST_F(JournalTest, EndedRunsJournalStillTookSamplesAndRanksOutsideTheWorldSize) {
+  auto journal = open();
+  v1::RunInfo run = runInfo("r");
+  run.set_world_size(2);
+  ASSERT_TRUE(journal->upsertRun(run).isOk());
+
+  // Ranks outside [0, world_size): the whole batch, nothing written.
+  for (int rank : {2, 5, 77, 2147483647}) {
+    auto refused = journal->appendRankMetrics(rankBatch("r", rank, 1, 3));
+    EXPECT_EQ(refused.status().code(), Status::Code::kInvalidArgument) << rank;
+    EXPECT_NE(refused.status().message().find("outside the run's world size 2"), std::string::npos)
+        << refused.status().message();
+  }
+  // Steps and epochs outside 0 to 2^53: those points only; a NaN value is journaled.
+  v1::RankMetrics batch = rankBatch("r", 1, 1, 4);
+  batch.mutable_points(1)->set_step(1000000000000000);  // 1e15 is within 2^53: kept
+  batch.mutable_points(2)->set_step(-1);
+  batch.mutable_points(3)->set_step(kMaxMetricStep + 1);
+  batch.mutable_points(0)->set_value(std::nan(""));
+  auto appended = journal->appendRankMetrics(batch);
+  ASSERT_TRUE(appended.isOk()) << appended.status().toString();
+  ASSERT_EQ(appended->samples.size(), 2u);
+  EXPECT_TRUE(std::isnan(appended->samples[0].value()));
+  EXPECT_EQ(appended->samples[1].step(), 1000000000000000);
+  EXPECT_EQ(appended->refused.samples, 2u);
+  EXPECT_EQ(appended->refused.reason, "step -1 is outside 0 to 2^53");
+  SampleRefusal refusal;
+  v1::MetricSample sample;
+  sample.set_name("train/loss");
+  for (int rank : {-1, 0, 1, 2, -2}) {
+    sample.set_rank(rank);
+    auto samples = journal->appendMetricSamples("r", {sample}, &refusal);
+    ASSERT_TRUE(samples.isOk());
+    EXPECT_EQ(samples->size(), rank >= -1 && rank < 2 ? 1u : 0u) << rank;
+  }
+  sample.set_rank(0);
+  sample.set_epoch(-4);
+  EXPECT_TRUE(journal->appendMetricSamples("r", {sample}, &refusal)->empty());
+  EXPECT_EQ(refusal.reason, "epoch -4 is outside 0 to 2^53");
+  const uint64_t lastSeq = journal->findRun("r")->info.last_seq();
+  EXPECT_EQ(lastSeq, 5u);  // 2 rank points and 3 samples
+
+  // After the final state, nothing more: neither rank batches nor other samples.
+  run.set_state(v1::STOPPED);
+  ASSERT_TRUE(journal->appendStateEvent(run).isOk());
+  auto late = journal->appendRankMetrics(rankBatch("r", 0, 7, 3));
+  EXPECT_EQ(late.status().code(), Status::Code::kFailedPrecondition);
+  EXPECT_EQ(late.status().message(),
+            "run r has ended (STOPPED): the journal takes no more samples for it");
+  EXPECT_EQ(journal->appendMetricSamples("r", {sample}).status().code(),
+            Status::Code::kFailedPrecondition);
+  EXPECT_EQ(journal->findRun("r")->info.last_seq(), lastSeq + 1);  // the state event only
+  // ... also after a restart of the agent (the state is read from the file).
+  journal.reset();
+  journal = open();
+  EXPECT_EQ(journal->appendRankMetrics(rankBatch("r", 1, 9, 3)).status().code(),
+            Status::Code::kFailedPrecondition);
+}
+
 TEST_F(JournalTest, ResentRankBatchIsSkippedAndCounted) {
   auto journal = open();
   ASSERT_TRUE(journal->upsertRun(runInfo("r1")).isOk());
@@ -461,14 +525,15 @@ TEST_F(JournalTest, RetentionDeletesOldAndExcessEndedRunsOnly) {
   auto journal = open();
   const double day = 86400;
   const double now = 100 * day;
-  ASSERT_TRUE(journal->upsertRun(runInfo("running")).isOk());
+  // Each run takes its samples while it runs, then ends (after its end it would refuse them).
+  for (const char* run : {"running", "old", "recent1", "recent2", "recent3"}) {
+    ASSERT_TRUE(journal->upsertRun(runInfo(run)).isOk());
+    ASSERT_TRUE(journal->appendRankMetrics(rankBatch(run, 0, 1, 10)).isOk());
+  }
   ASSERT_TRUE(journal->upsertRun(runInfo("old", v1::COMPLETED, now - 40 * day)).isOk());
   ASSERT_TRUE(journal->upsertRun(runInfo("recent1", v1::FAILED, now - 3 * day)).isOk());
   ASSERT_TRUE(journal->upsertRun(runInfo("recent2", v1::STOPPED, now - 2 * day)).isOk());
   ASSERT_TRUE(journal->upsertRun(runInfo("recent3", v1::COMPLETED, now - 1 * day)).isOk());
-  for (const char* run : {"running", "old", "recent1", "recent2", "recent3"}) {
-    ASSERT_TRUE(journal->appendRankMetrics(rankBatch(run, 0, 1, 10)).isOk());
-  }
 
   EXPECT_EQ(journal->applyRetention({}, now)->runsDeleted, 0u);
   auto report = journal->applyRetention({.maxAgeDays = 30, .maxEndedRuns = std::nullopt}, now);

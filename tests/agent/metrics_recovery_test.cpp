@@ -25,7 +25,10 @@ class MetricsRecoveryTest : public ::testing::Test {
     journal_ = std::move(journal).value();
     v1::RunInfo info;
     info.set_run_id("r1");
-    info.set_state(v1::COMPLETED);
+    info.set_world_size(2);
+    // The run's processes have ended, but its final state is journaled only after the recovery
+    // (a journal takes no samples after a run's final state).
+    info.set_state(v1::RUNNING);
     ASSERT_TRUE(journal_->upsertRun(info).isOk());
   }
   void TearDown() override {

@@ -102,8 +102,7 @@ TEST_F(MultiNodeTest, PreflightNamesWhatIsMissingAndTheFreeSlots) {
   good.mutable_preflight()->set_ranks(1);
   const v1::Envelope ready = request(good);
   ASSERT_TRUE(ready.has_preflight_reply()) << ready.DebugString();
-  EXPECT_TRUE(ready.preflight_reply().problems().empty())
-      << ready.preflight_reply().problems(0);
+  EXPECT_TRUE(ready.preflight_reply().problems().empty()) << ready.preflight_reply().problems(0);
   EXPECT_GT(ready.preflight_reply().free_slots(), 0u);
   EXPECT_EQ(ready.preflight_reply().slot_kind(), "cpu");
   EXPECT_FALSE(ready.preflight_reply().agent_version().empty());
@@ -153,6 +152,60 @@ TEST_F(UnreachableNodeTest, LaunchIsRefusedNamingTheNodeAndNothingStarts) {
   EXPECT_EQ(request(list).list_runs_reply().runs_size(), 0);
 }
 
+// Issue 26 item 5: with the run's own key, ranks 77 and 2^31-1 were journaled, and a rank-port
+// connection opened during a run kept journaling after the run ended.
+TEST_F(MultiNodeTest, RankPortTookSamplesOfRanksOutsideTheWorldSizeAndAfterTheRunEnded) {
+  v1::Envelope launch;
+  auto* spec = launch.mutable_launch_run()->mutable_spec();
+  spec->set_name("sleeper");
+  auto* self = spec->add_hosts();
+  self->set_host(hostname());
+  self->set_ranks(2);
+  for (const char* word : {"sleep", "4"}) spec->mutable_command()->add_argv(word);
+  const v1::Envelope launched = request(launch);
+  ASSERT_TRUE(launched.has_launch_run_reply()) << launched.DebugString();
+  const v1::RunInfo info = launched.launch_run_reply().run();
+  waitForState(info.run_id(), {v1::RUNNING});
+  auto runKeys = curve::readKeyPairFromSecretFile(info.run_dir() + "/rank.key_secret");
+  ASSERT_TRUE(runKeys.isOk()) << runKeys.status().toString();
+  zmq::socket_t rank(context_, zmq::socket_type::push);
+  rank.set(zmq::sockopt::linger, 1000);
+  ASSERT_TRUE(curve::configureClient(rank, *runKeys, agentKey_).isOk());
+  rank.connect(agent_->ready().rank_endpoint());
+  const auto push = [&](int rankId, uint64_t batchSeq) {
+    v1::Envelope envelope = protocol::newEnvelope(0);
+    auto* metrics = envelope.mutable_rank_metrics();
+    metrics->set_run_id(info.run_id());
+    metrics->set_rank(rankId);
+    metrics->set_batch_seq(batchSeq);
+    auto* point = metrics->add_points();
+    point->set_name("train/loss");
+    point->set_step(1);
+    point->set_value(0.5);
+    ASSERT_TRUE(rank.send(zmq::buffer(protocol::encodeEnvelope(envelope))));
+  };
+  const auto agentLogs = [&](const std::string& text) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (agent_->errors().find(text) == std::string::npos &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return agent_->errors().find(text) != std::string::npos;
+  };
+  push(77, 1);
+  push(2147483647, 1);
+  push(0, 1);
+  EXPECT_TRUE(agentLogs("rank 77 is outside the run's world size 2")) << agent_->errors();
+  const v1::RunInfo run = waitForState(info.run_id(), {v1::COMPLETED, v1::FAILED});
+  ASSERT_EQ(run.state(), v1::COMPLETED) << run.reason();
+  push(1, 1);  // on the connection opened during the run
+  EXPECT_TRUE(agentLogs("has ended (COMPLETED): the journal takes no more samples for it"))
+      << agent_->errors();
+  const Fetched all = fetchAll(info.run_id());
+  ASSERT_EQ(all.samples.size(), 1u) << "rank 0's sample of the running run, and nothing else";
+  EXPECT_EQ(all.samples[0].rank(), 0);
+}
+
 // Two agents on one machine see the same processes, as the agent of node 2 sees the ranks that
 // node 1's mpirun started there: the second one counts them as used slots and stops them.
 TEST_F(MultiNodeTest, AnotherAgentCountsAndStopsTheRanksOfARunItDoesNotOwn) {
@@ -181,8 +234,7 @@ TEST_F(MultiNodeTest, AnotherAgentCountsAndStopsTheRanksOfARunItDoesNotOwn) {
   AgentProcess other(otherState, dir_.path(), {}, "other.ready.json");
   zmq::socket_t dealer(context_, zmq::socket_type::dealer);
   dealer.set(zmq::sockopt::linger, 0);
-  ASSERT_TRUE(
-      curve::configureClient(dealer, clientKeys_, other.ready().public_key()).isOk());
+  ASSERT_TRUE(curve::configureClient(dealer, clientKeys_, other.ready().public_key()).isOk());
   dealer.connect(other.control());
   const auto ask = [&](v1::Envelope envelope) {
     envelope.set_protocol_version(protocol::kProtocolVersion);

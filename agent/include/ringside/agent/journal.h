@@ -72,6 +72,14 @@ struct StoredRun {
   int64_t runKey = 0;  // the run's key in the journal: runs are listed in key order (oldest first)
 };
 
+// Samples that an append left out while it journaled the others (Journal::appendRankMetrics,
+// appendMetricSamples): a rank outside the run's world size, a step or epoch outside 0 to 2^53
+// (kMaxMetricStep, common/run_limits.h).
+struct SampleRefusal {
+  uint64_t samples = 0;
+  std::string reason;  // why the first of them was left out, e.g. "step -3 is outside 0 to 2^53"
+};
+
 // What appendRankMetrics did with one batch.
 struct RankAppendResult {
   // True when the batch's batch_seq is <= the last one journaled for (run, rank): it was resent
@@ -82,6 +90,9 @@ struct RankAppendResult {
   // The journaled samples with their seqs, in seq order, one per point, with rank = -1 for a
   // point marked global; ready to publish.
   std::vector<v1::MetricSample> samples;
+  // Points of the batch left out (their step or epoch is outside 0 to 2^53); the others are
+  // journaled and the batch counts as delivered.
+  SampleRefusal refused;
 };
 
 // Per-rank delivery counters of a run (the rank_batches table).
@@ -162,16 +173,25 @@ class Journal {
 
   // Journals one rank batch: skips it when (run_id, rank, batch_seq) was seen (batch_seq <= the
   // last stored one, see RankAppendResult::duplicate), otherwise assigns the next seqs of the
-  // run, one per point, and stores them as metric samples. Errors: kNotFound for a run the
-  // journal does not hold; kInvalidArgument for batch_seq 0 or a negative rank; SQLite errors
-  // (nothing is written then).
+  // run, one per point, and stores them as metric samples; a point whose step or epoch is
+  // outside 0 to 2^53 is left out (RankAppendResult::refused). A NaN or infinite value is a
+  // value (docs/metrics.md: a value that is not finite) and is journaled. Errors: kNotFound for
+  // a run the journal does not hold; kFailedPrecondition for a run whose final state is
+  // journaled (a run takes no samples after it ended: its final state is the last word on it,
+  // docs/journal.md); kInvalidArgument for batch_seq 0, a negative rank or a rank outside the
+  // run's world size (RunInfo.world_size, when known); SQLite errors. Nothing is written on an
+  // error.
   Result<RankAppendResult> appendRankMetrics(const v1::RankMetrics& batch);
 
   // Journals samples of a run that come from elsewhere (JSON Lines of a custom command, global
-  // values): each gets the next seq (the input's seq is ignored). Returns them with their seqs.
-  // Errors: kNotFound for an unknown run; SQLite errors (nothing is written then).
+  // values, metrics recovered from stdout.log): each gets the next seq (the input's seq is
+  // ignored). Returns them with their seqs. A sample whose rank is neither -1 (global) nor in the
+  // world size, or whose step or epoch is outside 0 to 2^53, is left out and counted in
+  // *refused (when not null). Errors: kNotFound for an unknown run; kFailedPrecondition for a
+  // run whose final state is journaled; SQLite errors (nothing is written then).
   Result<std::vector<v1::MetricSample>> appendMetricSamples(
-      const std::string& runId, const std::vector<v1::MetricSample>& samples);
+      const std::string& runId, const std::vector<v1::MetricSample>& samples,
+      SampleRefusal* refused = nullptr);
 
   // Journals log lines of a run (stdout/stderr, one line each, without newline), returning them
   // with their seqs. Errors as appendMetricSamples.

@@ -29,14 +29,19 @@ struct RecoveryReport {
   uint64_t samplesInLog = 0;    // samples they hold
   uint64_t samplesMissing = 0;  // of those, not in the journal before: journaled now
   uint64_t linesSkipped = 0;    // lines longer than a log line, or records that did not parse
+  // Samples the journal refused (a rank outside the run's world size, a step outside 0 to 2^53;
+  // Journal::appendMetricSamples).
+  uint64_t samplesRefused = 0;
   std::vector<v1::MetricSample> recovered;  // as journaled (with their seqs), for publishing
 };
 
 // Reads `stdoutPath` (a trainer run's stdout.log) and journals, in step order, each sample it
 // holds that the journal has no sample of the same (rank, step, name) for. Memory: 8 bytes per
 // journaled sample (a hash of its key) plus one batch of 10,000 samples. Errors: NotFound when
-// the file cannot be read or the run is not journaled; the journal's errors (batches journaled
-// before the error stay journaled; a later call recovers the rest).
+// the file cannot be read or the run is not journaled; FailedPrecondition once the run's final
+// state is journaled (the agent recovers before it journals it, so that the recovered samples come
+// before the final state); the journal's errors (batches journaled before the error stay
+// journaled; a later call recovers the rest).
 Result<RecoveryReport> recoverMetricsFromStdout(Journal& journal, const std::string& runId,
                                                 const std::string& stdoutPath);
 
