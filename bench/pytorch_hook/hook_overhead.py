@@ -1,23 +1,26 @@
 #!/usr/bin/python3
 """The cost of ringside.torch.watch: the example's training step with and without it, in one run.
 
-Each rank trains two copies of examples/pytorch/ddp_fashion_mnist.py's CNN in DDP on the same
-data: ``plain`` (DDP's default all-reduce, no Ringside) and ``watched`` (ringside.torch.watch with
-the example's settings, plus ringside.log of the loss every step, as the example does). Blocks of
---steps steps alternate A-B-B-A (--pairs pairs of blocks), each timed with perf_counter after a
-barrier, so that drift in the machine's speed falls on both alike. Each model sees the same
-batches in the same order, so at the end both must hold bit-identical parameters: the check that
-the figures come from a correct hook.
+Each rank trains three copies of examples/pytorch/ddp_fashion_mnist.py's CNN in DDP on the same
+data: ``plain`` (DDP's default all-reduce, no Ringside), ``allreduce_hook`` (PyTorch's own
+``allreduce_hook`` registered as the communication hook: what any Python comm hook costs, the
+reference for ours) and ``watched`` (ringside.torch.watch with the example's settings, plus
+ringside.log of the loss every step, as the example does). Blocks of --steps steps run in rounds
+A-B-C then C-B-A (--rounds rounds), each timed after a barrier, so that drift in the machine's
+speed falls on all alike. Each model sees the same batches in the same order, so at the end
+``plain`` and ``watched`` must hold bit-identical parameters: the check that the figures come
+from a correct hook.
 
-Prints ms/step of every block (wall and CPU time of the rank's process), the medians, watched /
-plain, and the CPU time spent inside ringside's own hooks and ringside.log per step (each wrapped
-with the thread's CPU clock), which on a busy machine measures the cost more tightly than the
-difference of two noisy step times. The watched model's records go
-where ringside sends them: --sink stdout writes them to a file per rank (JSON Lines, as without an
+Prints ms/step of every block (wall time, and CPU time of the rank's process), each kind's
+median, the ratios (median over rounds of the ratio within each round: adjacent blocks see nearly
+the same machine), and the CPU time spent inside ringside's own hooks and ringside.log per step
+(each wrapped with the thread's CPU clock), which on a busy machine measures the cost more
+tightly than the difference of two noisy step times. The watched model's records go where
+ringside sends them: --sink stdout writes them to a file per rank (JSON Lines, as without an
 agent); --sink agent pushes them to a PULL socket of this launcher (as to an agent, with
 heartbeats).
 
-    bench/pytorch_hook/hook_overhead.py [--world 2] [--device cpu|cuda] [--steps 20] [--pairs 8]
+    bench/pytorch_hook/hook_overhead.py [--world 2] [--device cpu|cuda] [--steps 20] [--rounds 4]
                                         [--batch 128] [--model cnn|linear] [--sink stdout|agent]
 
 Run with Debian's /usr/bin/python3 (python3-torch) on CPU; on a GPU machine with its PyTorch.
@@ -39,6 +42,7 @@ import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "pytorch" / "ddp_fashion_mnist.py"
+KINDS = ("plain", "allreduce_hook", "watched")
 
 
 def parse_args():
@@ -46,7 +50,8 @@ def parse_args():
     parser.add_argument("--world", type=int, default=2, help="ranks (processes)")
     parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     parser.add_argument("--steps", type=int, default=20, help="steps per block")
-    parser.add_argument("--pairs", type=int, default=8, help="pairs of blocks (A-B-B-A order)")
+    parser.add_argument("--rounds", type=int, default=4,
+                        help="rounds of three blocks, A-B-C then C-B-A")
     parser.add_argument("--batch", type=int, default=128, help="global batch")
     parser.add_argument("--model", choices=("cnn", "linear"), default="cnn",
                         help="cnn: the example's; linear: one 784x10 layer, whose step is so "
@@ -57,8 +62,8 @@ def parse_args():
     parser.add_argument("--rank-worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--result", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if min(args.world, args.steps, args.pairs, args.batch, args.threads) < 1:
-        parser.error("--world, --steps, --pairs, --batch and --threads must be at least 1")
+    if min(args.world, args.steps, args.rounds, args.batch, args.threads) < 1:
+        parser.error("--world, --steps, --rounds, --batch and --threads must be at least 1")
     if args.batch % args.world:
         parser.error("--batch must be a multiple of --world")
     return args
@@ -102,6 +107,7 @@ def rank_main(args):
     import torch
     import torch.distributed as dist
     import torch.nn.functional as F
+    import torch.distributed.algorithms.ddp_comm_hooks.default_hooks as default_hooks
     from torch.nn.parallel import DistributedDataParallel
 
     import ringside
@@ -118,7 +124,6 @@ def rank_main(args):
     info = ringside.torch.init_process_group(backend="nccl" if args.device == "cuda" else "gloo")
     torch.set_num_threads(args.threads)
     local_batch = args.batch // info.world_size
-    total = args.steps * args.pairs  # steps each model trains in the blocks
     x, y = example.load_split(args.data, "train", 0)
     order = torch.randperm(x.shape[0], generator=torch.Generator().manual_seed(7))
 
@@ -128,11 +133,12 @@ def rank_main(args):
                torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(28 * 28, 10)))
         return DistributedDataParallel(net.to(info.device), device_ids=info.device_ids)
 
-    models = {"plain": build(), "watched": build()}
+    models = {kind: build() for kind in KINDS}
+    models["allreduce_hook"].register_comm_hook(None, default_hooks.allreduce_hook)
     ringside.torch.watch(models["watched"], global_batch=args.batch)
     optimizers = {k: torch.optim.SGD(m.parameters(), lr=0.05, momentum=0.9)
                   for k, m in models.items()}
-    done = {"plain": 0, "watched": 0}  # steps each model has trained
+    done = {kind: 0 for kind in KINDS}  # steps each model has trained
 
     def step(kind):
         model, optimizer = models[kind], optimizers[kind]
@@ -145,35 +151,42 @@ def rank_main(args):
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
-        value = loss.item()  # both read the loss, as a training loop does
+        value = loss.item()  # every model reads its loss, as a training loop does
         done[kind] = i + 1
         if kind == "watched":
             ringside.log(done[kind], {"train/loss": value})
 
-    for kind in models:  # warm-up: first-step work (bucket rebuild, allocations) outside blocks
+    for kind in KINDS:  # warm-up: first-step work (bucket rebuild, allocations) outside blocks
         for _ in range(3):
             step(kind)
     blocks = []
-    for b in range(2 * args.pairs):
-        kind = ("plain", "watched")[(b + b // 2) % 2]  # A B B A A B B A ...
-        dist.barrier()
-        if args.device == "cuda":
-            torch.cuda.synchronize()
-        start, cpu_start, self_start = time.perf_counter(), time.process_time(), self_time.seconds
-        for _ in range(args.steps):
-            step(kind)
-        if args.device == "cuda":
-            torch.cuda.synchronize()
-        blocks.append({"kind": kind,
-                       "ms_per_step": (time.perf_counter() - start) * 1e3 / args.steps,
-                       "cpu_ms_per_step": (time.process_time() - cpu_start) * 1e3 / args.steps,
-                       "ringside_ms_per_step": (self_time.seconds - self_start) * 1e3
-                       / args.steps})
-    same = all(torch.equal(a, b) for a, b in zip(models["plain"].parameters(),
-                                                 models["watched"].parameters()))
-    assert total == done["plain"] - 3 == done["watched"] - 3
+    for r in range(2 * args.rounds):
+        for kind in (KINDS if r % 2 == 0 else KINDS[::-1]):
+            dist.barrier()
+            if args.device == "cuda":
+                torch.cuda.synchronize()
+            start, cpu_start, self_start = (time.perf_counter(), time.process_time(),
+                                            self_time.seconds)
+            for _ in range(args.steps):
+                step(kind)
+            if args.device == "cuda":
+                torch.cuda.synchronize()
+            blocks.append({"round": r, "kind": kind,
+                           "ms_per_step": (time.perf_counter() - start) * 1e3 / args.steps,
+                           "cpu_ms_per_step": (time.process_time() - cpu_start) * 1e3
+                           / args.steps,
+                           "ringside_ms_per_step": (self_time.seconds - self_start) * 1e3
+                           / args.steps})
+
+    def same(a, b):
+        return all(torch.equal(p, q) for p, q in zip(models[a].parameters(),
+                                                     models[b].parameters()))
+
+    assert len(set(done.values())) == 1
     result = {"rank": info.rank, "world": info.world_size, "device": str(info.device),
-              "torch": torch.__version__, "blocks": blocks, "params_identical": same,
+              "torch": torch.__version__, "blocks": blocks,
+              "params_identical": same("plain", "watched"),
+              "allreduce_hook_identical": same("plain", "allreduce_hook"),
               "steps_per_model": done["plain"]}
     pathlib.Path(args.result).write_text(json.dumps(result))
     dist.barrier()
@@ -245,50 +258,53 @@ def launch(args):
     return 0 if all(r["params_identical"] for r in results) else 1
 
 
+def round_ratios(results, figure, numerator, denominator):
+    """The ratio numerator / denominator of `figure` within each round of each rank."""
+    ratios = []
+    for r in results:
+        by_round = {}
+        for block in r["blocks"]:
+            by_round.setdefault(block["round"], {})[block["kind"]] = block[figure]
+        ratios += [kinds[numerator] / kinds[denominator] for kinds in by_round.values()]
+    return ratios
+
+
 def report(args, results, folder, counts):
     r0 = results[0]
     print(f"hook_overhead: {args.world} ranks on {r0['device']} (torch {r0['torch']}), model "
-          f"{args.model}, global batch {args.batch}, {args.steps} steps per block, {2 * args.pairs} blocks A-B-B-A, "
-          f"records to {args.sink}")
-    print(f"{'block':>5}  {'model':<8} " + "  ".join(
+          f"{args.model}, global batch {args.batch}, {args.steps} steps per block, "
+          f"{2 * args.rounds} rounds A-B-C / C-B-A, records to {args.sink}")
+    print(f"{'round':>5}  {'model':<15} " + "  ".join(
         f"rank{r['rank']} wall/CPU ms/step" for r in results))
     for b, block in enumerate(r0["blocks"]):
-        print(f"{b + 1:>5}  {block['kind']:<8} " + "  ".join(
+        print(f"{block['round'] + 1:>5}  {block['kind']:<15} " + "  ".join(
             f"{r['blocks'][b]['ms_per_step']:>12.3f} {r['blocks'][b]['cpu_ms_per_step']:>8.3f}"
             for r in results))
-    for figure, what in (("ms_per_step", "wall ms/step"), ("cpu_ms_per_step",
-                                                           "CPU ms/step (all threads)")):
-        medians = {}
-        for kind in ("plain", "watched"):
-            medians[kind] = statistics.median(b[figure] for r in results for b in r["blocks"]
-                                              if b["kind"] == kind)
-        ratio = medians["watched"] / medians["plain"]
-        # Adjacent blocks (A-B, B-A, ...) see nearly the same machine: the median of their
-        # ratios is robust to load that changes between pairs.
-        pair_ratios = []
-        for r in results:
-            blocks = r["blocks"]
-            for b in range(0, len(blocks) - 1, 2):
-                pair = {blocks[b]["kind"]: blocks[b][figure],
-                        blocks[b + 1]["kind"]: blocks[b + 1][figure]}
-                pair_ratios.append(pair["watched"] / pair["plain"])
-        pair_ratio = statistics.median(pair_ratios)
-        print(f"{what}: median over ranks and blocks plain {medians['plain']:.3f}, watched "
-              f"{medians['watched']:.3f} ({(medians['watched'] - medians['plain']) * 1e3:+.0f} "
-              f"us), ratio {ratio:.4f} ({(ratio - 1) * 100:+.2f} %); median "
-              f"of the {len(pair_ratios)} adjacent-pair ratios {pair_ratio:.4f} "
-              f"({(pair_ratio - 1) * 100:+.2f} %)")
+    for figure, what in (("ms_per_step", "wall ms/step"),
+                         ("cpu_ms_per_step", "CPU ms/step (the rank's process)")):
+        medians = {kind: statistics.median(b[figure] for r in results for b in r["blocks"]
+                                           if b["kind"] == kind) for kind in KINDS}
+        print(f"{what}, median over ranks and blocks: " + ", ".join(
+            f"{kind} {medians[kind]:.3f}" for kind in KINDS))
+        for numerator, denominator in (("watched", "plain"), ("watched", "allreduce_hook"),
+                                       ("allreduce_hook", "plain")):
+            ratio = statistics.median(round_ratios(results, figure, numerator, denominator))
+            print(f"  {numerator} / {denominator}: {ratio:.4f} ({(ratio - 1) * 100:+.2f} %), "
+                  f"median of the {2 * args.rounds * len(results)} per-round ratios")
     for r in results:
         own = [b["ringside_ms_per_step"] for b in r["blocks"] if b["kind"] == "watched"]
-        plain = [b["ms_per_step"] for b in r["blocks"] if b["kind"] == "plain"]
-        share = statistics.median(own) / statistics.median(plain)
-        print(f"rank {r['rank']}: CPU time inside ringside's hooks and log() in the watched "
-              f"blocks: median {statistics.median(own) * 1e3:.0f} us/step (blocks "
-              f"{min(own) * 1e3:.0f}-{max(own) * 1e3:.0f}), {share * 100:.2f} % of the plain "
-              f"model's median wall ms/step")
+        plain = statistics.median(b["ms_per_step"] for b in r["blocks"] if b["kind"] == "plain")
+        plain_cpu = statistics.median(b["cpu_ms_per_step"] for b in r["blocks"]
+                                      if b["kind"] == "plain")
+        mine = statistics.median(own)
+        print(f"rank {r['rank']}: CPU time inside ringside's hooks and log(): median "
+              f"{mine * 1e3:.0f} us/step (blocks {min(own) * 1e3:.0f}-{max(own) * 1e3:.0f}): "
+              f"{mine / plain * 100:.2f} % of plain's wall ms/step, {mine / plain_cpu * 100:.2f} % "
+              f"of its CPU ms/step")
     identical = all(r["params_identical"] for r in results)
     print(f"check: parameters of the plain and watched models after {r0['steps_per_model']} "
-          f"steps each are {'bit-identical' if identical else 'DIFFERENT'} on every rank")
+          f"steps each are {'bit-identical' if identical else 'DIFFERENT'} on every rank "
+          f"(allreduce_hook's: {'identical' if all(r['allreduce_hook_identical'] for r in results) else 'differ: it divides where DDP multiplies by 1/n'})")
     if args.sink == "agent":
         print(f"fake agent received {counts['frames']} messages, {counts['bytes']} bytes")
     else:
