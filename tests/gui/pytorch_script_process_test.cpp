@@ -4,7 +4,9 @@
 // the script's loss for both ranks, the hook's per-rank all-reduce times and the run's busbw and
 // per-bucket figures, its hyperparameters (ringside.config) with the run, and the agent's
 // straggler verdict names the rank the script was told to slow down.
+#include <QDir>
 #include <QSignalSpy>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -14,6 +16,8 @@
 #include "gui_test_support.h"
 #include "ringside/common/metric_names.h"
 #include "ringside/gui/controller.h"
+#include "ringside/gui/widgets/dashboard_tab.h"
+#include "ringside/gui/widgets/metric_chart.h"
 
 namespace ringside::gui {
 
@@ -57,7 +61,7 @@ class PyTorchScriptProcessTest : public QObject {
         QStringLiteral(RINGSIDE_SOURCE_DIR "/examples/pytorch/ddp_fashion_mnist.py");
     // Rank 1 sleeps 25 ms in every step's data loading: a straggler in the data stage.
     form.pythonArgs = QStringLiteral(
-        "--epochs 1 --train-samples 6400 --test-samples 1000 --batch 64 --log-every 1 "
+        "--epochs 1 --train-samples 9600 --test-samples 1000 --batch 64 --log-every 1 "
         "--threads 1 --inject-delay 1:25");
     form.pythonWorkingDir = work.path();
     form.nodeIds = {testing::onlineLocalNodeId(controller)};
@@ -65,6 +69,23 @@ class PyTorchScriptProcessTest : public QObject {
     QString error;
     const QString runId = testing::launchAndWait(controller, form, &error);
     QVERIFY2(!runId.isEmpty(), qPrintable(error));
+    // The run's live dashboard, as a user watches it (with RINGSIDE_SCREENSHOT_DIR set: saved
+    // as pytorch-dashboard.png there, with the per-bucket view below the charts).
+    DashboardTab live(controller, runId);
+    live.resize(1500, 1000);
+    live.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&live));
+    QTRY_VERIFY_WITH_TIMEOUT(live.lossChart()->seriesData(DashboardTab::rawLossName()).size() >= 30,
+                             240000);
+    for (QTabWidget* tabs : live.findChildren<QTabWidget*>()) {
+      for (int i = 0; i < tabs->count(); ++i) {
+        if (tabs->tabText(i) == QLatin1String("Per bucket")) tabs->setCurrentIndex(i);
+      }
+    }
+    QTest::qWait(2500);  // the per-bucket view's next read and a redraw
+    if (const QString dir = qEnvironmentVariable("RINGSIDE_SCREENSHOT_DIR"); !dir.isEmpty()) {
+      QVERIFY(live.grab().save(QDir(dir).filePath(QStringLiteral("pytorch-dashboard.png"))));
+    }
     QTRY_VERIFY_WITH_TIMEOUT(ended(testing::storedRunState(controller, runId)), 300000);
     auto run = controller.store().run(runId).result();
     QVERIFY(run.isOk());
