@@ -125,33 +125,96 @@ Status writeCheckpoint(const std::string& path, const TrainingCheckpoint& checkp
   return writeFileAtomic(path, std::string_view(bytes.data(), bytes.size()), 0644);
 }
 
-Result<TrainingCheckpoint> readCheckpoint(const std::string& path) {
+Result<CheckpointHeader> readCheckpointHeader(const std::string& path) {
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) return Status::notFound("no checkpoint file at " + path);
   std::ifstream file(path, std::ios::binary | std::ios::ate);
   if (!file) return Status::ioError("cannot open checkpoint " + path);
-  // One allocation of the file's size (the plan in memory_plan.h counts one copy).
   const std::streamoff size = file.tellg();
   if (size < 0) return Status::ioError("cannot read checkpoint " + path);
-  std::vector<char> data(static_cast<size_t>(size));
   file.seekg(0);
-  if (!file.read(data.data(), size)) {
-    return Status::ioError("cannot read checkpoint " + path + ": " + std::strerror(errno));
-  }
+  CheckpointHeader header;
+  header.fileBytes = static_cast<uint64_t>(size);
+  const auto fileSize = header.fileBytes;
   const std::string advice = ": the file is damaged; resume from an older checkpoint";
+  uint64_t pos = 0;
+  // Reads the next field; false at the end of the file.
+  const auto get = [&](auto* value) {
+    if (fileSize - pos < sizeof *value ||
+        !file.read(reinterpret_cast<char*>(value), sizeof *value)) {
+      return false;
+    }
+    pos += sizeof *value;
+    return true;
+  };
+  // Reads a buffer's float count and seeks over its floats; false past the end of the file.
+  const auto skipFloats = [&](uint64_t* count) {
+    if (!get(count) || *count > (fileSize - pos) / sizeof(float)) return false;
+    pos += *count * sizeof(float);
+    return static_cast<bool>(file.seekg(static_cast<std::streamoff>(pos)));
+  };
 
-  if (data.size() < sizeof kMagic + sizeof(uint32_t) * 2 ||
-      std::memcmp(data.data(), kMagic, sizeof kMagic) != 0) {
+  char magic[sizeof kMagic];
+  bool ok = true;
+  for (char& c : magic) ok = ok && get(&c);
+  if (!ok || std::memcmp(magic, kMagic, sizeof kMagic) != 0) {
     return Status::corruption(path + " is not a Ringside checkpoint (bad magic)");
   }
   uint32_t version = 0;
-  std::memcpy(&version, data.data() + sizeof kMagic, sizeof version);
+  if (!get(&version)) {
+    return Status::corruption(path + " is not a Ringside checkpoint (it ends after the magic)");
+  }
   if (version < kOldestCheckpointVersion || version > kCheckpointVersion) {
     return Status::corruption(path + " has checkpoint format version " + std::to_string(version) +
                               "; this trainer reads versions " +
                               std::to_string(kOldestCheckpointVersion) + " to " +
                               std::to_string(kCheckpointVersion));
   }
+  TrainingCheckpoint& checkpoint = header.checkpoint;
+  uint32_t model = 0, layerCount = 0, optimizer = 0, bufferCount = 0;
+  // Version 1 had no model field: every version-1 checkpoint is an MLP.
+  if (version >= 2) ok = get(&model) && model <= static_cast<uint32_t>(ModelKind::kCnn);
+  checkpoint.model = static_cast<ModelKind>(model);
+  ok = ok && get(&layerCount) && layerCount <= kMaxLayers;
+  for (uint32_t i = 0; ok && i < layerCount; ++i) {
+    int32_t layer = 0;
+    ok = get(&layer);
+    checkpoint.layerSizes.push_back(layer);
+  }
+  ok = ok && get(&optimizer) && optimizer <= static_cast<uint32_t>(OptimizerKind::kAdamW);
+  checkpoint.optimizer = static_cast<OptimizerKind>(optimizer);
+  ok = ok && get(&checkpoint.step) && get(&checkpoint.epoch) && get(&checkpoint.stepInEpoch) &&
+       get(&checkpoint.seed) && get(&checkpoint.globalBatch) && get(&checkpoint.trainSamples) &&
+       get(&checkpoint.worldSize) && skipFloats(&header.numParams) &&
+       get(&checkpoint.optimizerState.stepCount) && get(&bufferCount) && bufferCount <= kMaxBuffers;
+  for (uint32_t i = 0; ok && i < bufferCount; ++i) {
+    ok = skipFloats(&header.bufferSizes.emplace_back());
+  }
+  if (!ok) return Status::corruption(path + ": inconsistent sizes" + advice);
+  const uint64_t expected = pos + sizeof(uint32_t);  // the CRC-32 ends the file
+  if (fileSize != expected) {
+    return Status::corruption(path + " is " + std::to_string(fileSize) +
+                              " bytes but its header describes " + std::to_string(expected) +
+                              ": inconsistent sizes" + advice);
+  }
+  return header;
+}
+
+Result<TrainingCheckpoint> readCheckpoint(const std::string& path) {
+  // The header first: a file that is not a checkpoint, or whose sizes are wrong, is refused
+  // before its bytes are read (a 10 GB file must not be read to find a bad magic).
+  auto header = readCheckpointHeader(path);
+  if (!header.isOk()) return header.status();
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return Status::ioError("cannot open checkpoint " + path);
+  // One allocation of the file's size (the plan in memory_plan.h counts one copy).
+  std::vector<char> data(static_cast<size_t>(header->fileBytes));
+  if (!file.read(data.data(), static_cast<std::streamsize>(data.size())) ||
+      static_cast<uint64_t>(file.gcount()) != header->fileBytes) {
+    return Status::ioError("cannot read checkpoint " + path + ": " + std::strerror(errno) +
+                           " (did the file change while it was read?)");
+  }
+  const std::string advice = ": the file is damaged; resume from an older checkpoint";
   const size_t payloadEnd = data.size() - sizeof(uint32_t);
   uint32_t storedCrc = 0;
   std::memcpy(&storedCrc, data.data() + payloadEnd, sizeof storedCrc);

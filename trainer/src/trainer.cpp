@@ -130,9 +130,11 @@ Result<Trainer::Resumed> Trainer::initializeOrResume(int64_t stepsPerEpoch) {
     auto resolved = resolveCheckpointPath(spec_.resume());
     if (resolved.isOk()) {
       path = *resolved;
-      auto loaded = readCheckpoint(path);
+      // The header first: what it holds is checked before the parameters are read (a checkpoint
+      // of another model may be many GB).
+      auto loaded = readCheckpointHeader(path);
       if (loaded.isOk()) {
-        ckpt = std::move(loaded).value();
+        ckpt = std::move(loaded->checkpoint);
         const OptimizerConfig opt = optimizerConfigOf(spec_);
         const std::string held = describeModelShape(ckpt.model, ckpt.layerSizes);
         if (ckpt.model != model_.kind()) {
@@ -160,6 +162,14 @@ Result<Trainer::Resumed> Trainer::initializeOrResume(int64_t stepsPerEpoch) {
           readStatus = Status::invalidArgument(
               path + " is at step " + std::to_string(ckpt.step) + ", past the end of this run (" +
               std::to_string(spec_.epochs() * stepsPerEpoch) + " steps): raise --epochs");
+        }
+        if (readStatus.isOk()) {
+          auto full = readCheckpoint(path);
+          if (full.isOk()) {
+            ckpt = std::move(full).value();
+          } else {
+            readStatus = full.status();
+          }
         }
       } else {
         readStatus = loaded.status();

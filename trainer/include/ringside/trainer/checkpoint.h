@@ -40,8 +40,27 @@ struct TrainingCheckpoint {
 // Errors: IOError naming the path and the OS error.
 Status writeCheckpoint(const std::string& path, const TrainingCheckpoint& checkpoint);
 
-// Reads and verifies a checkpoint (magic, version, sizes, CRC-32). Writes the current version;
-// reads versions kOldestCheckpointVersion to kCheckpointVersion.
+// What a checkpoint's header says, read without its parameters: every field of `checkpoint`
+// but params and optimizerState.buffers (left empty), the sizes of those, and the file's size.
+struct CheckpointHeader {
+  TrainingCheckpoint checkpoint;      // params and optimizer buffers empty
+  uint64_t numParams = 0;             // floats in the parameter buffer
+  std::vector<uint64_t> bufferSizes;  // floats in each optimizer buffer
+  uint64_t fileBytes = 0;
+};
+
+// Reads a checkpoint's header and the size fields between its buffers (seeking over the buffers),
+// a few hundred bytes whatever the file's size, and checks that the sizes add up to the file's
+// size exactly: a file that is not a checkpoint (a 10 GB sparse file, /dev/zero's copy) or whose
+// sizes are damaged is refused before anything is read in bulk or allocated. The CRC-32 is not
+// checked (readCheckpoint does). Errors: NotFound when `path` is not a regular file; IOError when
+// it cannot be read; Corruption for a bad magic, an unknown version, an out-of-range field or
+// sizes that disagree with the file's size (the message says which).
+Result<CheckpointHeader> readCheckpointHeader(const std::string& path);
+
+// Reads and verifies a checkpoint (magic, version, sizes, CRC-32): the header first
+// (readCheckpointHeader), then the whole file in one allocation of its size. Writes the current
+// version; reads versions kOldestCheckpointVersion to kCheckpointVersion.
 // Errors: NotFound when the file does not exist; Corruption when the magic, version, checksum or
 // a size is wrong (the message says what and suggests an older checkpoint).
 Result<TrainingCheckpoint> readCheckpoint(const std::string& path);
