@@ -24,6 +24,9 @@
 #include <optional>
 
 #include "controller_cluster_support.h"
+
+#include <QProcess>
+#include <algorithm>
 #include "ringside/trainer/checkpoint.h"
 
 using namespace ringside::gui;
@@ -148,6 +151,51 @@ class ControllerClusterTest : public QObject, ClusterHelpers {
     }
     QVERIFY2(std::sqrt(diff / norm) <= 1e-5,
              qPrintable(QStringLiteral("relative difference %1").arg(std::sqrt(diff / norm))));
+  }
+
+  // Issue 24 on two nodes: the PyTorch example as a "PyTorch script" job, one rank on each node
+  // (gloo over the nodes' bridge, the rendezvous at node-1), every rank's loss and the hook's
+  // timings reach the GUI's store (node-2's over CURVE to node-1's agent).
+  void aPyTorchScriptRunsOnTwoNodesWithEveryRanksTimings() {
+    QVERIFY(cluster_);
+    QProcess probe;
+    probe.start(QStringLiteral("/usr/bin/python3"), {"-c", "import torch, numpy"});
+    if (!probe.waitForFinished(60000) || probe.exitCode() != 0) {
+      QSKIP("/usr/bin/python3 cannot import torch (install python3-torch)");
+    }
+    testing::ControllerInTempDir fixture(clusterOptions(*cluster_));
+    Controller& controller = fixture.controller;
+    QVERIFY(controller.start().isOk());
+    QTRY_VERIFY_WITH_TIMEOUT(bothOnline(controller), 30000);
+    const QString node1 = nodeIdNamed(controller, QStringLiteral("node-1"));
+    const QString node2 = nodeIdNamed(controller, QStringLiteral("node-2"));
+    RunForm form;
+    form.name = QStringLiteral("ddp on two nodes");
+    form.job = RunForm::Job::kPython;
+    form.pythonScript =
+        QStringLiteral(RINGSIDE_SOURCE_DIR "/examples/pytorch/ddp_fashion_mnist.py");
+    form.pythonArgs = QStringLiteral(
+        "--epochs 1 --train-samples 3200 --test-samples 500 --batch 64 --threads 1");
+    form.nodeIds = {node1, node2};
+    form.ranksPerNode = 1;
+    const QString runId = launch(controller, form);
+    QVERIFY(!runId.isEmpty());
+    QTRY_VERIFY_WITH_TIMEOUT(storedState(controller, runId) == v1::COMPLETED ||
+                                 storedState(controller, runId) == v1::FAILED,
+                             300000);
+    QVERIFY2(storedState(controller, runId) == v1::COMPLETED,
+             qPrintable(storedReason(controller, runId)));
+    for (const char* name : {"train/loss", "time/allreduce_ms", "time/data_ms", "time/wait_ms"}) {
+      auto ranks = controller.store().metricRanks(runId, QString::fromLatin1(name)).result();
+      QVERIFY(ranks.isOk());
+      QVERIFY2(std::find(ranks->begin(), ranks->end(), 0) != ranks->end() &&
+                   std::find(ranks->begin(), ranks->end(), 1) != ranks->end(),
+               name);
+    }
+    auto busbw = controller.store()
+                     .series(runId, QStringLiteral("comm/busbw_GBps"), -1, SeriesX::kStep)
+                     .result();
+    QVERIFY(busbw.isOk() && !busbw->empty() && busbw->back().y > 0);
   }
 
   void stopFromTheControllerEndsATwoNodeRunWithNoRankLeftAndCountedItsSlots() {
