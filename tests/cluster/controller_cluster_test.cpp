@@ -25,7 +25,6 @@
 
 #include "controller_cluster_support.h"
 
-#include <QProcess>
 #include <algorithm>
 #include "ringside/trainer/checkpoint.h"
 
@@ -158,9 +157,7 @@ class ControllerClusterTest : public QObject, ClusterHelpers {
   // timings reach the GUI's store (node-2's over CURVE to node-1's agent).
   void aPyTorchScriptRunsOnTwoNodesWithEveryRanksTimings() {
     QVERIFY(cluster_);
-    QProcess probe;
-    probe.start(QStringLiteral("/usr/bin/python3"), {"-c", "import torch, numpy"});
-    if (!probe.waitForFinished(60000) || probe.exitCode() != 0) {
+    if (!testing::pythonHasTorch()) {
       QSKIP("/usr/bin/python3 cannot import torch (install python3-torch)");
     }
     testing::ControllerInTempDir fixture(clusterOptions(*cluster_));

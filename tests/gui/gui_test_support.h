@@ -134,6 +134,16 @@ inline ControllerOptions withBuiltLocalAgent() {
 }
 #endif
 
+// Whether Debian's /usr/bin/python3 can import torch and numpy (python3-torch, python3-numpy):
+// what the PyTorch script tests need; they skip without.
+inline bool pythonHasTorch() {
+  QProcess probe;
+  probe.start(QStringLiteral("/usr/bin/python3"), {QStringLiteral("-c"),
+                                                   QStringLiteral("import torch, numpy")});
+  return probe.waitForFinished(60000) && probe.exitStatus() == QProcess::NormalExit &&
+         probe.exitCode() == 0;
+}
+
 // The local agent's node id once it is online and has said hello; "" before.
 inline QString onlineLocalNodeId(const Controller& controller) {
   for (const NodeView& node : controller.nodes()) {

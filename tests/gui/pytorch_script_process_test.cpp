@@ -24,13 +24,6 @@ namespace ringside::gui {
 class PyTorchScriptProcessTest : public QObject {
   Q_OBJECT
 
-  static bool torchAvailable() {
-    QProcess probe;
-    probe.start(QStringLiteral("/usr/bin/python3"), {"-c", "import torch, numpy"});
-    return probe.waitForFinished(60000) && probe.exitStatus() == QProcess::NormalExit &&
-           probe.exitCode() == 0;
-  }
-
   static std::vector<int> ranksOf(Controller& controller, const QString& runId, const char* name) {
     auto ranks = controller.store().metricRanks(runId, QString::fromLatin1(name)).result();
     return ranks.isOk() ? ranks.value() : std::vector<int>{};
@@ -46,7 +39,7 @@ class PyTorchScriptProcessTest : public QObject {
   void initTestCase() { testing::allowMpirunAsRoot(); }
 
   void aScriptRunHasItsLossCommunicationParamsAndStraggler() {
-    if (!torchAvailable()) QSKIP("/usr/bin/python3 cannot import torch (install python3-torch)");
+    if (!testing::pythonHasTorch()) QSKIP("/usr/bin/python3 cannot import torch (install python3-torch)");
     QTemporaryDir work;
     QVERIFY(work.isValid());
     testing::ControllerInTempDir fixture(testing::withBuiltLocalAgent());
