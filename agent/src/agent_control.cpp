@@ -79,6 +79,8 @@ v1::Envelope Agent::Impl::handle(const v1::Envelope& request) {
       return reply;
     }
     case v1::Envelope::kPreflight: {
+      const double reserve = request.preflight().reserve_seconds();
+      if (Status valid = validateReserveSeconds(reserve); !valid.isOk()) return fail(valid);
       auto* out = reply.mutable_preflight_reply();
       out->set_hostname(node.hostname());
       out->set_agent_version(kAgentVersion);
@@ -98,8 +100,7 @@ v1::Envelope Agent::Impl::handle(const v1::Envelope& request) {
       out->set_free_slots(node.slot_kind() == "gpu" ? static_cast<uint32_t>(freeGpus.size())
                                                     : free);
       for (uint32_t gpu : freeGpus) out->add_free_gpus(gpu);
-      const double reserve = request.preflight().reserve_seconds();
-      if (out->problems().empty() && std::isfinite(reserve) && reserve > 0) {
+      if (out->problems().empty() && reserve > 0) {
         const Reservation held =
             runs->reserve(request.preflight().spec(), request.preflight().ranks(), reserve);
         out->set_reservation_id(held.id);

@@ -251,7 +251,8 @@ std::vector<std::string> RunManager::preflight(const v1::RunSpec& request, uint3
     if (ranks > freeCpuSlots) {
       problems.push_back("the run needs " + std::to_string(ranks) + " CPU slots here but " +
                          std::to_string(freeCpuSlots) +
-                         " are free: lower the ranks on this node or stop a run");
+                         " are free: lower the ranks on this node or stop a run" +
+                         reservations_.refusalNote(/*gpus=*/false, steadySeconds()));
     }
     return problems;
   }
@@ -262,7 +263,8 @@ std::vector<std::string> RunManager::preflight(const v1::RunSpec& request, uint3
   } else if (gpus < ranks) {
     problems.push_back("the run needs " + std::to_string(ranks) + " GPUs here but " +
                        std::to_string(gpus) + " of " + std::to_string(options_.gpuIndices.size()) +
-                       " are free: lower the ranks on this node or stop a run");
+                       " are free: lower the ranks on this node or stop a run" +
+                       reservations_.refusalNote(/*gpus=*/true, steadySeconds()));
   }
   return problems;
 }
@@ -311,8 +313,8 @@ Result<v1::RunInfo> RunManager::launch(const v1::RunSpec& request, uint32_t free
   if (!gpuJob && local > freeCpuSlots) {
     return Status::resourceExhausted(
         "run asks for " + std::to_string(local) + " ranks on this node but only " +
-        std::to_string(freeCpuSlots) +
-        " CPU slots are free: lower ranks_per_node or stop a run");
+        std::to_string(freeCpuSlots) + " CPU slots are free: lower ranks_per_node or stop a run" +
+        reservations_.refusalNote(/*gpus=*/false, steadySeconds()));
   }
   if (gpuJob && options_.gpuIndices.empty()) {
     return Status::invalidArgument(
@@ -326,7 +328,8 @@ Result<v1::RunInfo> RunManager::launch(const v1::RunSpec& request, uint32_t free
       return Status::resourceExhausted("run asks for " + std::to_string(local) +
                                        " GPUs on this node but " + std::to_string(free.size()) +
                                        " of " + std::to_string(options_.gpuIndices.size()) +
-                                       " are free: lower the ranks or stop a run");
+                                       " are free: lower the ranks or stop a run" +
+                                       reservations_.refusalNote(/*gpus=*/true, steadySeconds()));
     }
     ownGpus.assign(free.begin(), free.begin() + local);
     if (heldGpus.size() >= local) ownGpus.assign(heldGpus.begin(), heldGpus.begin() + local);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ringside/agent/rank_processes.h"
+#include "ringside/common/status.h"
 
 namespace ringside::agent {
 
@@ -22,11 +23,16 @@ namespace ringside::agent {
 // slots at the latest then.
 inline constexpr double kMaxReservationSeconds = 60.0;
 
+// OK for PreflightRequest.reserve_seconds: 0 (only check) or a finite number of seconds above 0
+// (more than kMaxReservationSeconds holds kMaxReservationSeconds). Errors: InvalidArgument naming
+// the value (NaN, an infinity, a negative number) and what to send instead.
+Status validateReserveSeconds(double seconds);
+
 struct Reservation {
-  std::string id;               // 32 hex digits, random
+  std::string id;  // 32 hex digits, random
   uint32_t slots = 0;
-  std::vector<uint32_t> gpus;   // NVML indices held, ascending
-  double expiresAt = 0.0;       // steady seconds
+  std::vector<uint32_t> gpus;  // NVML indices held, ascending
+  double expiresAt = 0.0;      // steady seconds
 };
 
 class SlotReservations {
@@ -42,6 +48,13 @@ class SlotReservations {
   uint32_t heldSlots(double now);
   std::vector<uint32_t> heldGpus(double now);
   size_t size(double now);
+
+  // For a refusal that too few CPU slots (`gpus` false) or GPUs are free: the live holds that keep
+  // them at `now`, in words, e.g. "; 2 of this node's CPU slots are held by another client's
+  // pre-flight (hold 3fa2...e1 for 41 more s, until that run starts here or the hold expires):
+  // wait for that launch"; at most 3 holds named, the others counted. Empty when no hold keeps
+  // any.
+  std::string refusalNote(bool gpus, double now);
 
  private:
   void expire(double now);
