@@ -50,7 +50,7 @@
 <context>
     <name>StallText</name>
     <message>
-        <location filename="../gui/core/src/stall_text.cpp" line="16"/>
+        <location filename="../gui/core/src/stall_text.cpp" line="27"/>
         <source>Stalled: no progress for %1 since step %2 (threshold %3). %4</source>
         <translation>Stockt: kein Fortschritt seit %1, seit Schritt %2 (Schwelle %3). %4</translation>
     </message>
@@ -58,47 +58,47 @@
 <context>
     <name>StragglerText</name>
     <message>
-        <location filename="../gui/core/src/straggler_text.cpp" line="16"/>
+        <location filename="../gui/core/src/straggler_text.cpp" line="33"/>
         <source>straggler: none at step %1: no rank&apos;s data or compute time keeps the others waiting</source>
         <translation>Nachzügler: keiner bei Schritt %1: die Daten- oder Rechenzeit keines Rangs lässt die anderen warten</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/straggler_text.cpp" line="22"/>
+        <location filename="../gui/core/src/straggler_text.cpp" line="39"/>
         <source>data</source>
         <translation>Daten</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/straggler_text.cpp" line="23"/>
+        <location filename="../gui/core/src/straggler_text.cpp" line="40"/>
         <source>compute</source>
         <translation>Rechnen</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/straggler_text.cpp" line="27"/>
+        <location filename="../gui/core/src/straggler_text.cpp" line="44"/>
         <source>rank %1</source>
         <translation>Rang %1</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/straggler_text.cpp" line="28"/>
+        <location filename="../gui/core/src/straggler_text.cpp" line="45"/>
         <source>rank %1 on %2</source>
         <translation>Rang %1 auf %2</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/straggler_text.cpp" line="30"/>
+        <location filename="../gui/core/src/straggler_text.cpp" line="55"/>
         <source>straggler: %1, %2: %3 ms vs median %4 ms; the other ranks wait %5 ms for it (step %6)</source>
         <translation>Nachzügler: %1, %2: %3 ms gegenüber Median %4 ms; die anderen Ränge warten %5 ms auf ihn (Schritt %6)</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/straggler_text.cpp"/>
+        <location filename="../gui/core/src/straggler_text.cpp" line="16"/>
         <source>%1 %</source>
         <translation>%1 %</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/straggler_text.cpp"/>
+        <location filename="../gui/core/src/straggler_text.cpp" line="27"/>
         <source>straggler: none (confidence %1, step %2): no rank&apos;s data or compute time keeps the others waiting</source>
         <translation>Nachzügler: keiner (Konfidenz %1, Schritt %2): die Daten- oder Rechenzeit keines Rangs lässt die anderen warten</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/straggler_text.cpp"/>
+        <location filename="../gui/core/src/straggler_text.cpp" line="48"/>
         <source>straggler: %1, %2: %3 ms vs median %4 ms; the other ranks wait %5 ms for it: %6 of the step time (confidence %7, step %8)</source>
         <translation>Nachzügler: %1, %2: %3 ms gegenüber Median %4 ms; die anderen Ränge warten %5 ms auf ihn: %6 der Schrittzeit (Konfidenz %7, Schritt %8)</translation>
     </message>
@@ -177,227 +177,272 @@
 <context>
     <name>ringside::gui</name>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="114"/>
+        <location filename="../gui/core/src/run_form.cpp" line="185"/>
         <source>Give the run a name.</source>
         <translation>Geben Sie dem Lauf einen Namen.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="97"/>
+        <location filename="../gui/core/src/run_form.cpp" line="162"/>
         <source>A run needs at least one rank.</source>
         <translation>Ein Lauf braucht mindestens einen Rang.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="63"/>
+        <location filename="../gui/core/src/run_form.cpp" line="113"/>
         <source>Choose at least one node to run on (add nodes under Nodes).</source>
         <translation>Wählen Sie mindestens einen Knoten für den Lauf (Knoten fügen Sie unter „Knoten“ hinzu).</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="70"/>
+        <location filename="../gui/core/src/run_form.cpp" line="122"/>
         <source>Node %1 is not known (removed?); choose another node.</source>
         <translation>Knoten %1 ist unbekannt (entfernt?); wählen Sie einen anderen Knoten.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="74"/>
+        <location filename="../gui/core/src/run_form.cpp" line="126"/>
         <source>%1 is offline; wait until it is online or choose another node.</source>
         <translation>%1 ist offline; warten Sie, bis er online ist, oder wählen Sie einen anderen Knoten.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="77"/>
+        <location filename="../gui/core/src/run_form.cpp" line="129"/>
         <source>%1 is draining and accepts no new runs; undrain it under Nodes or choose another node.</source>
         <translation>%1 ist gesperrt und nimmt keine neuen Läufe an; geben Sie ihn unter „Knoten“ frei oder wählen Sie einen anderen Knoten.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="89"/>
+        <location filename="../gui/core/src/run_form.cpp" line="154"/>
         <source>%1 and %2 are the same host (%3); choose only one of them.</source>
         <translation>%1 und %2 sind derselbe Rechner (%3); wählen Sie nur einen davon.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="99"/>
-        <source>Only %L1 slots are free on %2; choose at most %L1 ranks per node.</source>
-        <translation>Auf %2 sind nur %L1 Slots frei; wählen Sie höchstens %L1 Ränge pro Knoten.</translation>
-    </message>
-    <message>
-        <location filename="../gui/core/src/run_form.cpp" line="118"/>
+        <location filename="../gui/core/src/run_form.cpp" line="209"/>
         <source>Enter the command to run, e.g. python3 train.py --epochs 3.</source>
         <translation>Geben Sie den auszuführenden Befehl ein, z. B. python3 train.py --epochs 3.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="122"/>
+        <location filename="../gui/core/src/run_form.cpp" line="213"/>
         <source>Choose the dataset directory.</source>
         <translation>Wählen Sie das Datensatzverzeichnis.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="125"/>
+        <location filename="../gui/core/src/run_form.cpp" line="216"/>
         <source>Give 1 to 4 conv stages&apos; channels, e.g. 32,64 (each stage halves the 28x28 image).</source>
         <translation>Geben Sie die Kanäle von 1 bis 4 Faltungsstufen an, z. B. 32,64 (jede Stufe halbiert das 28x28-Bild).</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="131"/>
+        <location filename="../gui/core/src/run_form.cpp" line="222"/>
         <source>Channels must be from 1 to %L1 (got %2).</source>
         <translation>Kanäle müssen zwischen 1 und %L1 liegen (erhalten: %2).</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="136"/>
+        <location filename="../gui/core/src/run_form.cpp" line="227"/>
         <source>Dropout is a probability from 0 to below 1.</source>
         <translation>Dropout ist eine Wahrscheinlichkeit von 0 bis unter 1.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="140"/>
+        <location filename="../gui/core/src/run_form.cpp" line="231"/>
         <source>Choose Auto or Direct.</source>
         <translation>Wählen Sie Automatisch oder Direkt.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="144"/>
+        <location filename="../gui/core/src/run_form.cpp" line="235"/>
         <source>Give at least one hidden layer width, e.g. 256,128.</source>
         <translation>Geben Sie mindestens eine Breite für eine verborgene Schicht an, z. B. 256,128.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="147"/>
+        <location filename="../gui/core/src/run_form.cpp" line="238"/>
         <source>Layer widths must be positive (got %1).</source>
         <translation>Schichtbreiten müssen positiv sein (erhalten: %1).</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="152"/>
+        <location filename="../gui/core/src/run_form.cpp" line="243"/>
         <source>Choose the MLP or the CNN.</source>
         <translation>Wählen Sie das MLP oder das CNN.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="154"/>
+        <location filename="../gui/core/src/run_form.cpp" line="245"/>
         <source>Train for at least one epoch.</source>
         <translation>Trainieren Sie mindestens eine Epoche.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="155"/>
+        <location filename="../gui/core/src/run_form.cpp" line="246"/>
         <source>The global batch must be at least 1.</source>
         <translation>Der globale Batch muss mindestens 1 sein.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="161"/>
+        <location filename="../gui/core/src/run_form.cpp" line="252"/>
         <source>The global batch %L1 is not divisible by the world size %L2 (%L3 nodes × %L4 ranks); use a multiple of %L2.</source>
         <translation>Der globale Batch %L1 ist nicht durch die Weltgröße %L2 (%L3 Knoten × %L4 Ränge) teilbar; verwenden Sie ein Vielfaches von %L2.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="169"/>
+        <location filename="../gui/core/src/run_form.cpp" line="260"/>
         <source>The global batch %1 is not divisible by %2 ranks; use a multiple of %2.</source>
         <translation>Der globale Batch %1 ist nicht durch %2 Ränge teilbar; verwenden Sie ein Vielfaches von %2.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="175"/>
+        <location filename="../gui/core/src/run_form.cpp" line="266"/>
         <source>The micro-batch cannot be negative; 0 computes the local batch in one pass.</source>
         <translation>Der Mikro-Batch kann nicht negativ sein; 0 berechnet den lokalen Batch in einem Durchgang.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="180"/>
+        <location filename="../gui/core/src/run_form.cpp" line="271"/>
         <source>The micro-batch %L1 does not divide the local batch %L2 (global batch %L3 / %L4 ranks); use a divisor of %L2, or 0.</source>
         <translation>Der Mikro-Batch %L1 teilt den lokalen Batch %L2 nicht (globaler Batch %L3 / %L4 Ranks); verwenden Sie einen Teiler von %L2 oder 0.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="187"/>
+        <location filename="../gui/core/src/run_form.cpp" line="278"/>
         <source>Micro-batches need the MPI (CPU) backend; set 0 for NCCL.</source>
         <translation>Mikro-Batches brauchen das MPI-Backend (CPU); für NCCL 0 setzen.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="189"/>
+        <location filename="../gui/core/src/run_form.cpp" line="280"/>
         <source>The learning rate must be above 0.</source>
         <translation>Die Lernrate muss größer als 0 sein.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="191"/>
+        <location filename="../gui/core/src/run_form.cpp" line="282"/>
         <source>Momentum must be in [0, 1).</source>
         <translation>Das Momentum muss in [0, 1) liegen.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="193"/>
+        <location filename="../gui/core/src/run_form.cpp" line="284"/>
         <source>Weight decay cannot be negative.</source>
         <translation>Der Weight Decay darf nicht negativ sein.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="196"/>
+        <location filename="../gui/core/src/run_form.cpp" line="287"/>
         <source>AdamW betas must be in [0, 1).</source>
         <translation>Die AdamW-Betas müssen in [0, 1) liegen.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="199"/>
+        <location filename="../gui/core/src/run_form.cpp" line="290"/>
         <source>Choose SGD or AdamW.</source>
         <translation>Wählen Sie SGD oder AdamW.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="203"/>
+        <location filename="../gui/core/src/run_form.cpp" line="294"/>
         <source>Choose a constant, step or cosine schedule.</source>
         <translation>Wählen Sie einen konstanten, stufenweisen oder Kosinus-Zeitplan.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="205"/>
+        <location filename="../gui/core/src/run_form.cpp" line="296"/>
         <source>Warm-up steps cannot be negative.</source>
         <translation>Die Warm-up-Schritte dürfen nicht negativ sein.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="207"/>
+        <location filename="../gui/core/src/run_form.cpp" line="298"/>
         <source>The step schedule needs a period above 0 epochs.</source>
         <translation>Der Stufen-Zeitplan braucht eine Periode von mehr als 0 Epochen.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="210"/>
+        <location filename="../gui/core/src/run_form.cpp" line="301"/>
         <source>The final learning rate must be between 0 and the learning rate.</source>
         <translation>Die End-Lernrate muss zwischen 0 und der Lernrate liegen.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="214"/>
+        <location filename="../gui/core/src/run_form.cpp" line="305"/>
         <source>Choose auto, mpi or nccl.</source>
         <translation>Wählen Sie auto, mpi oder nccl.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="216"/>
+        <location filename="../gui/core/src/run_form.cpp" line="307"/>
         <source>The bucket size must be above 0 MiB.</source>
         <translation>Die Bucket-Größe muss größer als 0 MiB sein.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="218"/>
+        <location filename="../gui/core/src/run_form.cpp" line="309"/>
         <source>The checkpoint interval cannot be negative.</source>
         <translation>Das Prüfpunktintervall darf nicht negativ sein.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="222"/>
+        <location filename="../gui/core/src/run_form.cpp" line="313"/>
         <source>The metric interval must be at least 1 step (1 reports every step; got %L1).</source>
         <translation>Das Metrik-Intervall muss mindestens 1 Schritt sein (1 meldet jeden Schritt; angegeben: %L1).</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="226"/>
+        <location filename="../gui/core/src/run_form.cpp" line="191"/>
         <source>The hang timeout must be 0 (never) or at most %L1 s (a week).</source>
         <translation>Das Hängen-Zeitlimit muss 0 (nie) oder höchstens %L1 s (eine Woche) sein.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="242"/>
+        <location filename="../gui/core/src/run_form.cpp" line="79"/>
+        <source>&quot;%1&quot; is not NAME=value (a name of letters, digits and _).</source>
+        <translation>„%1“ ist kein NAME=Wert (ein Name aus Buchstaben, Ziffern und _).</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="85"/>
+        <source>%1 is set by the agent for every run; remove it.</source>
+        <translation>%1 setzt der Agent für jeden Lauf; entfernen Sie es.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="137"/>
+        <source>%1 has no GPU; uncheck &quot;Use GPUs&quot; to run the script on its CPU cores, or choose a GPU node.</source>
+        <translation>%1 hat keine GPU; schalten Sie „GPUs verwenden“ aus, um das Skript auf seinen CPU-Kernen auszuführen, oder wählen Sie einen GPU-Knoten.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="140"/>
+        <source>%1 has no GPU; choose the MPI (CPU) backend or a GPU node.</source>
+        <translation>%1 hat keine GPU; wählen Sie das MPI-Backend (CPU) oder einen GPU-Knoten.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="166"/>
+        <source>Only %L1 GPUs are free on %2 (one per rank); choose at most %L1 ranks per node, or stop a run that holds GPUs there.</source>
+        <translation>Auf %2 sind nur %L1 GPUs frei (eine je Rang); wählen Sie höchstens %L1 Ränge je Knoten oder beenden Sie einen Lauf, der dort GPUs belegt.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="170"/>
+        <source>Only %L1 CPU slots are free on %2; choose at most %L1 ranks per node.</source>
+        <translation>Auf %2 sind nur %L1 CPU-Slots frei; wählen Sie höchstens %L1 Ränge je Knoten.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="197"/>
+        <source>Enter the path of the script on the nodes, e.g. /srv/train/ddp_fashion_mnist.py.</source>
+        <translation>Geben Sie den Pfad des Skripts auf den Knoten ein, z. B. /srv/train/ddp_fashion_mnist.py.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="200"/>
+        <source>Give an absolute path, or a working directory the script is in.</source>
+        <translation>Geben Sie einen absoluten Pfad an oder ein Arbeitsverzeichnis, in dem das Skript liegt.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="203"/>
+        <source>Enter the Python interpreter, e.g. /usr/bin/python3.</source>
+        <translation>Geben Sie den Python-Interpreter ein, z. B. /usr/bin/python3.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="329"/>
         <source>%1.</source>
         <translation>%1.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="252"/>
+        <location filename="../gui/core/src/run_form.cpp" line="342"/>
         <source>The run is too large to send: %1. Shorten it.</source>
         <translation>Der Lauf ist zu groß zum Senden: %1. Kürzen Sie ihn.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="450"/>
+        <location filename="../gui/core/src/run_form.cpp" line="574"/>
         <source>This file is not a Ringside run preset.</source>
         <translation>Diese Datei ist keine Ringside-Laufvorlage.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="454"/>
+        <location filename="../gui/core/src/run_form.cpp" line="578"/>
         <source>Preset version %1 is not supported (this Ringside reads version %2).</source>
         <translation>Vorlagenversion %1 wird nicht unterstützt (dieses Ringside liest Version %2).</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="464"/>
+        <location filename="../gui/core/src/run_form.cpp" line="590"/>
+        <source>The preset&apos;s &quot;python&quot; entry must be an object.</source>
+        <translation>Der Eintrag „python“ der Vorlage muss ein Objekt sein.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="601"/>
         <source>The preset&apos;s &quot;trainer&quot; entry must be an object.</source>
         <translation>Der Eintrag „trainer“ der Vorlage muss ein Objekt sein.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="473"/>
+        <location filename="../gui/core/src/run_form.cpp" line="610"/>
         <source>The preset&apos;s run spec is not valid: %1</source>
         <translation>Die Laufspezifikation der Vorlage ist ungültig: %1</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_form.cpp" line="487"/>
+        <location filename="../gui/core/src/run_form.cpp" line="624"/>
         <source>The preset&apos;s &quot;nodes&quot; entry must be a list of node ids.</source>
         <translation>Der Eintrag „nodes“ der Vorlage muss eine Liste von Knoten-IDs sein.</translation>
     </message>
@@ -512,22 +557,22 @@
         <translation>mpirun-Optionen müssen mit einer Option beginnen (einem Wort, das mit - anfängt), nicht mit „%1“; z. B. --mca btl_tcp_links 2.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/preflight.cpp" line="19"/>
+        <location filename="../gui/core/src/preflight.cpp" line="27"/>
         <source>The pre-flight check got %1 answers for %2 nodes; launch again.</source>
         <translation>Die Vorabprüfung hat %1 Antworten für %2 Knoten erhalten; starten Sie erneut.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/preflight.cpp" line="33"/>
+        <location filename="../gui/core/src/preflight.cpp" line="41"/>
         <source>%1: runs ringside-agent %2, but the owner %3 runs %4; install the same Ringside version on every node of the run.</source>
         <translation>%1: läuft mit ringside-agent %2, der Eigentümer %3 aber mit %4; installieren Sie auf jedem Knoten des Laufs dieselbe Ringside-Version.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/preflight.cpp" line="43"/>
+        <location filename="../gui/core/src/preflight.cpp" line="51"/>
         <source>%1: %2 ranks need %2 free GPUs, but %3 are free; lower the ranks per node or stop a run there.</source>
         <translation>%1: %2 Ränge brauchen %2 freie GPUs, aber %3 sind frei; verringern Sie die Ränge pro Knoten oder stoppen Sie dort einen Lauf.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/preflight.cpp" line="59"/>
+        <location filename="../gui/core/src/preflight.cpp" line="67"/>
         <source>The pre-flight check of the nodes found problems, so nothing was launched. Fix them and launch again:</source>
         <translation>Die Vorabprüfung der Knoten hat Probleme gefunden, daher wurde nichts gestartet. Beheben Sie sie und starten Sie erneut:</translation>
     </message>
@@ -698,17 +743,30 @@
 <context>
     <name>ringside::gui::AgentConnection</name>
     <message>
-        <location filename="../gui/core/src/agent_connection_worker.cpp" line="110"/>
+        <location filename="../gui/core/src/agent_connection_worker.cpp" line="190"/>
         <source>not connected to the agent; the request was not sent</source>
         <translation>nicht mit dem Agenten verbunden; die Anfrage wurde nicht gesendet</translation>
     </message>
+    <message numerus="yes">
+        <location filename="../gui/core/src/agent_connection_worker.cpp" line="382"/>
+        <source>sent %n message(s) over the protocol&apos;s limits (docs/protocol.md#limits), which the GUI clipped or refused; the latest: %1</source>
+        <translation>
+            <numerusform>hat %n Nachricht über den Grenzen des Protokolls gesendet (docs/protocol.md#limits), die die GUI gekürzt oder abgelehnt hat; die letzte: %1</numerusform>
+            <numerusform>hat %n Nachrichten über den Grenzen des Protokolls gesendet (docs/protocol.md#limits), die die GUI gekürzt oder abgelehnt hat; die letzte: %1</numerusform>
+        </translation>
+    </message>
     <message>
-        <location filename="../gui/core/src/agent_connection_worker.cpp" line="483"/>
+        <location filename="../gui/core/src/agent_connection_worker.cpp" line="459"/>
+        <source>its agent speaks another protocol version than this GUI (%1): install the same Ringside version on the GUI&apos;s machine and every node</source>
+        <translation>sein Agent spricht eine andere Protokollversion als diese GUI (%1): installieren Sie dieselbe Ringside-Version auf dem Rechner der GUI und auf jedem Knoten</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/agent_connection_worker.cpp" line="675"/>
         <source>the agent did not answer in time</source>
         <translation>der Agent hat nicht rechtzeitig geantwortet</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/agent_connection_worker.cpp" line="492"/>
+        <location filename="../gui/core/src/agent_connection_worker.cpp" line="684"/>
         <source>the agent did not answer a catch-up request in time</source>
         <translation>der Agent hat eine Nachholanfrage nicht rechtzeitig beantwortet</translation>
     </message>
@@ -955,9 +1013,53 @@
     </message>
 </context>
 <context>
+    <name>ringside::gui::CompareMetricChart</name>
+    <message>
+        <location filename="../gui/widgets/src/compare_metric_chart.cpp" line="36"/>
+        <source>Any metric the compared runs logged (docs/metrics.md, docs/pytorch.md)</source>
+        <translation>Jede Metrik, die die verglichenen Läufe aufgezeichnet haben (docs/metrics.md, docs/pytorch.md)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_metric_chart.cpp" line="39"/>
+        <source>Metric</source>
+        <translation>Metrik</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_metric_chart.cpp" line="43"/>
+        <location filename="../gui/widgets/src/compare_metric_chart.cpp" line="122"/>
+        <source>step</source>
+        <translation>Schritt</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_metric_chart.cpp" line="44"/>
+        <source>&amp;Metric:</source>
+        <translation>&amp;Metrik:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_metric_chart.cpp" line="123"/>
+        <source>The runs logged no metric</source>
+        <translation>Die Läufe haben keine Metrik aufgezeichnet</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_metric_chart.cpp" line="123"/>
+        <source>Loading…</source>
+        <translation>Wird geladen…</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_metric_chart.cpp" line="135"/>
+        <source>None of the runs logged this metric</source>
+        <translation>Keiner der Läufe hat diese Metrik aufgezeichnet</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_metric_chart.cpp" line="154"/>
+        <source>%1 (rank %2)</source>
+        <translation>%1 (Rang %2)</translation>
+    </message>
+</context>
+<context>
     <name>ringside::gui::CompareView</name>
     <message numerus="yes">
-        <location filename="../gui/widgets/src/compare_view.cpp" line="74"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="75"/>
         <source>Comparing %Ln run(s)</source>
         <translation>
             <numerusform>Vergleich von %Ln Lauf</numerusform>
@@ -965,164 +1067,171 @@
         </translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="79"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="80"/>
         <source>Export &amp;chart</source>
         <translation>&amp;Diagramm exportieren</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="80"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="81"/>
         <source>Save one chart, as shown, as PNG or SVG</source>
         <translation>Ein Diagramm wie angezeigt als PNG oder SVG speichern</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="84"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="85"/>
         <source>Export metrics &amp;CSV…</source>
         <translation>Metriken als &amp;CSV exportieren…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="86"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="87"/>
         <source>Write every metric sample of each run, at full resolution, to &lt;name&gt;-&lt;run id&gt;.csv in a folder</source>
         <translation>Jeden Messwert jedes Laufs in voller Auflösung nach &lt;Name&gt;-&lt;Lauf-ID&gt;.csv in einem Ordner schreiben</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="113"/>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="117"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="114"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="118"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="121"/>
         <source>As PNG…</source>
         <translation>Als PNG…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="114"/>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="118"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="115"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="119"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="122"/>
         <source>As SVG…</source>
         <translation>Als SVG…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="145"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="120"/>
+        <source>Chosen metric</source>
+        <translation>Gewählte Metrik</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="149"/>
         <source>Training loss</source>
         <translation>Trainingsverlust</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="145"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="149"/>
         <source>Test accuracy</source>
         <translation>Testgenauigkeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="145"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="149"/>
         <source>Throughput</source>
         <translation>Durchsatz</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="146"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="150"/>
         <source>Step time</source>
         <translation>Schrittzeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="147"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="151"/>
         <source>loss (nats)</source>
         <translation>Verlust (nats)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="147"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="151"/>
         <source>accuracy (%)</source>
         <translation>Genauigkeit (%)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="147"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="151"/>
         <source>samples/s</source>
         <translation>Samples/s</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="147"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="151"/>
         <source>ms</source>
         <translation>ms</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="160"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="164"/>
         <source>step</source>
         <translation>Schritt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="162"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="166"/>
         <source>Loading…</source>
         <translation>Wird geladen…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="177"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="184"/>
         <source>Summary</source>
         <translation>Zusammenfassung</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="189"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="196"/>
         <source>Settings</source>
         <translation>Einstellungen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="191"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="198"/>
         <source>Show only settings that &amp;differ</source>
         <translation>Nur &amp;abweichende Einstellungen anzeigen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="217"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="224"/>
         <source>Could not read run %1: %2</source>
         <translation>Lauf %1 konnte nicht gelesen werden: %2</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="260"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="272"/>
         <source>%1 (%2)</source>
         <translation>%1 (%2)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="276"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="288"/>
         <source>No data</source>
         <translation>Keine Daten</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="282"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="294"/>
         <source>State</source>
         <translation>Status</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="282"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="294"/>
         <source>Nodes × ranks</source>
         <translation>Knoten × Ränge</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="282"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="294"/>
         <source>Final loss</source>
         <translation>Endverlust</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="283"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="295"/>
         <source>Best accuracy</source>
         <translation>Beste Genauigkeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="283"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="295"/>
         <source>Samples/s</source>
         <translation>Samples/s</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="283"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="295"/>
         <source>Duration</source>
         <translation>Dauer</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="284"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="296"/>
         <source>Samples stored</source>
         <translation>Gespeicherte Messwerte</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="302"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="314"/>
         <source>N/A</source>
         <translation>k. A.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="327"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="339"/>
         <source>%1 %</source>
         <translation>%1 %</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/compare_view.cpp" line="359"/>
+        <location filename="../gui/widgets/src/compare_view.cpp" line="371"/>
         <source>The runs differ in this setting</source>
         <translation>Die Läufe unterscheiden sich in dieser Einstellung</translation>
     </message>
@@ -1161,21 +1270,27 @@
     </message>
     <message>
         <location filename="../gui/core/src/controller.cpp" line="197"/>
+        <location filename="../gui/core/src/controller.cpp" line="239"/>
         <source>Node %1: %2</source>
         <translation>Knoten %1: %2</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/controller.cpp" line="283"/>
+        <location filename="../gui/core/src/controller.cpp" line="221"/>
+        <source>Storing the runs of node %1 failed: %2</source>
+        <translation>Die Läufe des Knotens %1 konnten nicht gespeichert werden: %2</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/controller.cpp" line="312"/>
         <source>Storing GPU telemetry of node %1 failed: %2</source>
         <translation>Speichern der GPU-Telemetrie von Knoten %1 fehlgeschlagen: %2</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/controller.cpp" line="296"/>
+        <location filename="../gui/core/src/controller.cpp" line="325"/>
         <source>Storing data of run %1 failed: %2</source>
         <translation>Speichern der Daten von Lauf %1 fehlgeschlagen: %2</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/controller.cpp" line="400"/>
+        <location filename="../gui/core/src/controller.cpp" line="429"/>
         <source>Cannot add node %1 of the local cluster: %2</source>
         <translation>Knoten %1 des lokalen Clusters kann nicht hinzugefügt werden: %2</translation>
     </message>
@@ -1267,350 +1382,381 @@
     </message>
 </context>
 <context>
+    <name>ringside::gui::CustomMetricsPanel</name>
+    <message>
+        <location filename="../gui/widgets/src/custom_metrics_panel.cpp" line="23"/>
+        <source>No other metrics yet. Every value the run logs under a name the other pages do not chart (with ringside.log() in a PyTorch script, or printed by a custom command) gets a chart here, grouped by the part of its name before &quot;/&quot;.</source>
+        <translation>Noch keine weiteren Metriken. Jeder Wert, den der Lauf unter einem Namen aufzeichnet, den die anderen Seiten nicht zeigen (mit ringside.log() in einem PyTorch-Skript oder von einem eigenen Befehl ausgegeben), erhält hier ein Diagramm, gruppiert nach dem Teil seines Namens vor „/“.</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/custom_metrics_panel.cpp" line="91"/>
+        <source>Other</source>
+        <translation>Sonstige</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../gui/widgets/src/custom_metrics_panel.cpp" line="112"/>
+        <source>%Ln more metric(s) not charted (at most %1 per run); export the run&apos;s metrics as CSV for all of them.</source>
+        <translation>
+            <numerusform>%Ln weitere Metrik nicht dargestellt (höchstens %1 je Lauf); exportieren Sie die Metriken des Laufs als CSV, um alle zu erhalten.</numerusform>
+            <numerusform>%Ln weitere Metriken nicht dargestellt (höchstens %1 je Lauf); exportieren Sie die Metriken des Laufs als CSV, um alle zu erhalten.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/custom_metrics_panel.cpp" line="172"/>
+        <source>rank %1</source>
+        <translation>Rang %1</translation>
+    </message>
+</context>
+<context>
     <name>ringside::gui::DashboardTab</name>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="51"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="53"/>
         <source>queued</source>
         <translation>wartend</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="53"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="55"/>
         <source>starting</source>
         <translation>startet</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="55"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="57"/>
         <source>running</source>
         <translation>läuft</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="57"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="59"/>
         <source>completed</source>
         <translation>fertig</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="59"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="61"/>
         <source>failed</source>
         <translation>fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="61"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="63"/>
         <source>stopped</source>
         <translation>gestoppt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="63"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="117"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="65"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="125"/>
         <source>unknown</source>
         <translation>unbekannt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="73"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="75"/>
         <source>train loss (raw)</source>
         <translation>Trainingsverlust (roh)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="74"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="76"/>
         <source>train loss</source>
         <translation>Trainingsverlust</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="75"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="77"/>
         <source>test loss</source>
         <translation>Testverlust</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="97"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="101"/>
         <source>Stop failed: %1</source>
         <translation>Stoppen fehlgeschlagen: %1</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="128"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="136"/>
         <source>No rank has made progress for the stall threshold: the ranks named are the ones the others wait for. The run fails when this lasts for its hang timeout (docs/metrics.md, Hangs).</source>
         <translation>Kein Rang hat innerhalb der Stockungsschwelle Fortschritt gemacht: die genannten Ränge sind die, auf die die anderen warten. Der Lauf schlägt fehl, wenn dies so lange anhält wie sein Hängen-Zeitlimit (docs/metrics.md, Hangs).</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="132"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="140"/>
         <source>&amp;Stop run</source>
         <translation>Lauf &amp;stoppen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="133"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="141"/>
         <source>Stop the run: its ranks checkpoint and exit</source>
         <translation>Den Lauf stoppen: seine Ränge schreiben einen Prüfpunkt und beenden sich</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="135"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="143"/>
         <source>Res&amp;ume</source>
         <translation>&amp;Fortsetzen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="137"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="145"/>
         <source>Start a new run that continues this one from its last checkpoint, on the same node</source>
         <translation>Einen neuen Lauf starten, der diesen ab seinem letzten Prüfpunkt fortsetzt, auf demselben Knoten</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="147"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="155"/>
         <source>State:</source>
         <translation>Status:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="150"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="158"/>
         <source>Elapsed:</source>
         <translation>Verstrichen:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="153"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="161"/>
         <source>ETA:</source>
         <translation>Restzeit:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="163"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="171"/>
         <source>Step</source>
         <translation>Schritt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="163"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="171"/>
         <source>Epoch</source>
         <translation>Epoche</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="163"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="171"/>
         <source>Wall time</source>
         <translation>Laufzeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="164"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="172"/>
         <source>What the x axis of the training charts shows</source>
         <translation>Was die x-Achse der Trainingsdiagramme zeigt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="165"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="173"/>
         <source>Log &amp;x</source>
         <translation>Log. &amp;x</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="166"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="174"/>
         <source>Log &amp;y</source>
         <translation>Log. &amp;y</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="171"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="179"/>
         <source>Exponential moving average weight of the train loss line</source>
         <translation>Gewicht des exponentiellen gleitenden Mittels (EMA) der Trainingsverlustkurve</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="173"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="181"/>
         <source>&amp;Reset zoom</source>
         <translation>Zoom &amp;zurücksetzen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="175"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="183"/>
         <source>Zoom: drag a rectangle or use the wheel; pan: right-drag or arrow keys; reset: double-click; export: right-click a chart</source>
         <translation>Zoomen: Rechteck aufziehen oder Mausrad; Verschieben: mit rechter Maustaste ziehen oder Pfeiltasten; Zurücksetzen: Doppelklick; Export: Rechtsklick auf ein Diagramm</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="178"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="186"/>
         <source>Export c&amp;hart</source>
         <translation>Dia&amp;gramm exportieren</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="179"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="187"/>
         <source>Save one chart, as shown, as PNG or SVG</source>
         <translation>Ein Diagramm wie angezeigt als PNG oder SVG speichern</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="182"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="190"/>
         <source>Export metrics CS&amp;V…</source>
         <translation>Metriken als CS&amp;V exportieren…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="184"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="192"/>
         <source>Write every metric sample of the run, every rank, at full resolution to a CSV file</source>
         <translation>Jeden Metrikwert des Laufs, aller Ranks, in voller Auflösung in eine CSV-Datei schreiben</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="187"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="195"/>
         <source>X axis:</source>
         <translation>x-Achse:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="192"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="200"/>
         <source>Smoothing:</source>
         <translation>Glättung:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="200"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="208"/>
         <source>Loss</source>
         <translation>Verlust</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="201"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="209"/>
         <source>Test accuracy</source>
         <translation>Testgenauigkeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="202"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="210"/>
         <source>Throughput</source>
         <translation>Durchsatz</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="203"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="211"/>
         <source>Step time</source>
         <translation>Schrittzeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="205"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="213"/>
         <source>All-reduce time</source>
         <translation>All-Reduce-Zeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="206"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="214"/>
         <source>All-reduce bus bandwidth</source>
         <translation>All-Reduce-Busbandbreite</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="298"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="249"/>
+        <source>&amp;Metrics</source>
+        <translation>&amp;Metriken</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="309"/>
         <source>time since start (s)</source>
         <translation>Zeit seit Start (s)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="208"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="304"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="216"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="315"/>
         <source>accuracy</source>
         <translation>Genauigkeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="209"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="303"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="217"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="314"/>
         <source>loss (nats)</source>
         <translation>Verlust (nats)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="210"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="305"/>
-        <location filename="../gui/widgets/src/dashboard_tab_data.cpp" line="148"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="218"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="316"/>
+        <location filename="../gui/widgets/src/dashboard_tab_data.cpp" line="150"/>
         <source>samples/s</source>
         <translation>Samples/s</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="211"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="212"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="306"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="307"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="219"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="220"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="317"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="318"/>
         <source>ms per step</source>
         <translation>ms pro Schritt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="213"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="308"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="221"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="319"/>
         <source>busbw (GB/s)</source>
         <translation>Busbandbreite (GB/s)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="217"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="225"/>
         <source>As PNG…</source>
         <translation>Als PNG…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="218"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="226"/>
         <source>As SVG…</source>
         <translation>Als SVG…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="220"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="228"/>
         <source>Export the run&apos;s metrics as CSV…</source>
         <translation>Metriken des Laufs als CSV exportieren…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="238"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="247"/>
         <source>&amp;Training</source>
         <translation>&amp;Training</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="238"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="248"/>
         <source>&amp;GPUs</source>
         <translation>&amp;GPUs</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="249"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="260"/>
         <source>Per rank</source>
         <translation>Pro Rang</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="250"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="261"/>
         <source>Per bucket</source>
         <translation>Je Bucket</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="251"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="262"/>
         <source>Log</source>
         <translation>Protokoll</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="298"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="309"/>
         <source>step</source>
         <translation>Schritt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="298"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="309"/>
         <source>epoch</source>
         <translation>Epoche</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="366"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="389"/>
         <source>resumed from %1</source>
         <translation>fortgesetzt von %1</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab_data.cpp" line="146"/>
+        <location filename="../gui/widgets/src/dashboard_tab_data.cpp" line="148"/>
         <source>test accuracy</source>
         <translation>Testgenauigkeit</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab_data.cpp" line="150"/>
+        <location filename="../gui/widgets/src/dashboard_tab_data.cpp" line="152"/>
         <source>compute</source>
         <translation>Berechnung</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab_data.cpp" line="151"/>
+        <location filename="../gui/widgets/src/dashboard_tab_data.cpp" line="153"/>
         <source>exposed communication</source>
         <translation>nicht überlappte Kommunikation</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab_data.cpp" line="153"/>
+        <location filename="../gui/widgets/src/dashboard_tab_data.cpp" line="155"/>
         <source>all-reduce</source>
         <translation>All-Reduce</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab_data.cpp" line="155"/>
+        <location filename="../gui/widgets/src/dashboard_tab_data.cpp" line="157"/>
         <source>busbw</source>
         <translation>Busbandbreite</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="378"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="379"/>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="390"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="401"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="402"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="413"/>
         <source>N/A</source>
         <translation>k. A.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="385"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="408"/>
         <source>done</source>
         <translation>fertig</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="423"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="446"/>
         <source>Start a new run that continues this one from its last checkpoint (%1 on its node)</source>
         <translation>Einen neuen Lauf starten, der diesen ab seinem letzten Prüfpunkt fortsetzt (%1 auf seinem Knoten)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="438"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="461"/>
         <source>Stop run</source>
         <translation>Lauf stoppen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="439"/>
+        <location filename="../gui/widgets/src/dashboard_tab.cpp" line="462"/>
         <source>Stop the run &quot;%1&quot;? Its ranks write a checkpoint and exit.</source>
         <translation>Den Lauf „%1“ stoppen? Seine Ränge schreiben einen Prüfpunkt und beenden sich.</translation>
     </message>
@@ -1859,107 +2005,107 @@
 <context>
     <name>ringside::gui::MainWindow</name>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="41"/>
+        <location filename="../gui/app/main_window.cpp" line="43"/>
         <source>Ringside</source>
         <translation>Ringside</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="50"/>
+        <location filename="../gui/app/main_window.cpp" line="52"/>
         <source>Nodes</source>
         <translation>Knoten</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="51"/>
+        <location filename="../gui/app/main_window.cpp" line="53"/>
         <source>New run</source>
         <translation>Neuer Lauf</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="52"/>
+        <location filename="../gui/app/main_window.cpp" line="54"/>
         <source>History</source>
         <translation>Verlauf</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="71"/>
+        <location filename="../gui/app/main_window.cpp" line="73"/>
         <source>Launched run %1</source>
         <translation>Lauf %1 gestartet</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="76"/>
+        <location filename="../gui/app/main_window.cpp" line="85"/>
         <source>Launch failed</source>
         <translation>Start fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="80"/>
+        <location filename="../gui/app/main_window.cpp" line="89"/>
         <source>Checking %1 before the launch…</source>
         <translation>Prüfe %1 vor dem Start …</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="87"/>
+        <location filename="../gui/app/main_window.cpp" line="96"/>
         <source>Opening the run database…</source>
         <translation>Laufdatenbank wird geöffnet …</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="106"/>
+        <location filename="../gui/app/main_window.cpp" line="115"/>
         <source>&amp;File</source>
         <translation>&amp;Datei</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="107"/>
+        <location filename="../gui/app/main_window.cpp" line="116"/>
         <source>&amp;Quit</source>
         <translation>&amp;Beenden</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="109"/>
+        <location filename="../gui/app/main_window.cpp" line="118"/>
         <source>&amp;View</source>
         <translation>&amp;Ansicht</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="110"/>
+        <location filename="../gui/app/main_window.cpp" line="119"/>
         <source>&amp;Nodes</source>
         <translation>&amp;Knoten</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="110"/>
+        <location filename="../gui/app/main_window.cpp" line="119"/>
         <source>New &amp;run</source>
         <translation>Neuer &amp;Lauf</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="110"/>
+        <location filename="../gui/app/main_window.cpp" line="119"/>
         <source>&amp;History</source>
         <translation>&amp;Verlauf</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="116"/>
+        <location filename="../gui/app/main_window.cpp" line="125"/>
         <source>&amp;Close tab</source>
         <translation>Tab &amp;schließen</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="121"/>
+        <location filename="../gui/app/main_window.cpp" line="130"/>
         <source>Ne&amp;xt tab</source>
         <translation>&amp;Nächster Tab</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="125"/>
+        <location filename="../gui/app/main_window.cpp" line="134"/>
         <source>&amp;Help</source>
         <translation>&amp;Hilfe</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="126"/>
+        <location filename="../gui/app/main_window.cpp" line="135"/>
         <source>&amp;About Ringside</source>
         <translation>Ü&amp;ber Ringside</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="128"/>
+        <location filename="../gui/app/main_window.cpp" line="137"/>
         <source>About Ringside</source>
         <translation>Über Ringside</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="129"/>
+        <location filename="../gui/app/main_window.cpp" line="138"/>
         <source>&lt;b&gt;Ringside&lt;/b&gt; %1&lt;br&gt;Orchestrate and monitor data-parallel training.&lt;br&gt;Your public key (for agents&apos; allowlists):&lt;br&gt;&lt;tt&gt;%2&lt;/tt&gt;</source>
         <translation>&lt;b&gt;Ringside&lt;/b&gt; %1&lt;br&gt;Datenparalleles Training orchestrieren und überwachen.&lt;br&gt;Ihr öffentlicher Schlüssel (für die Zulassungslisten der Agenten):&lt;br&gt;&lt;tt&gt;%2&lt;/tt&gt;</translation>
     </message>
     <message numerus="yes">
-        <location filename="../gui/app/main_window.cpp" line="144"/>
+        <location filename="../gui/app/main_window.cpp" line="153"/>
         <source>%Ln node(s) online</source>
         <translation>
             <numerusform>%Ln Knoten online</numerusform>
@@ -1967,12 +2113,12 @@
         </translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="159"/>
+        <location filename="../gui/app/main_window.cpp" line="168"/>
         <source>Global batch %1 instead of %2: a multiple of the %3 ranks on %4 nodes</source>
         <translation>Globale Batch-Größe %1 statt %2: ein Vielfaches der %3 Ränge auf %4 Knoten</translation>
     </message>
     <message numerus="yes">
-        <location filename="../gui/app/main_window.cpp" line="257"/>
+        <location filename="../gui/app/main_window.cpp" line="281"/>
         <source>Compare (%Ln)</source>
         <translation>
             <numerusform>Vergleichen (%Ln)</numerusform>
@@ -1980,12 +2126,12 @@
         </translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="270"/>
+        <location filename="../gui/app/main_window.cpp" line="294"/>
         <source>The cloned run also ran on %1, which no node here has as its host name: check the nodes to run on.</source>
         <translation>Der geklonte Lauf lief auch auf %1, dem Rechnernamen keines Knotens hier: wählen Sie die Knoten für den Lauf.</translation>
     </message>
     <message>
-        <location filename="../gui/app/main_window.cpp" line="264"/>
+        <location filename="../gui/app/main_window.cpp" line="288"/>
         <source>%1 (copy)</source>
         <translation>%1 (Kopie)</translation>
     </message>
@@ -2314,7 +2460,7 @@
         <location filename="../gui/widgets/src/node_detail_pane.cpp" line="452"/>
         <location filename="../gui/widgets/src/node_detail_pane.cpp" line="467"/>
         <location filename="../gui/widgets/src/node_table_model.cpp" line="45"/>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="343"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="350"/>
         <source>N/A</source>
         <translation>k. A.</translation>
     </message>
@@ -2335,99 +2481,99 @@
         <translation>%1 h</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="136"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="140"/>
         <source>Stalled runs (docs/metrics.md, Hangs):
 %1</source>
         <translation>Hängende Läufe (docs/metrics.md, Hangs):
 %1</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="139"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="143"/>
         <source>The local agent, started by this GUI on loopback</source>
         <translation>Der lokale Agent, von dieser GUI auf Loopback gestartet</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="147"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="151"/>
         <source>GPU %1: %2, %3 GiB</source>
         <translation>GPU %1: %2, %3 GiB</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="154"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="158"/>
         <source>%1, in use by a run</source>
         <translation>%1, von einem Lauf belegt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="156"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="160"/>
         <source>%1, free</source>
         <translation>%1, frei</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="195"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="199"/>
         <source>Name</source>
         <translation>Name</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="197"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="201"/>
         <source>Address</source>
         <translation>Adresse</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="199"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="203"/>
         <source>State</source>
         <translation>Status</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="201"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="205"/>
         <source>CPU</source>
         <translation>CPU</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="203"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="207"/>
         <source>Memory</source>
         <translation>Speicher</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="205"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="209"/>
         <source>GPUs</source>
         <translation>GPUs</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="207"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="211"/>
         <source>Slots</source>
         <translation>Slots</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="209"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="213"/>
         <source>Agent</source>
         <translation>Agent</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="232"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="236"/>
         <source>connecting…</source>
         <translation>verbindet…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="234"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="238"/>
         <source>draining</source>
         <translation>gesperrt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="234"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="238"/>
         <source>online</source>
         <translation>online</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="237"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="241"/>
         <source>offline</source>
         <translation>offline</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="240"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="244"/>
         <source>%1 (%2)</source>
         <translation>%1 (%2)</translation>
     </message>
     <message numerus="yes">
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="242"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="246"/>
         <source>%1, %n stalled run(s)</source>
         <translation>
             <numerusform>%1, %n hängender Lauf</numerusform>
@@ -2435,40 +2581,45 @@
         </translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="251"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="255"/>
         <source>1 core</source>
         <translation>1 Kern</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="251"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="255"/>
         <source>%1 cores</source>
         <translation>%1 Kerne</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="253"/>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="276"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="257"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="280"/>
         <source>%1 %</source>
         <translation>%1 %</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="262"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="266"/>
         <source>%1 / %2 GiB</source>
         <translation>%1 / %2 GiB</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="269"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="273"/>
         <source>none</source>
         <translation>keine</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="286"/>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="290"/>
         <source>%1; %2 of %3 in use</source>
         <translation>%1; %2 von %3 belegt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/node_table_model.cpp" line="295"/>
-        <source>%1 free / %2 used %3</source>
-        <translation>%1 frei / %2 belegt %3</translation>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="298"/>
+        <source>%1 free / %2 used cpu</source>
+        <translation>%1 frei / %2 belegt CPU</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="303"/>
+        <source>%1 free / %2 used gpu; %3</source>
+        <translation>%1 frei / %2 belegt GPU; %3</translation>
     </message>
 </context>
 <context>
@@ -2639,50 +2790,50 @@
 <context>
     <name>ringside::gui::RankView</name>
     <message>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="22"/>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="122"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="23"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="126"/>
         <source>N/A</source>
         <translation>k. A.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="46"/>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="152"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="48"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="163"/>
         <source>No per-rank timings yet (a run with more than one rank reports them).</source>
         <translation>Noch keine Zeiten pro Rang (ein Lauf mit mehr als einem Rang meldet sie).</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="50"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="52"/>
         <source>Rank</source>
         <translation>Rang</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="50"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="52"/>
         <source>Node</source>
         <translation>Knoten</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="50"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="52"/>
         <source>Step (ms)</source>
         <translation>Schritt (ms)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="50"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="52"/>
         <source>All-reduce wait (ms)</source>
         <translation>All-Reduce-Wartezeit (ms)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="50"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="52"/>
         <source>Step vs median</source>
         <translation>Schritt ggü. Median</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="119"/>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="159"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="123"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="170"/>
         <source>unknown</source>
         <translation>unbekannt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/rank_view.cpp" line="157"/>
+        <location filename="../gui/widgets/src/rank_view.cpp" line="168"/>
         <source>slowest: rank %1 on node %2, step %3 ms (%4% over median)</source>
         <translation>Am langsamsten: Rang %1 auf Knoten %2, Schritt %3 ms (%4 % über dem Median)</translation>
     </message>
@@ -2830,646 +2981,664 @@
 <context>
     <name>ringside::gui::RunSetupPanel</name>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="61"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="62"/>
         <source>Run</source>
         <translation>Lauf</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="64"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="65"/>
         <source>e.g. fmnist baseline</source>
         <translation>z. B. fmnist baseline</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="65"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="66"/>
         <source>&amp;Name:</source>
         <translation>&amp;Name:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="68"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="69"/>
         <source>comma-separated, e.g. sweep, mlp</source>
         <translation>kommagetrennt, z. B. sweep, mlp</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="69"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="70"/>
         <source>&amp;Tags:</source>
         <translation>&amp;Tags:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="70"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="71"/>
         <source>Ringside trainer</source>
         <translation>Ringside-Trainer</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="71"/>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="222"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="72"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="229"/>
         <source>Custom command</source>
         <translation>Eigener Befehl</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="77"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="73"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="241"/>
+        <source>PyTorch script</source>
+        <translation>PyTorch-Skript</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="75"/>
+        <source>Your own PyTorch DDP script, with three calls of the ringside package (init_process_group, watch, log): its loss and per-bucket all-reduce timings live (docs/pytorch.md)</source>
+        <translation>Ihr eigenes PyTorch-DDP-Skript mit drei Aufrufen des Pakets ringside (init_process_group, watch, log): sein Verlust und die All-Reduce-Zeiten je Bucket live (docs/pytorch.md)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="84"/>
         <source>Job:</source>
         <translation>Job:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="85"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="92"/>
         <source>Data and model</source>
         <translation>Daten und Modell</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="88"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="95"/>
         <source>Browse…</source>
         <translation>Durchsuchen…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="92"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="99"/>
         <source>Dataset directory:</source>
         <translation>Datensatzverzeichnis:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="95"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="102"/>
         <source>CNN: 2 conv layers (oneDNN / cuDNN)</source>
         <translation>CNN: 2 Faltungsschichten (oneDNN / cuDNN)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="96"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="103"/>
         <source>MLP: fully connected</source>
         <translation>MLP: vollständig verbunden</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="100"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="107"/>
         <source>&amp;Model:</source>
         <translation>&amp;Modell:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="103"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="110"/>
         <source>Hidden layer widths; input and output sizes come from the dataset</source>
         <translation>Breiten der verborgenen Schichten; Ein- und Ausgabegrößen ergeben sich aus dem Datensatz</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="104"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="111"/>
         <source>&amp;Hidden layers:</source>
         <translation>&amp;Verborgene Schichten:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="108"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="115"/>
         <source>Output channels of each 3x3 conv stage (each followed by ReLU and 2x2 max-pooling), input to output</source>
         <translation>Ausgabekanäle jeder 3x3-Faltungsstufe (jeweils gefolgt von ReLU und 2x2-Max-Pooling), vom Eingang zum Ausgang</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="110"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="117"/>
         <source>Conv &amp;channels:</source>
         <translation>Faltungs&amp;kanäle:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="116"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="123"/>
         <source>Probability that dropout zeroes a conv feature during training</source>
         <translation>Wahrscheinlichkeit, mit der Dropout im Training ein Faltungsmerkmal auf null setzt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="117"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="124"/>
         <source>&amp;Dropout:</source>
         <translation>&amp;Dropout:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="120"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="127"/>
         <source>Auto (Winograd where it is faster)</source>
         <translation>Automatisch (Winograd, wo es schneller ist)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="121"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="128"/>
         <source>Direct</source>
         <translation>Direkt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="123"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="130"/>
         <source>How the conv layers are computed. Auto uses oneDNN&apos;s Winograd kernel for the conv layers whose input and output channel counts are multiples of 16, on CPUs with AVX-512 (about 1.5x faster for the default CNN&apos;s second layer), and direct convolution elsewhere. Direct computes every layer directly, as PyTorch does on a CPU, and rounds like it. Run spec key conv_algorithm (ringside-trainer --conv-algorithm).</source>
         <translation>Wie die Faltungsschichten berechnet werden. Automatisch verwendet den Winograd-Kernel von oneDNN für die Faltungsschichten, deren Ein- und Ausgabekanalzahlen Vielfache von 16 sind, auf CPUs mit AVX-512 (etwa 1,5-mal schneller für die zweite Schicht des Standard-CNN), und sonst direkte Faltung. Direkt berechnet jede Schicht direkt, wie PyTorch auf einer CPU, und rundet wie PyTorch. Schlüssel conv_algorithm der Laufspezifikation (ringside-trainer --conv-algorithm).</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="129"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="136"/>
         <source>Convol&amp;ution:</source>
         <translation>&amp;Faltung:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="133"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="140"/>
         <source>Optimizer</source>
         <translation>Optimierer</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="136"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="143"/>
         <source>SGD</source>
         <translation>SGD</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="137"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="144"/>
         <source>AdamW</source>
         <translation>AdamW</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="138"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="145"/>
         <source>&amp;Optimizer:</source>
         <translation>&amp;Optimierer:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="140"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="147"/>
         <source>&amp;Learning rate:</source>
         <translation>&amp;Lernrate:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="143"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="150"/>
         <source>&amp;Momentum:</source>
         <translation>&amp;Momentum:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="145"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="152"/>
         <source>Nesterov</source>
         <translation>Nesterov</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="149"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="156"/>
         <source>Beta &amp;1:</source>
         <translation>Beta &amp;1:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="150"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="157"/>
         <source>Beta &amp;2:</source>
         <translation>Beta &amp;2:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="153"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="160"/>
         <source>&amp;Weight decay:</source>
         <translation>&amp;Weight Decay:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="155"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="162"/>
         <source>Cosine</source>
         <translation>Kosinus</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="156"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="163"/>
         <source>Step</source>
         <translation>Stufen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="157"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="164"/>
         <source>Constant</source>
         <translation>Konstant</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="158"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="165"/>
         <source>LR &amp;schedule:</source>
         <translation>LR-&amp;Zeitplan:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="160"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="167"/>
         <source>&amp;Warm-up steps:</source>
         <translation>Warm-&amp;up-Schritte:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="164"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="171"/>
         <source>Decay every (epochs):</source>
         <translation>Abklingen alle (Epochen):</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="166"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="173"/>
         <source>Decay factor:</source>
         <translation>Abklingfaktor:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="167"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="174"/>
         <source>Final learning rate:</source>
         <translation>End-Lernrate:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="171"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="178"/>
         <source>Training</source>
         <translation>Training</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="174"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="181"/>
         <source>&amp;Epochs:</source>
         <translation>&amp;Epochen:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="176"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="183"/>
         <source>&amp;Global batch:</source>
         <translation>&amp;Globaler Batch:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="179"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="186"/>
         <source>whole local batch</source>
         <translation>ganzer lokaler Batch</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="181"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="188"/>
         <source>Gradient accumulation: each rank computes its local batch in passes of this many samples and sums their gradients before the all-reduce. Less memory for activations; the same step.</source>
         <translation>Gradientenakkumulation: Jeder Rank berechnet seinen lokalen Batch in Durchgängen mit so vielen Beispielen und summiert deren Gradienten vor dem All-Reduce. Weniger Speicher für Aktivierungen; derselbe Schritt.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="184"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="191"/>
         <source>&amp;Micro-batch:</source>
         <translation>&amp;Mikro-Batch:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="187"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="194"/>
         <source>Auto (GPU when present)</source>
         <translation>Automatisch (GPU, falls vorhanden)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="188"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="195"/>
         <source>NCCL (GPU)</source>
         <translation>NCCL (GPU)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="189"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="196"/>
         <source>MPI (CPU)</source>
         <translation>MPI (CPU)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="190"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="197"/>
         <source>&amp;Backend:</source>
         <translation>&amp;Backend:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="192"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="199"/>
         <source>Gradient &amp;bucket (MiB):</source>
         <translation>Gradienten-Bu&amp;cket (MiB):</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="194"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="201"/>
         <source>at the end and on stop</source>
         <translation>am Ende und beim Stoppen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="195"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="202"/>
         <source>&amp;Checkpoint every (steps):</source>
         <translation>&amp;Prüfpunkt alle (Schritte):</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="199"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="206"/>
         <source>How often every rank reports its metrics (loss, and its step, compute and all-reduce times, each the mean over the steps since its last report), in global steps; the last step of each epoch always reports. 1 = every step: the charts and the per-rank heatmap show every step, at the cost of more values to send and store. Run spec key log_every (ringside-trainer --log-every).</source>
         <translation>Wie oft jeder Rang seine Metriken meldet (Loss sowie Schritt-, Rechen- und All-Reduce-Zeiten, jeweils der Mittelwert über die Schritte seit der letzten Meldung), in globalen Schritten; der letzte Schritt jeder Epoche meldet immer. 1 = jeder Schritt: Diagramme und die Heatmap pro Rang zeigen jeden Schritt, auf Kosten von mehr Werten, die gesendet und gespeichert werden. Schlüssel log_every der Laufspezifikation (ringside-trainer --log-every).</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="204"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="211"/>
         <source>Metric &amp;interval (steps):</source>
         <translation>Metrik-&amp;Intervall (Schritte):</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="209"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="216"/>
         <source>S&amp;eed:</source>
         <translation>See&amp;d:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="211"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="218"/>
         <source>start afresh</source>
         <translation>neu beginnen</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="213"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="220"/>
         <source>Continue from a checkpoint: a checkpoint file (ckpt-*.rsck), or a directory whose newest checkpoint is used, on the node that owns the run. The model, optimizer, global batch, seed and data must match the checkpoint&apos;s. Run spec key resume (ringside-trainer --resume).</source>
         <translation>Von einem Prüfpunkt fortsetzen: eine Prüfpunktdatei (ckpt-*.rsck) oder ein Verzeichnis, dessen neuester Prüfpunkt verwendet wird, auf dem Knoten, dem der Lauf gehört. Modell, Optimierer, globaler Batch, Seed und Daten müssen zu denen des Prüfpunkts passen. Run-Spec-Schlüssel resume (ringside-trainer --resume).</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="217"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="224"/>
         <source>Resume &amp;from checkpoint:</source>
         <translation>Fortsetzen ab Pr&amp;üfpunkt:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="225"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="232"/>
         <source>python3 train.py --epochs 3</source>
         <translation>python3 train.py --epochs 3</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="227"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="234"/>
         <source>Started under mpirun on every rank; report metrics by printing JSON Lines records on stdout (see docs/metrics.md)</source>
         <translation>Läuft unter mpirun auf jedem Rang; Metriken als JSON-Lines-Datensätze auf stdout ausgeben (siehe docs/metrics.md)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="229"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="236"/>
         <source>Co&amp;mmand:</source>
         <translation>Be&amp;fehl:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="234"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="244"/>
+        <source>/srv/train/ddp_fashion_mnist.py</source>
+        <translation>/srv/train/ddp_fashion_mnist.py</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="246"/>
+        <source>The script&apos;s path on every node of the run (the agent&apos;s user must be able to read it). It joins the process group with ringside.torch.init_process_group(), times its all-reduces with ringside.torch.watch(model) and logs with ringside.log().</source>
+        <translation>Der Pfad des Skripts auf jedem Knoten des Laufs (der Benutzer des Agenten muss es lesen können). Es tritt der Prozessgruppe mit ringside.torch.init_process_group() bei, misst seine All-Reduces mit ringside.torch.watch(model) und zeichnet mit ringside.log() auf.</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="249"/>
+        <source>&amp;Script:</source>
+        <translation>&amp;Skript:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="252"/>
+        <source>--epochs 3 --batch 256</source>
+        <translation>--epochs 3 --batch 256</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="253"/>
+        <source>&amp;Arguments:</source>
+        <translation>&amp;Argumente:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="256"/>
+        <source>The Python that runs the script on every node: one that has torch (Debian&apos;s /usr/bin/python3 with python3-torch, or a virtual environment&apos;s bin/python)</source>
+        <translation>Das Python, das das Skript auf jedem Knoten ausführt: eines mit torch (Debians /usr/bin/python3 mit python3-torch oder bin/python einer virtuellen Umgebung)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="258"/>
+        <source>&amp;Interpreter:</source>
+        <translation>&amp;Interpreter:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="261"/>
+        <source>the run&apos;s own directory</source>
+        <translation>das eigene Verzeichnis des Laufs</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="262"/>
+        <source>&amp;Working directory:</source>
+        <translation>Arbeits&amp;verzeichnis:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="263"/>
+        <source>Use GPUs (one per rank, NCCL)</source>
+        <translation>GPUs verwenden (eine je Rang, NCCL)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="265"/>
+        <source>Checked: every rank takes one of the node&apos;s free GPUs (CUDA_VISIBLE_DEVICES) and the process group uses NCCL. Unchecked: every rank takes a CPU core and uses gloo.</source>
+        <translation>Eingeschaltet: Jeder Rang belegt eine der freien GPUs des Knotens (CUDA_VISIBLE_DEVICES), und die Prozessgruppe verwendet NCCL. Ausgeschaltet: Jeder Rang belegt einen CPU-Kern und verwendet gloo.</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="271"/>
         <source>Placement</source>
         <translation>Platzierung</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="243"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="280"/>
         <source>Check the nodes to run on. Ranks are placed in list order and the first checked node owns the run; drag a node to change the order.</source>
         <translation>Markieren Sie die Knoten für den Lauf. Die Ränge werden in Listenreihenfolge verteilt, und der erste markierte Knoten führt den Lauf; ziehen Sie einen Knoten, um die Reihenfolge zu ändern.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="245"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="282"/>
         <source>N&amp;odes:</source>
         <translation>&amp;Knoten:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="254"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="291"/>
         <source>never</source>
         <translation>nie</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="255"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="292"/>
         <source> s</source>
         <translation> s</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="257"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="294"/>
         <source>The agent fails the run when no rank has made progress for this long (a hung rank: stopped, frozen, or deadlocked), after flagging it stalled within seconds on the dashboard. Default 600 s (10 minutes); for the trainer it must stay below its collective timeout (900 s by default). Run spec key hang_timeout_s.</source>
         <translation>Der Agent lässt den Lauf fehlschlagen, wenn so lange kein Rang Fortschritt gemacht hat (ein hängender Rang: angehalten, eingefroren oder verklemmt), nachdem er ihn binnen Sekunden im Dashboard als stockend markiert hat. Standard 600 s (10 Minuten); für den Trainer muss es unter seinem Collective-Zeitlimit bleiben (standardmäßig 900 s). Run-Spec-Schlüssel hang_timeout_s.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="261"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="298"/>
         <source>Han&amp;g timeout:</source>
         <translation>Hän&amp;gen-Zeitlimit:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="432"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="301"/>
+        <source>NAME=value, one per line</source>
+        <translation>NAME=Wert, einer je Zeile</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="302"/>
+        <source>Extra environment of every rank, e.g. OMP_NUM_THREADS=1 or NCCL_DEBUG=INFO</source>
+        <translation>Zusätzliche Umgebung jedes Rangs, z. B. OMP_NUM_THREADS=1 oder NCCL_DEBUG=INFO</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="306"/>
+        <source>En&amp;vironment:</source>
+        <translation>&amp;Umgebung:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="518"/>
         <source>offline</source>
         <translation>offline</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="433"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="519"/>
         <source>draining</source>
         <translation>gesperrt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="434"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="520"/>
         <source>online</source>
         <translation>online</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="437"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="523"/>
         <source>free slots unknown</source>
         <translation>freie Slots unbekannt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="439"/>
-        <source>free GPU slots: %L1</source>
-        <translation>freie GPU-Slots: %L1</translation>
-    </message>
-    <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="441"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="530"/>
         <source>free CPU slots: %L1</source>
         <translation>freie CPU-Slots: %L1</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="443"/>
-        <source>free slots: %L1</source>
-        <translation>freie Slots: %L1</translation>
-    </message>
-    <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="445"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="532"/>
         <source>%1 (%2, %3)</source>
         <translation>%1 (%2, %3)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="517"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="604"/>
         <source>Host: %1</source>
         <translation>Rechner: %1</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="554"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="661"/>
         <source>no node chosen</source>
         <translation>kein Knoten gewählt</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="556"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="663"/>
         <source>1 node</source>
         <translation>1 Knoten</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="556"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="663"/>
         <source>%L1 nodes</source>
         <translation>%L1 Knoten</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="557"/>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="558"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="664"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="665"/>
         <source>1 rank</source>
         <translation>1 Rang</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="557"/>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="558"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="664"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="665"/>
         <source>%L1 ranks</source>
         <translation>%L1 Ränge</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="559"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="666"/>
         <source>%1 × %2 = %3</source>
         <translation>%1 × %2 = %3</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="565"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="672"/>
         <source>Rank 0 runs on %1, which owns the run.</source>
         <translation>Rang 0 läuft auf %1, der den Lauf führt.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="248"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="285"/>
         <source>&amp;Ranks per node:</source>
         <translation>&amp;Ränge pro Knoten:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="98"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="105"/>
         <source>The CNN learns more; 5 epochs take about a minute at 2 ranks on 2 cores. The MLP finishes in seconds</source>
         <translation>Das CNN lernt mehr; 5 Epochen dauern mit 2 Rängen auf 2 Kernen etwa eine Minute. Das MLP ist in Sekunden fertig</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="251"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="288"/>
         <source>World size:</source>
         <translation>Weltgröße:</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="271"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="316"/>
         <source>L&amp;oad preset…</source>
         <translation>Vorl&amp;age laden…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="272"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="317"/>
         <source>&amp;Save preset…</source>
         <translation>Vorlage speic&amp;hern…</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="273"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="318"/>
         <source>&amp;Launch</source>
         <translation>&amp;Starten</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="276"/>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="584"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="321"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="691"/>
         <source>Launch the run (Ctrl+Enter)</source>
         <translation>Den Lauf starten (Strg+Eingabe)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="292"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="338"/>
         <source>Dataset directory</source>
         <translation>Datensatzverzeichnis</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="570"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="525"/>
+        <source>free: %L1 of %L2 GPUs, %L3 CPU slots</source>
+        <translation>frei: %L1 von %L2 GPUs, %L3 CPU-Slots</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="677"/>
         <source>Every rank reports its metrics to the agent of the node that owns the run; the dashboard&apos;s per-rank view shows every rank, grouped by node.</source>
         <translation>Jeder Rang meldet seine Metriken an den Agenten des Knotens, dem der Lauf gehört; die Ansicht pro Rang im Dashboard zeigt jeden Rang, nach Knoten gruppiert.</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="583"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="690"/>
         <source>No node to launch on: add one in Nodes</source>
         <translation>Kein Knoten zum Starten: Fügen Sie unter „Knoten“ einen hinzu</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="588"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="695"/>
         <source>Load run preset</source>
         <translation>Laufvorlage laden</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="589"/>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="622"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="696"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="729"/>
         <source>Run presets (*.json)</source>
         <translation>Laufvorlagen (*.json)</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="593"/>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="605"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="700"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="712"/>
         <source>Load preset</source>
         <translation>Vorlage laden</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="594"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="701"/>
         <source>Cannot read %1: %2</source>
         <translation>%1 kann nicht gelesen werden: %2</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="601"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="708"/>
         <source>%1 is not valid JSON: %2</source>
         <translation>%1 ist kein gültiges JSON: %2</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="620"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="727"/>
         <source>Save run preset</source>
         <translation>Laufvorlage speichern</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="627"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="734"/>
         <source>Save preset</source>
         <translation>Vorlage speichern</translation>
     </message>
     <message>
-        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="628"/>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="735"/>
         <source>Cannot write %1: %2</source>
         <translation>%1 kann nicht geschrieben werden: %2</translation>
     </message>
 </context>
 <context>
-    <name>ringside::gui::StragglerTimeline</name>
-    <message>
-        <location filename="../gui/widgets/src/straggler_timeline.cpp"/>
-        <source>Straggler over the run</source>
-        <translation>Nachzügler im Lauf</translation>
-    </message>
-    <message>
-        <location filename="../gui/widgets/src/straggler_timeline.cpp"/>
-        <source>no straggler verdict yet</source>
-        <translation>noch kein Nachzügler-Urteil</translation>
-    </message>
-    <message>
-        <location filename="../gui/widgets/src/straggler_timeline.cpp"/>
-        <source>steps %1 to %2</source>
-        <translation>Schritte %1 bis %2</translation>
-    </message>
-    <message>
-        <location filename="../gui/widgets/src/straggler_timeline.cpp"/>
-        <source>%1: no straggler</source>
-        <translation>%1: kein Nachzügler</translation>
-    </message>
-    <message>
-        <location filename="../gui/widgets/src/straggler_timeline.cpp"/>
-        <source>rank %1</source>
-        <translation>Rang %1</translation>
-    </message>
-    <message>
-        <location filename="../gui/widgets/src/straggler_timeline.cpp"/>
-        <source>rank %1 on %2</source>
-        <translation>Rang %1 auf %2</translation>
-    </message>
-    <message>
-        <location filename="../gui/widgets/src/straggler_timeline.cpp"/>
-        <source>data</source>
-        <translation>Daten</translation>
-    </message>
-    <message>
-        <location filename="../gui/widgets/src/straggler_timeline.cpp"/>
-        <source>compute</source>
-        <translation>Rechnen</translation>
-    </message>
-    <message>
-        <location filename="../gui/widgets/src/straggler_timeline.cpp"/>
-        <source>%1: %2 held the group back (%3), up to %4 % of the step time</source>
-        <translation>%1: %2 hielt die Gruppe auf (%3), bis zu %4 % der Schrittzeit</translation>
-    </message>
-    <message>
-        <location filename="../gui/widgets/src/straggler_timeline.cpp"/>
-        <source>%1: %2 held the group back (%3)</source>
-        <translation>%1: %2 hielt die Gruppe auf (%3)</translation>
-    </message>
-    <message>
-        <location filename="../gui/widgets/src/straggler_timeline.cpp"/>
-        <source>step %1</source>
-        <translation>Schritt %1</translation>
-    </message>
-</context>
-<context>
     <name>ringside::gui::RunTableModel</name>
     <message>
-        <location filename="../gui/core/src/run_table_model.cpp" line="96"/>
+        <location filename="../gui/core/src/run_table_model.cpp" line="101"/>
         <source>queued</source>
         <translation>wartend</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_table_model.cpp" line="98"/>
+        <location filename="../gui/core/src/run_table_model.cpp" line="103"/>
         <source>starting</source>
         <translation>startet</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_table_model.cpp" line="100"/>
+        <location filename="../gui/core/src/run_table_model.cpp" line="105"/>
         <source>running</source>
         <translation>läuft</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_table_model.cpp" line="102"/>
+        <location filename="../gui/core/src/run_table_model.cpp" line="107"/>
         <source>completed</source>
         <translation>fertig</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_table_model.cpp" line="104"/>
+        <location filename="../gui/core/src/run_table_model.cpp" line="109"/>
         <source>failed</source>
         <translation>fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_table_model.cpp" line="106"/>
+        <location filename="../gui/core/src/run_table_model.cpp" line="111"/>
         <source>stopped</source>
         <translation>gestoppt</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_table_model.cpp" line="108"/>
+        <location filename="../gui/core/src/run_table_model.cpp" line="113"/>
         <source>unknown</source>
         <translation>unbekannt</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_table_model.cpp" line="116"/>
-        <location filename="../gui/core/src/run_table_model.cpp" line="184"/>
+        <location filename="../gui/core/src/run_table_model.cpp" line="121"/>
+        <location filename="../gui/core/src/run_table_model.cpp" line="206"/>
         <source>N/A</source>
         <translation>k. A.</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_table_model.cpp" line="121"/>
-        <location filename="../gui/core/src/run_table_model.cpp" line="130"/>
+        <location filename="../gui/core/src/run_table_model.cpp" line="126"/>
+        <location filename="../gui/core/src/run_table_model.cpp" line="135"/>
         <source>%1 × %2</source>
         <translation>%1 × %2</translation>
     </message>
     <message numerus="yes">
-        <location filename="../gui/core/src/run_table_model.cpp" line="126"/>
+        <location filename="../gui/core/src/run_table_model.cpp" line="131"/>
         <source>%Ln rank(s) on %1 nodes</source>
         <translation>
             <numerusform>%Ln Rang auf %1 Knoten</numerusform>
@@ -3477,115 +3646,181 @@
         </translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_table_model.cpp" line="195"/>
+        <location filename="../gui/core/src/run_table_model.cpp" line="217"/>
         <source>%1 %</source>
         <translation>%1 %</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_table_model.cpp" line="228"/>
+        <location filename="../gui/core/src/run_table_model.cpp" line="250"/>
         <source>Run %1</source>
         <translation>Lauf %1</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_table_model.cpp" line="232"/>
+        <location filename="../gui/core/src/run_table_model.cpp" line="254"/>
         <source>%1: %2</source>
         <translation>%1: %2</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_table_model.cpp" line="235"/>
-        <location filename="../gui/core/src/run_table_model.cpp" line="284"/>
+        <location filename="../gui/core/src/run_table_model.cpp" line="257"/>
+        <location filename="../gui/core/src/run_table_model.cpp" line="314"/>
         <source>Double-click or press F2 to edit</source>
         <translation>Zum Bearbeiten doppelklicken oder F2 drücken</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_table_model.cpp" line="249"/>
+        <location filename="../gui/core/src/run_table_model.cpp" line="272"/>
+        <source>Hyperparameter %1 as the run&apos;s script declared it (ringside.config)</source>
+        <translation>Hyperparameter %1, wie das Skript des Laufs ihn angegeben hat (ringside.config)</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_table_model.cpp" line="279"/>
         <source>Name</source>
         <translation>Name</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_table_model.cpp" line="251"/>
+        <location filename="../gui/core/src/run_table_model.cpp" line="281"/>
         <source>State</source>
         <translation>Status</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_table_model.cpp" line="253"/>
+        <location filename="../gui/core/src/run_table_model.cpp" line="283"/>
         <source>Nodes × ranks</source>
         <translation>Knoten × Ränge</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_table_model.cpp" line="255"/>
+        <location filename="../gui/core/src/run_table_model.cpp" line="285"/>
         <source>Start</source>
         <translation>Start</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_table_model.cpp" line="257"/>
+        <location filename="../gui/core/src/run_table_model.cpp" line="287"/>
         <source>Duration</source>
         <translation>Dauer</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_table_model.cpp" line="259"/>
+        <location filename="../gui/core/src/run_table_model.cpp" line="289"/>
         <source>Final loss</source>
         <translation>Endverlust</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_table_model.cpp" line="261"/>
+        <location filename="../gui/core/src/run_table_model.cpp" line="291"/>
         <source>Best accuracy</source>
         <translation>Beste Genauigkeit</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_table_model.cpp" line="263"/>
+        <location filename="../gui/core/src/run_table_model.cpp" line="293"/>
         <source>Samples/s</source>
         <translation>Samples/s</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_table_model.cpp" line="265"/>
+        <location filename="../gui/core/src/run_table_model.cpp" line="295"/>
         <source>Tags</source>
         <translation>Tags</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_table_model.cpp" line="267"/>
+        <location filename="../gui/core/src/run_table_model.cpp" line="297"/>
         <source>Notes</source>
         <translation>Notizen</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_table_model.cpp" line="275"/>
+        <location filename="../gui/core/src/run_table_model.cpp" line="305"/>
         <source>Nodes × ranks per node</source>
         <translation>Knoten × Ränge pro Knoten</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_table_model.cpp" line="277"/>
+        <location filename="../gui/core/src/run_table_model.cpp" line="307"/>
         <source>Training loss (train/loss) at the last step</source>
         <translation>Trainingsverlust (train/loss) im letzten Schritt</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_table_model.cpp" line="279"/>
+        <location filename="../gui/core/src/run_table_model.cpp" line="309"/>
         <source>Highest test accuracy (test/accuracy) of any evaluation</source>
         <translation>Höchste Testgenauigkeit (test/accuracy) aller Auswertungen</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_table_model.cpp" line="281"/>
+        <location filename="../gui/core/src/run_table_model.cpp" line="311"/>
         <source>Mean training throughput (train/samples_per_s) over all ranks</source>
         <translation>Mittlerer Trainingsdurchsatz (train/samples_per_s) über alle Ränge</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_table_model.cpp" line="321"/>
+        <location filename="../gui/core/src/run_table_model.cpp" line="351"/>
         <source>Could not save the %1 of run %2: %3</source>
         <translation>Speichern der %1 von Lauf %2 fehlgeschlagen: %3</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_table_model.cpp" line="322"/>
+        <location filename="../gui/core/src/run_table_model.cpp" line="352"/>
         <source>tags</source>
         <translation>Tags</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_table_model.cpp" line="322"/>
+        <location filename="../gui/core/src/run_table_model.cpp" line="352"/>
         <source>notes</source>
         <translation>Notizen</translation>
     </message>
     <message>
-        <location filename="../gui/core/src/run_table_model.cpp" line="344"/>
+        <location filename="../gui/core/src/run_table_model.cpp" line="381"/>
         <source>Could not read the run history: %1</source>
         <translation>Der Laufverlauf konnte nicht gelesen werden: %1</translation>
+    </message>
+</context>
+<context>
+    <name>ringside::gui::StragglerTimeline</name>
+    <message>
+        <location filename="../gui/widgets/src/straggler_timeline.cpp" line="45"/>
+        <location filename="../gui/widgets/src/straggler_timeline.cpp" line="112"/>
+        <source>Straggler over the run</source>
+        <translation>Nachzügler im Lauf</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/straggler_timeline.cpp" line="115"/>
+        <source>no straggler verdict yet</source>
+        <translation>noch kein Nachzügler-Urteil</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/straggler_timeline.cpp" line="76"/>
+        <source>steps %1 to %2</source>
+        <translation>Schritte %1 bis %2</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/straggler_timeline.cpp" line="79"/>
+        <source>%1: no straggler</source>
+        <translation>%1: kein Nachzügler</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/straggler_timeline.cpp" line="82"/>
+        <location filename="../gui/widgets/src/straggler_timeline.cpp" line="124"/>
+        <source>rank %1</source>
+        <translation>Rang %1</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/straggler_timeline.cpp" line="83"/>
+        <source>rank %1 on %2</source>
+        <translation>Rang %1 auf %2</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/straggler_timeline.cpp" line="84"/>
+        <source>data</source>
+        <translation>Daten</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/straggler_timeline.cpp" line="84"/>
+        <source>compute</source>
+        <translation>Rechnen</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/straggler_timeline.cpp" line="86"/>
+        <source>%1: %2 held the group back (%3), up to %4 % of the step time</source>
+        <translation>%1: %2 hielt die Gruppe auf (%3), bis zu %4 % der Schrittzeit</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/straggler_timeline.cpp" line="89"/>
+        <source>%1: %2 held the group back (%3)</source>
+        <translation>%1: %2 hielt die Gruppe auf (%3)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/straggler_timeline.cpp" line="137"/>
+        <location filename="../gui/widgets/src/straggler_timeline.cpp" line="140"/>
+        <source>step %1</source>
+        <translation>Schritt %1</translation>
     </message>
 </context>
 </TS>
