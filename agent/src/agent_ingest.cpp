@@ -41,7 +41,7 @@ void Agent::Impl::onRunState(const v1::RunInfo& run, const RunProcessIds& ids) {
     logLine("info", "run " + run.run_id() + " " + v1::RunState_Name(run.state()) +
                         (run.reason().empty() ? "" : ": " + run.reason()));
   } else if (!tailers.contains(run.run_id()) && !run.run_dir().empty()) {
-    tailers.emplace(run.run_id(), LogTailer(run.run_dir(), run.spec().has_command()));
+    tailers.emplace(run.run_id(), LogTailer(run.run_dir(), parsesStdoutRecords(run.spec())));
   }
 }
 
@@ -145,8 +145,7 @@ std::vector<v1::MetricSample> Agent::Impl::judgeStragglers(
       auto it = stragglers.find(runId);
       if (it == stragglers.end()) {
         const v1::RunInfo* run = runs->find(runId);
-        if (run == nullptr || isEnded(run->state()) || !run->spec().has_trainer() ||
-            run->world_size() < 2) {
+        if (run == nullptr || isEnded(run->state()) || run->world_size() < 2) {
           return verdicts;
         }
         it =
@@ -170,11 +169,13 @@ void Agent::Impl::ingestRankMessages(const std::vector<zmq::message_t>& messages
   batches.reserve(messages.size());
   for (const zmq::message_t& message : messages) {
     auto decoded = protocol::decodeEnvelope(message.data(), message.size());
-    if (!decoded.isOk() || (!decoded->has_rank_metrics() && !decoded->has_rank_heartbeat())) {
+    if (!decoded.isOk() || (!decoded->has_rank_metrics() && !decoded->has_rank_heartbeat() &&
+                            !decoded->has_run_params())) {
       logLine("warning", "dropped a malformed message on the ranks socket");
       continue;
     }
     const std::string& runId = decoded->has_rank_heartbeat() ? decoded->rank_heartbeat().run_id()
+                               : decoded->has_run_params()   ? decoded->run_params().run_id()
                                                              : decoded->rank_metrics().run_id();
     if (remote) {
       const char* userId = zmq_msg_gets(const_cast<zmq_msg_t*>(message.handle()), "User-Id");
@@ -187,6 +188,13 @@ void Agent::Impl::ingestRankMessages(const std::vector<zmq::message_t>& messages
     }
     if (decoded->has_rank_heartbeat()) {
       hangs.onHeartbeat(decoded->rank_heartbeat(), wallSeconds());
+      continue;
+    }
+    if (decoded->has_run_params()) {
+      if (Status merged = runs->mergeParams(runId, decoded->run_params().params());
+          !merged.isOk()) {
+        logLine("warning", "run parameters for run " + runId + ": " + merged.toString());
+      }
       continue;
     }
     batches.push_back(std::move(*decoded->mutable_rank_metrics()));
@@ -247,6 +255,13 @@ void Agent::Impl::tailLogs() {
       if (samples.isOk()) publishSamples(runId, *samples);
       if (refusal.samples > 0) {
         refuseSamples(runId, refusal.samples, Status::invalidArgument(refusal.reason));
+      }
+    }
+    if (!chunk.params.empty()) {
+      google::protobuf::Map<std::string, std::string> params(chunk.params.begin(),
+                                                             chunk.params.end());
+      if (Status merged = runs->mergeParams(runId, params); !merged.isOk()) {
+        logLine("warning", "config record of run " + runId + ": " + merged.toString());
       }
     }
     const v1::RunInfo* run = runs->find(runId);

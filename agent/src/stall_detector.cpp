@@ -162,6 +162,9 @@ void StallDetector::noteStep(Rank& rank, int64_t step, double now) {
 void StallDetector::onHeartbeat(const v1::RankHeartbeat& beat, double now) {
   if (beat.rank() < 0 || static_cast<size_t>(beat.rank()) >= ranks_.size()) return;
   Rank& rank = ranks_[beat.rank()];
+  // A Python script's ranks send heartbeats once ringside.torch.watch() runs: from then on the
+  // run is judged by them, as a trainer run is.
+  heartbeats_ = true;
   rank.lastHeard = now;
   rank.lastHeartbeat = now;
   if (!nodes_[beat.rank()].empty() || beat.host().empty()) {
