@@ -66,9 +66,13 @@ QString text(const std::string& value) {
 
 // The spec's settings as one flat JSON object for the config diff: every key of the trainer's run
 // spec with the value the run used (absent keys: their defaults), written by protobuf's JSON
-// mapping (or "command" and "working_dir" for a custom command), plus "ranks_per_node" and
-// "hosts". An old spec's config_json that is not a valid run spec shows as "config": why.
-QString configJsonOf(const v1::RunSpec& spec) {
+// mapping (or "command" and "working_dir" for a custom command; "script", "args", "python",
+// "working_dir" and "use_gpus" for a PyTorch script), plus "ranks_per_node" and "hosts", and the
+// hyperparameters the run's script declared (RunInfo.params, "params.<dotted key>": each value
+// parsed from its JSON text, so numbers compare as numbers). An old spec's config_json that is
+// not a valid run spec shows as "config": why.
+QString configJsonOf(const v1::RunSpec& spec,
+                     const google::protobuf::Map<std::string, std::string>& params) {
   QJsonObject config;
   if (spec.has_trainer()) {
     const auto typed = trainerConfigOf(spec.trainer());
@@ -84,6 +88,24 @@ QString configJsonOf(const v1::RunSpec& spec) {
     for (const auto& arg : spec.command().argv()) argv.append(QString::fromStdString(arg));
     config.insert("command", argv);
     config.insert("working_dir", QString::fromStdString(spec.command().working_dir()));
+  } else if (spec.has_python()) {
+    const v1::PythonScript& job = spec.python();
+    config.insert("script", QString::fromStdString(job.script()));
+    QJsonArray args;
+    for (const auto& arg : job.args()) args.append(QString::fromStdString(arg));
+    config.insert("args", args);
+    config.insert("python", QString::fromStdString(job.python()));
+    config.insert("working_dir", QString::fromStdString(job.working_dir()));
+    config.insert("use_gpus", job.use_gpus());
+  }
+  for (const auto& [key, value] : params) {
+    // A scalar's JSON text: wrapped in an array to parse it with Qt's document parser.
+    const QJsonDocument parsed =
+        QJsonDocument::fromJson("[" + QByteArray::fromStdString(value) + "]");
+    const QJsonValue typed = parsed.isArray() && parsed.array().size() == 1
+                                 ? parsed.array().at(0)
+                                 : QJsonValue(QString::fromStdString(value));
+    config.insert(QStringLiteral("params.") + QString::fromStdString(key), typed);
   }
   config.insert("ranks_per_node", static_cast<int>(spec.ranks_per_node()));
   QStringList hosts;
@@ -316,7 +338,7 @@ Status MetricsStore::Database::applyRunInfo(int64_t runKey, const v1::RunInfo& r
         "UPDATE runs SET name = ?, spec = ?, config_json = ? WHERE run_key = ? AND state_seq <= ?");
     spec.bindValue(0, text(run.spec().name()));
     spec.bindValue(1, QByteArray::fromStdString(run.spec().SerializeAsString()));
-    spec.bindValue(2, configJsonOf(run.spec()));
+    spec.bindValue(2, configJsonOf(run.spec(), run.params()));
     spec.bindValue(3, qlonglong(runKey));
     spec.bindValue(4, seqGuard);
     if (!spec.exec())
