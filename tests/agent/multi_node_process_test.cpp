@@ -117,7 +117,7 @@ TEST_F(MultiNodeTest, PreflightNamesWhatIsMissingAndTheFreeSlots) {
   std::string problems;
   for (const auto& problem : refused.preflight_reply().problems()) problems += problem + "\n";
   EXPECT_NE(problems.find("/nonexistent/ringside-trainer"), std::string::npos) << problems;
-  EXPECT_NE(problems.find("100000 slots"), std::string::npos) << problems;
+  EXPECT_NE(problems.find("100000 CPU slots"), std::string::npos) << problems;
   badSpec->mutable_trainer()->clear_trainer_path();
   const v1::Envelope noData = request(bad);
   std::string dataProblems;
