@@ -63,7 +63,9 @@ expected=2; [[ $have_nccl == ON ]] && expected=3
 ((${#all_debs[@]} == expected)) ||
   { echo "FAILED: expected $expected packages, got ${#all_debs[@]}" >&2; exit 1; }
 ((${#debs[@]} == 2)) || { echo "FAILED: expected ringside and ringside-node" >&2; exit 1; }
-node_deb=$(for d in "${debs[@]}"; do [[ $(dpkg-deb -f "$d" Package) == ringside-node ]] && echo "$d"; done)
+node_deb=
+for d in "${debs[@]}"; do [[ $(dpkg-deb -f "$d" Package) == ringside-node ]] && node_deb=$d; done
+[[ -n $node_deb ]] || { echo "FAILED: no ringside-node package" >&2; exit 1; }
 if dpkg-deb -c "$node_deb" | grep -q 'libringside-nccl\.so'; then
   echo "FAILED: ringside-node carries the nccl plugin" >&2; exit 1
 fi
@@ -97,8 +99,8 @@ if [[ $have_nccl == ON ]]; then
     { echo "FAILED: Depends lacks 'libnccl2 (>= 2.N)': $depends" >&2; exit 1; }
   ((${#entries[@]} == 5)) || { echo "FAILED: unexpected Depends entries: $depends" >&2; exit 1; }
   echo "ok: Depends: $depends"
-  files=$(dpkg-deb -c "$cuda_deb" | awk '$1 !~ /^d/ {print $NF}' | grep -v '^./usr/share/doc/')
-  [[ $files == "./usr/$plugin_dir/libringside-nccl.so" ]] ||
+  files=$(dpkg-deb -c "$cuda_deb" | awk '$1 !~ /^d/ {print $NF}' | sort | tr '\n' ' ')
+  [[ $files == "./usr/$plugin_dir/libringside-nccl.so ./usr/share/doc/ringside-node-cuda/copyright " ]] ||
     { echo "FAILED: ringside-node-cuda holds: $files" >&2; exit 1; }
   mkdir -p "$work/cuda-x"; dpkg-deb -x "$cuda_deb" "$work/cuda-x"
   exported=$(nm -D --defined-only "$work/cuda-x/usr/$plugin_dir/libringside-nccl.so" | awk '{print $3}')
