@@ -429,10 +429,14 @@ QList<NodeChoice> Controller::nodeChoices() const {
     choice.mpirunOptions = node.record.mpirunOptions;
     choice.online = node.state == NodeState::Online;
     if (node.info) {
-      choice.slotKind = QString::fromStdString(node.info->slot_kind());
-      const int used =
-          static_cast<int>(node.telemetry ? node.telemetry->slots_used() : node.info->slots_used());
-      choice.freeSlots = std::max(0, static_cast<int>(node.info->slots_total()) - used);
+      // Slots by kind (protocol version 2): the telemetry's counts are the newer.
+      const int cpuUsed = static_cast<int>(node.telemetry ? node.telemetry->cpu_slots_used()
+                                                          : node.info->cpu_slots_used());
+      const int gpuUsed = static_cast<int>(node.telemetry ? node.telemetry->gpu_slots_used()
+                                                          : node.info->gpu_slots_used());
+      choice.gpuSlotsTotal = static_cast<int>(node.info->gpu_slots_total());
+      choice.freeCpuSlots = std::max(0, static_cast<int>(node.info->cpu_slots_total()) - cpuUsed);
+      choice.freeGpuSlots = std::max(0, choice.gpuSlotsTotal - gpuUsed);
       choice.draining = node.telemetry ? node.telemetry->draining() : node.info->draining();
       choice.hostName = QString::fromStdString(node.info->hostname());
     }
