@@ -43,6 +43,8 @@ NodeView gpuNode() {
   info.set_agent_version("0.1.0");
   info.set_slots_total(2);
   info.set_slot_kind("gpu");
+  info.set_cpu_slots_total(64);  // slots by kind: 64 cores and 2 GPUs
+  info.set_gpu_slots_total(2);
   for (uint32_t i = 0; i < 2; ++i) {
     v1::GpuInfo* gpu = info.add_gpus();
     gpu->set_index(i);
@@ -53,6 +55,8 @@ NodeView gpuNode() {
   v1::NodeTelemetry telemetry;
   telemetry.set_cpu_pct(12.4);
   telemetry.set_slots_used(1);
+  telemetry.set_gpu_slots_used(1);
+  telemetry.set_cpu_slots_used(2);
   telemetry.add_gpus_in_use(1);  // a run holds GPU 1
   v1::GpuTelemetry* gpu0 = telemetry.add_gpus();
   gpu0->set_index(0);
@@ -76,7 +80,7 @@ class NodesPanelTest : public QObject {
     // Memory used is absent from the telemetry: N/A, not 0.
     QCOMPARE(NodeTableModel::memoryText(node), QStringLiteral("N/A / 512.0 GiB"));
     QCOMPARE(NodeTableModel::gpusText(node), QStringLiteral("87 %, N/A; 1 of 2 in use"));
-    QCOMPARE(NodeTableModel::slotsText(node), QStringLiteral("1 free / 1 used gpu"));
+    QCOMPARE(NodeTableModel::slotsText(node), QStringLiteral("1 free / 1 used gpu; 62 free / 2 used cpu"));
 
     NodeTableModel model;
     model.setNodes({node});
@@ -158,13 +162,14 @@ class NodesPanelTest : public QObject {
     NodeView node = gpuNode();
     node.info->set_cpu_cores(1024);
     node.info->set_slots_total(2048);
+    node.info->set_cpu_slots_total(2048);
     node.telemetry->set_cpu_pct(99.6);
     node.telemetry->set_mem_used_mib(1536);
     QCOMPARE(NodeTableModel::stateText(node), QStringLiteral("online (0,4 s)"));
     QCOMPARE(NodeTableModel::addressText(node), QStringLiteral("gpu01:47600"));
     QCOMPARE(NodeTableModel::cpuText(node), QStringLiteral("AMD EPYC 7763, 1.024 cores, 100 %"));
     QCOMPARE(NodeTableModel::memoryText(node), QStringLiteral("1,5 / 512,0 GiB"));
-    QCOMPARE(NodeTableModel::slotsText(node), QStringLiteral("2.047 free / 1 used gpu"));
+    QCOMPARE(NodeTableModel::slotsText(node), QStringLiteral("1 free / 1 used gpu; 2.046 free / 2 used cpu"));
     node.heartbeatAgeMs = qint64{1234} * 3600 * 1000;
     QCOMPARE(NodeTableModel::stateText(node), QStringLiteral("online (1.234 h)"));
   }

@@ -13,6 +13,8 @@ namespace {
 v1::RunSpec threeNodeSpec(uint32_t ranks) {
   v1::RunSpec spec;
   spec.set_ranks_per_node(ranks);
+  // The trainer with the auto backend: GPUs on the GPU nodes, cores on the CPU node.
+  spec.mutable_trainer()->mutable_config()->set_backend("auto");
   for (const char* host : {"gpu01", "gpu02", "cpu03"}) {
     v1::HostSlots* part = spec.add_hosts();
     part->set_host(host);
