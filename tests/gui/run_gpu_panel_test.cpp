@@ -260,7 +260,7 @@ class RunGpuPanelTest : public QObject {
                  QStringLiteral("time since start (s); memory size %1 MiB").arg(total));
     QCOMPARE(yTitle(panel->memChart()), QStringLiteral("memory used (MiB)"));
     // The GPUs page holds them; the dashboard lists them for export and zoom.
-    QCOMPARE(tab.chartPages()->count(), 2);
+    QCOMPARE(tab.chartPages()->count(), 3);  // Training, GPUs, Metrics
     QCOMPARE(tab.chartPages()->tabText(1), QStringLiteral("&GPUs"));
     QVERIFY(tab.charts().contains(panel->nvlinkChart()));
     QCOMPARE(tab.gpuUtilChart(), panel->utilChart());
