@@ -5,6 +5,10 @@
 // journals; the finished run's dashboard (as History opens it) the same, with the verdict over the
 // run on the timeline: none while the first window fills, then rank 1 to the end.
 // straggler_contention_process_test.cpp (label slow) does this with a real, bursty straggler.
+// With RINGSIDE_SCREENSHOT_DIR set it saves the finished run's dashboard as
+// straggler-verdict-injected.png there.
+#include <QDir>
+#include <QSplitter>
 #include <QtTest>
 
 #include <algorithm>
@@ -72,6 +76,16 @@ class StragglerVerdictProcessTest : public QObject {
     QCOMPARE(spans.back().rank, 1);
     QCOMPARE(spans.back().stage, 2);
     QVERIFY(spans.back().maxCostShare.value_or(0) > 0.2);
+
+    const QString screenshots = qEnvironmentVariable("RINGSIDE_SCREENSHOT_DIR");
+    if (!screenshots.isEmpty()) {
+      for (QSplitter* splitter : tab.findChildren<QSplitter*>()) {
+        if (splitter->orientation() == Qt::Vertical) splitter->setSizes({560, 360});
+      }
+      QTest::qWait(1500);
+      QVERIFY(tab.grab().save(
+          QDir(screenshots).filePath(QStringLiteral("straggler-verdict-injected.png"))));
+    }
   }
 };
 
