@@ -2581,6 +2581,18 @@
         </translation>
     </message>
     <message>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="256"/>
+        <source>%1, data refused</source>
+        <translation>%1, Daten abgelehnt</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_table_model.cpp" line="145"/>
+        <source>Data over the protocol&apos;s limits, clipped or refused:
+%1</source>
+        <translation>Daten über den Grenzen des Protokolls, gekürzt oder abgelehnt:
+%1</translation>
+    </message>
+    <message>
         <location filename="../gui/widgets/src/node_table_model.cpp" line="255"/>
         <source>1 core</source>
         <translation>1 Kern</translation>

@@ -275,7 +275,11 @@ class AgentConnectionProcessTest : public QObject {
         if (request->has_hello()) {
           answer.mutable_hello_reply()->set_protocol_version(1);
         } else if (request->has_list_runs()) {
-          answer.mutable_list_runs_reply();
+          // The run is listed: live entries of runs the agent never told of are not delivered.
+          v1::RunInfo* run = answer.mutable_list_runs_reply()->add_runs();
+          run->set_run_id("r1");
+          run->set_state(v1::RUNNING);
+          run->set_last_seq(published > 0 ? 3 : 0);
         } else if (request->has_fetch_run_data()) {
           const uint64_t after = request->fetch_run_data().after_seq();
           fetchedAfter.push_back(after);

@@ -2,6 +2,7 @@
 // after (re)connecting, after a gap in the live seqs and after lost requests, how pages and live
 // entries are cut so that each seq reaches the GUI once, and the concurrency limit.
 #include <QTest>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -151,6 +152,7 @@ class CatchUpTest : public QObject {
   void liveEntriesAreDeliveredOnceInOrderAndAGapIsFetched() {
     CatchUp catchUp(true);
     Sender send;
+    catchUp.onRunList(runList({{"run-a", 0}}));  // the agent told of the run
     QVERIFY(catchUp.acceptLive("run-a", 1));
     QVERIFY(!catchUp.acceptLive("run-a", 1));  // a duplicate
     QVERIFY(catchUp.acceptLive("run-a", 2));
@@ -162,6 +164,51 @@ class CatchUpTest : public QObject {
         catchUp.onFetchReply("run-a", pageReply("run-a", {3, 4}, {}, 4, false), send.fn());
     QCOMPARE(sampleSeqs(page.page), (std::vector<uint64_t>{3, 4}));
     QVERIFY(catchUp.acceptLive("run-a", 5));
+  }
+
+  // Issue 26 item 3: samples of a run the agent never told of made a permanent row in the GUI's
+  // database. They are dropped and the run list is asked for; a run it shows is fetched.
+  void liveEntriesOfAnUnknownRunAreDroppedUntilTheListShowsIt() {
+    CatchUp catchUp(true);
+    Sender send;
+    QVERIFY(!catchUp.wantsRunList());
+    QVERIFY(!catchUp.acceptLive("ghost", 1));
+    QVERIFY(!catchUp.acceptLive("late", 1));
+    QVERIFY(!catchUp.acceptLive("late", 2));
+    QVERIFY(!catchUp.run("ghost") && !catchUp.run("late"));
+    QVERIFY(catchUp.wantsRunList());
+    catchUp.runListRequested();
+    QVERIFY(!catchUp.wantsRunList());
+    QVERIFY(!catchUp.acceptLive("later", 1));  // during the list: for the next one
+    QVERIFY(catchUp.wantsRunList());
+    catchUp.onRunList(runList({{"late", 2}}));
+    const std::map<std::string, uint64_t> refused = catchUp.runListComplete();
+    QCOMPARE(refused, (std::map<std::string, uint64_t>{{"ghost", 1}}));
+    // The listed run is followed and fetched from its start; its next live entry is accepted.
+    catchUp.startFetches(send.fn());
+    QCOMPARE(send.take(), (Fetches{{"late", 0}}));
+    (void)catchUp.onFetchReply("late", pageReply("late", {1, 2}, {}, 2, false), send.fn());
+    QVERIFY(catchUp.acceptLive("late", 3));
+    // "later" waits for the next list.
+    catchUp.runListRequested();
+    QCOMPARE(catchUp.runListComplete(), (std::map<std::string, uint64_t>{{"later", 1}}));
+    // A state event introduces its run; a tracked run is known.
+    QVERIFY(catchUp.acceptLive("started", 1, /*introducesRun=*/true));
+    QVERIFY(catchUp.acceptLive("started", 2));
+    catchUp.trackRun("stored", 7);
+    QVERIFY(catchUp.acceptLive("stored", 8));
+    QVERIFY(!catchUp.wantsRunList());
+  }
+
+  void manyUnknownRunsAreCountedNotAllNamed() {
+    CatchUp catchUp(true);
+    for (int i = 0; i < 1000; ++i) QVERIFY(!catchUp.acceptLive("ghost-" + std::to_string(i), 1));
+    catchUp.runListRequested();
+    const std::map<std::string, uint64_t> refused = catchUp.runListComplete();
+    QVERIFY(refused.size() <= CatchUp::kMaxUnknownRunsNamed + 1);
+    uint64_t entries = 0;
+    for (const auto& [runId, count] : refused) entries += count;
+    QCOMPARE(entries, uint64_t{1000});
   }
 
   void liveEntriesDuringAFetchAreFetchedAfterIt() {

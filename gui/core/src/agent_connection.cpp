@@ -131,6 +131,14 @@ void AgentConnection::trackRun(const QString& runId, uint64_t lastSeq) {
       [w = worker_.get(), id = runId.toStdString(), lastSeq] { w->trackRun(id, lastSeq); });
 }
 
+void AgentConnection::trackRuns(const std::vector<std::pair<QString, uint64_t>>& runs) {
+  if (stopped_.load() || runs.empty()) return;
+  std::vector<std::pair<std::string, uint64_t>> ids;
+  ids.reserve(runs.size());
+  for (const auto& [runId, lastSeq] : runs) ids.emplace_back(runId.toStdString(), lastSeq);
+  worker_->post([w = worker_.get(), ids = std::move(ids)] { w->trackRuns(ids); });
+}
+
 void AgentConnection::untrackRun(const QString& runId) {
   if (stopped_.load()) return;
   worker_->post([w = worker_.get(), id = runId.toStdString()] { w->untrackRun(id); });

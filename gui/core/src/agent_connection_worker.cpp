@@ -21,6 +21,76 @@ constexpr int kMaxFramesPerTurn = 2000;
 constexpr int kMaxConcurrentFetches = 4;
 // A malformed frame is logged at most this often; all are counted.
 constexpr int64_t kMalformedLogIntervalMs = 5000;
+// What the agent sent over the protocol's limits is logged and reported at most this often.
+constexpr int64_t kRefusalReportIntervalMs = 5000;
+// Live entries of runs the GUI does not know make it list the node's runs, at most this often.
+constexpr int64_t kUnknownRunListIntervalMs = 2000;
+
+// Bounds of one delivery to the GUI thread, which does work per entry (copies into the store's
+// batches, a RunInfo note per state): together they keep one delivery's work on the GUI thread
+// to a few milliseconds. A delivery holds at least one entry, whatever its size.
+constexpr size_t kMaxEntriesPerDelivery = 20000;        // samples, log lines and states
+constexpr size_t kMaxStatesPerDelivery = 256;           // run state events
+constexpr size_t kMaxBytesPerDelivery = 4 * 1024 * 1024;  // approximate serialized bytes
+constexpr size_t kMaxRunsPerDelivery = 256;             // runs of one run list slice
+// Telemetry messages of one node per delivery (~33 ms): an agent sends one every interval
+// (seconds); when more arrive, only the newest are handed on.
+constexpr size_t kMaxTelemetryPerDelivery = 8;
+
+// Splits `batch` into deliveries within the bounds above, keeping each run's order.
+std::vector<EventBatch> sliceEvents(EventBatch batch) {
+  std::vector<EventBatch> slices(1);
+  size_t entries = 0;
+  size_t bytes = 0;
+  size_t states = 0;
+  auto full = [&] { return entries >= kMaxEntriesPerDelivery || bytes >= kMaxBytesPerDelivery; };
+  auto next = [&] {
+    slices.emplace_back();
+    entries = bytes = states = 0;
+  };
+  slices.back().telemetry = std::move(batch.telemetry);
+  for (v1::MetricBatch& metrics : batch.metrics) {
+    v1::MetricBatch* part = nullptr;
+    for (v1::MetricSample& sample : *metrics.mutable_samples()) {
+      if (full()) {
+        next();
+        part = nullptr;
+      }
+      if (part == nullptr) {
+        part = &slices.back().metrics.emplace_back();
+        part->set_run_id(metrics.run_id());
+      }
+      bytes += 48 + sample.name().size();
+      ++entries;
+      *part->add_samples() = std::move(sample);
+    }
+  }
+  for (v1::LogBatch& logs : batch.logs) {
+    v1::LogBatch* part = nullptr;
+    for (v1::LogLine& line : *logs.mutable_lines()) {
+      if (full()) {
+        next();
+        part = nullptr;
+      }
+      if (part == nullptr) {
+        part = &slices.back().logs.emplace_back();
+        part->set_run_id(logs.run_id());
+      }
+      bytes += 32 + line.text().size();
+      ++entries;
+      *part->add_lines() = std::move(line);
+    }
+  }
+  for (v1::RunStateEvent& state : batch.states) {
+    if (full() || states >= kMaxStatesPerDelivery) next();
+    bytes += state.ByteSizeLong();
+    ++entries;
+    ++states;
+    slices.back().states.push_back(std::move(state));
+  }
+  if (slices.back().empty()) slices.pop_back();
+  return slices;
+}
 
 // The batch of `runId` in `batches`, appended (with its run id) when the run has none yet;
 // `index` maps run ids to positions in `batches`.
@@ -49,7 +119,8 @@ AgentConnection::Worker::Worker(AgentConnection* owner, curve::KeyPair keys,
       keys_(std::move(keys)),
       options_(std::move(options)),
       catchUp_(options_.autoTrackRuns, kMaxConcurrentFetches),
-      lastMalformedLogMs_(-kMalformedLogIntervalMs) {
+      lastMalformedLogMs_(-kMalformedLogIntervalMs),
+      lastRefusalReportMs_(-kRefusalReportIntervalMs) {
   wakeReceiver_ = zmq::socket_t(context_, zmq::socket_type::pull);
   wakeReceiver_.set(zmq::sockopt::linger, 0);
   const std::string wakeEndpoint =
@@ -67,6 +138,12 @@ void AgentConnection::Worker::post(std::function<void()> command) {
   if (!wakeSender_) return;  // stopped
   commands_.push_back(std::move(command));
   // A full wake queue means the thread is already due to wake up: dropping this one is fine.
+  (void)wakeSender_.send(zmq::str_buffer("w"), zmq::send_flags::dontwait);
+}
+
+void AgentConnection::Worker::wake() {
+  MutexLock lock(mutex_);
+  if (!wakeSender_) return;  // stopped
   (void)wakeSender_.send(zmq::str_buffer("w"), zmq::send_flags::dontwait);
 }
 
@@ -89,6 +166,7 @@ void AgentConnection::Worker::connectTo(const std::string& control, const std::s
   closeSockets();
   failUserRequests(QStringLiteral("the connection to the agent was replaced"));
   pending_.clear();
+  listInFlight_ = false;
   catchUp_.fetchesLost();
   const Status status = openSockets(control, events, key);
   if (!status.isOk()) {
@@ -249,6 +327,7 @@ void AgentConnection::Worker::runCommands() {
 }
 
 std::optional<v1::Envelope> AgentConnection::Worker::receiveOne(zmq::socket_t& socket,
+                                                                AgentChannel channel,
                                                                 bool& gotFrame) {
   zmq::message_t message;
   gotFrame = socket.recv(message, zmq::recv_flags::dontwait).has_value();
@@ -279,7 +358,37 @@ std::optional<v1::Envelope> AgentConnection::Worker::receiveOne(zmq::socket_t& s
     noteMalformed(decoded.error().message);
     return std::nullopt;
   }
-  return std::move(decoded).value();
+  v1::Envelope envelope = std::move(decoded).value();
+  BoundsReport report;
+  boundAgentMessage(envelope, channel, report);
+  if (!report.empty()) noteRefused(report.summary());
+  return envelope;
+}
+
+void AgentConnection::Worker::noteRefused(const std::string& what) {
+  ++refusedSinceReport_;
+  latestRefusal_ = what;
+  reportRefusals();
+}
+
+void AgentConnection::Worker::reportRefusals() {
+  if (refusedSinceReport_ == 0) return;
+  const int64_t now = nowMs();
+  if (now - lastRefusalReportMs_ < kRefusalReportIntervalMs) return;
+  lastRefusalReportMs_ = now;
+  const QString message =
+      AgentConnection::tr(
+          "sent %n message(s) over the protocol's limits (docs/protocol.md#limits), which the GUI "
+          "clipped or refused; the latest: %1",
+          "", static_cast<int>(std::min<uint64_t>(refusedSinceReport_, INT32_MAX)))
+          .arg(QString::fromStdString(latestRefusal_));
+  qCWarning(lcAgentConnection).noquote()
+      << QStringLiteral("agent data over the protocol's limits (%1 message(s)); the latest: %2")
+             .arg(refusedSinceReport_)
+             .arg(QString::fromStdString(latestRefusal_));
+  refusedSinceReport_ = 0;
+  latestRefusal_.clear();
+  emitLater([o = owner_, message] { emit o->agentDataRefused(message); });
 }
 
 void AgentConnection::Worker::noteMalformed(const std::string& why) {
@@ -302,7 +411,7 @@ void AgentConnection::Worker::heard() {
 void AgentConnection::Worker::receiveReplies() {
   for (int i = 0; i < kMaxFramesPerTurn && dealer_; ++i) {
     bool gotFrame = false;
-    std::optional<v1::Envelope> reply = receiveOne(dealer_, gotFrame);
+    std::optional<v1::Envelope> reply = receiveOne(dealer_, AgentChannel::kReply, gotFrame);
     if (!gotFrame) return;
     if (!reply) continue;
     heard();
@@ -313,7 +422,7 @@ void AgentConnection::Worker::receiveReplies() {
 void AgentConnection::Worker::receiveEvents() {
   for (int i = 0; i < kMaxFramesPerTurn && sub_; ++i) {
     bool gotFrame = false;
-    std::optional<v1::Envelope> event = receiveOne(sub_, gotFrame);
+    std::optional<v1::Envelope> event = receiveOne(sub_, AgentChannel::kEvent, gotFrame);
     if (!gotFrame) return;
     if (!event) continue;
     heard();
@@ -344,7 +453,7 @@ void AgentConnection::Worker::handleReply(v1::Envelope reply) {
       }
       break;
     case Pending::Kind::List:
-      handleRunList(reply);
+      handleRunList(std::move(reply));
       break;
     case Pending::Kind::Fetch:
       handleFetchPage(pending.runId, reply);
@@ -358,19 +467,63 @@ void AgentConnection::Worker::onOnline(const std::string& pageToken) {
   v1::Envelope list;
   list.mutable_list_runs()->set_include_ended(true);
   list.mutable_list_runs()->set_page_token(pageToken);
-  if (sendInternal(std::move(list), Pending::Kind::List) == 0) catchUp_.listFailed();
+  if (pageToken.empty()) {
+    catchUp_.runListRequested();
+    lastListRequestMs_ = nowMs();
+  }
+  listInFlight_ = true;
+  if (sendInternal(std::move(list), Pending::Kind::List) == 0) listFailed();
 }
 
-void AgentConnection::Worker::handleRunList(const v1::Envelope& reply) {
+void AgentConnection::Worker::listFailed() {
+  listInFlight_ = false;
+  catchUp_.listFailed();
+}
+
+void AgentConnection::Worker::handleRunList(v1::Envelope reply) {
   if (!reply.has_list_runs_reply()) {
-    catchUp_.listFailed();
+    listFailed();
     return;
   }
-  catchUp_.onRunList(reply.list_runs_reply());
-  emitLater([o = owner_, l = reply.list_runs_reply()] { emit o->runsListed(l); });
-  if (!reply.list_runs_reply().next_page_token().empty()) {
-    onOnline(reply.list_runs_reply().next_page_token());
+  v1::ListRunsReply& list = *reply.mutable_list_runs_reply();
+  catchUp_.onRunList(list);
+  // The GUI thread notes and stores each run: hand it the page in slices.
+  v1::ListRunsReply slice;
+  size_t bytes = 0;
+  for (v1::RunInfo& run : *list.mutable_runs()) {
+    const size_t size = run.ByteSizeLong();
+    if (slice.runs_size() > 0 && (static_cast<size_t>(slice.runs_size()) >= kMaxRunsPerDelivery ||
+                                  bytes + size > kMaxBytesPerDelivery)) {
+      deliver([o = owner_, l = std::move(slice)] { emit o->runsListed(l); });
+      slice = v1::ListRunsReply();
+      bytes = 0;
+    }
+    bytes += size;
+    *slice.add_runs() = std::move(run);
   }
+  slice.set_next_page_token(list.next_page_token());
+  deliver([o = owner_, l = std::move(slice)] { emit o->runsListed(l); });
+  if (!list.next_page_token().empty()) {
+    onOnline(list.next_page_token());
+    return;
+  }
+  listInFlight_ = false;
+  const std::map<std::string, uint64_t> refused = catchUp_.runListComplete();
+  if (refused.empty()) return;
+  uint64_t entries = 0;
+  std::string runs;
+  for (const auto& [runId, count] : refused) {
+    entries += count;
+    if (runId.empty()) continue;
+    if (!runs.empty()) runs += ", ";
+    runs += runId;
+  }
+  noteRefused(std::to_string(entries) +
+              " live metric samples or log lines of runs the node does not list (" +
+              (runs.empty() ? std::string("more than ") +
+                                  std::to_string(CatchUp::kMaxUnknownRunsNamed) + " runs"
+                            : runs) +
+              "): ignored, no run was created for them");
 }
 
 bool AgentConnection::Worker::sendFetch(const std::string& runId, uint64_t afterSeq) {
@@ -399,7 +552,8 @@ void AgentConnection::Worker::handleFetchPage(const std::string& runId, const v1
       return;
     case CatchUp::FetchOutcome::Kind::kFailed: {
       const QString message = QString::fromStdString(outcome.error);
-      emitLater([o = owner_, id, message] { emit o->fetchFailed(id, message); });
+      flush(true);
+      deliver([o = owner_, id, message] { emit o->fetchFailed(id, message); });
       return;
     }
     case CatchUp::FetchOutcome::Kind::kPage:
@@ -407,10 +561,10 @@ void AgentConnection::Worker::handleFetchPage(const std::string& runId, const v1
   }
   // Live entries collected so far are older than this page: deliver them first.
   flush(true);
-  emitLater([o = owner_, p = std::move(outcome.page)] { emit o->runDataFetched(p); });
+  deliver([o = owner_, p = std::move(outcome.page)] { emit o->runDataFetched(p); });
   if (outcome.done) {
     const uint64_t lastSeq = *outcome.done;
-    emitLater([o = owner_, id, lastSeq] { emit o->runCaughtUp(id, lastSeq); });
+    deliver([o = owner_, id, lastSeq] { emit o->runCaughtUp(id, lastSeq); });
   }
 }
 
@@ -422,7 +576,8 @@ void AgentConnection::Worker::handleEvent(const v1::Envelope& event) {
       batch_.telemetry.push_back(event.node_telemetry());
       break;
     case v1::Envelope::kRunState:
-      if (catchUp_.acceptLive(event.run_state().run().run_id(), event.run_state().seq())) {
+      if (catchUp_.acceptLive(event.run_state().run().run_id(), event.run_state().seq(),
+                              /*introducesRun=*/true)) {
         batch_.states.push_back(event.run_state());
       }
       break;
@@ -454,18 +609,42 @@ void AgentConnection::Worker::handleEvent(const v1::Envelope& event) {
 void AgentConnection::Worker::flush(bool force) {
   if (batch_.empty()) return;
   const int64_t now = nowMs();
-  if (!force && (deliveryInFlight_->load() || now - lastFlushMs_ < options_.deliveryIntervalMs)) {
+  if (!force && (!outbox_.empty() || deliveryInFlight_->load() ||
+                 now - lastFlushMs_ < options_.deliveryIntervalMs)) {
     return;
   }
   lastFlushMs_ = now;
-  deliveryInFlight_->store(true);
-  emitLater([o = owner_, b = std::move(batch_), inFlight = deliveryInFlight_] {
-    inFlight->store(false);
-    emit o->eventsReceived(b);
-  });
+  if (batch_.telemetry.size() > kMaxTelemetryPerDelivery) {
+    const size_t dropped = batch_.telemetry.size() - kMaxTelemetryPerDelivery;
+    batch_.telemetry.erase(batch_.telemetry.begin(),
+                           batch_.telemetry.begin() + static_cast<ptrdiff_t>(dropped));
+    noteRefused("telemetry came faster than the GUI takes it (" +
+                std::to_string(dropped + kMaxTelemetryPerDelivery) +
+                " messages in one delivery interval): only the newest " +
+                std::to_string(kMaxTelemetryPerDelivery) + " were kept");
+  }
+  for (EventBatch& slice : sliceEvents(std::move(batch_))) {
+    deliver([o = owner_, b = std::move(slice)] { emit o->eventsReceived(b); });
+  }
   batch_ = EventBatch{};
   metricIndex_.clear();
   logIndex_.clear();
+}
+
+void AgentConnection::Worker::deliver(std::function<void()> emitOnGuiThread) {
+  outbox_.push_back(std::move(emitOnGuiThread));
+  pumpOutbox();
+}
+
+void AgentConnection::Worker::pumpOutbox() {
+  if (outbox_.empty() || deliveryInFlight_->load()) return;
+  deliveryInFlight_->store(true);
+  emitLater([o = owner_, inFlight = deliveryInFlight_, emitNow = std::move(outbox_.front())] {
+    emitNow();
+    inFlight->store(false);
+    o->worker_->wake();  // the next delivery, if any, goes out now
+  });
+  outbox_.pop_front();
 }
 
 void AgentConnection::Worker::onTimers() {
@@ -483,7 +662,7 @@ void AgentConnection::Worker::onTimers() {
         emit o->requestFailed(id, AgentConnection::tr("the agent did not answer in time"));
       });
     } else if (pending.kind == Pending::Kind::List) {
-      catchUp_.listFailed();
+      listFailed();
     } else if (pending.kind == Pending::Kind::Fetch) {
       catchUp_.fetchLost(pending.runId);
       const QString runId = QString::fromStdString(pending.runId);
@@ -501,9 +680,16 @@ void AgentConnection::Worker::onTimers() {
       goOffline();
     }
     if (now - lastHeartbeatMs_ >= options_.heartbeatIntervalMs) sendHeartbeat();
+    // Live entries of runs the GUI does not know: list the node's runs (CatchUp decides).
+    if (state == NodeState::Online && catchUp_.wantsRunList() && !listInFlight_ &&
+        now - lastListRequestMs_ >= kUnknownRunListIntervalMs) {
+      onOnline();
+    }
   }
   startFetches();
   flush(false);
+  pumpOutbox();
+  reportRefusals();
 }
 
 void AgentConnection::Worker::goOffline() {
@@ -518,6 +704,7 @@ void AgentConnection::Worker::goOffline() {
     if (it->second.kind == Pending::Kind::Fetch) catchUp_.fetchLost(it->second.runId);
     it = pending_.erase(it);
   }
+  listInFlight_ = false;
 }
 
 }  // namespace ringside::gui

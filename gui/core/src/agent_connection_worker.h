@@ -19,6 +19,7 @@
 #include <zmq.hpp>
 
 #include "ringside/common/mutex.h"
+#include "ringside/gui/agent_bounds.h"
 #include "ringside/gui/agent_connection.h"
 #include "ringside/gui/catch_up.h"
 
@@ -37,6 +38,8 @@ class AgentConnection::Worker {
 
   // Queues `command` for the network thread and wakes it. Thread-safe.
   void post(std::function<void()> command);
+  // Wakes the network thread without a command (a delivery was taken). Thread-safe.
+  void wake();
   // Ends the network thread (within about one poll timeout) and joins it. Idempotent.
   void stop();
 
@@ -45,6 +48,9 @@ class AgentConnection::Worker {
   void connectTo(const std::string& control, const std::string& events, const std::string& key);
   void sendUserRequest(uint64_t requestId, std::string frame);
   void trackRun(const std::string& runId, uint64_t lastSeq) { catchUp_.trackRun(runId, lastSeq); }
+  void trackRuns(const std::vector<std::pair<std::string, uint64_t>>& runs) {
+    for (const auto& [runId, lastSeq] : runs) catchUp_.trackRun(runId, lastSeq);
+  }
   void untrackRun(const std::string& runId) { catchUp_.untrackRun(runId); }
 
  private:
@@ -75,9 +81,15 @@ class AgentConnection::Worker {
   void drainWakeUps();
   void runCommands();
   // Reads one frame (and discards any further parts of a multi-part message, which the protocol
-  // never sends). Returns the decoded envelope, or nothing when there is no frame or it is bad.
-  std::optional<v1::Envelope> receiveOne(zmq::socket_t& socket, bool& gotFrame);
+  // never sends). Returns the decoded envelope, bounded to the protocol's limits
+  // (agent_bounds.h), or nothing when there is no frame or it is bad.
+  std::optional<v1::Envelope> receiveOne(zmq::socket_t& socket, AgentChannel channel,
+                                         bool& gotFrame);
   void noteMalformed(const std::string& why);
+  // Something the agent sent was clipped or refused (`what`, in English): logged and reported
+  // through agentDataRefused, at most every kRefusalReportIntervalMs with a count of the rest.
+  void noteRefused(const std::string& what);
+  void reportRefusals();
   void heard();
   void receiveReplies();
   void receiveEvents();
@@ -86,7 +98,8 @@ class AgentConnection::Worker {
   // Catch-up over the sockets.
   // Asks for the node's runs, one page (ListRunsReply.next_page_token) at a time.
   void onOnline(const std::string& pageToken = std::string());
-  void handleRunList(const v1::Envelope& reply);
+  void handleRunList(v1::Envelope reply);
+  void listFailed();
   void startFetches();
   void handleFetchPage(const std::string& runId, const v1::Envelope& reply);
   // CatchUp's way of sending a page request.
@@ -95,9 +108,17 @@ class AgentConnection::Worker {
   // Live events.
   void handleEvent(const v1::Envelope& event);
   // Hands the collected events to the GUI thread: at most every deliveryIntervalMs, and only when
-  // the GUI thread took the previous batch (so a busy GUI gets fewer, larger batches); `force`
-  // skips both checks (before a fetch page, so per-run order holds).
+  // the GUI thread took every earlier delivery (so a busy GUI gets fewer, larger batches), in
+  // slices of bounded size; `force` skips both checks (before a fetch page, so per-run order
+  // holds).
   void flush(bool force);
+
+  // Deliveries to the GUI thread (event batches, run list slices, catch-up pages and their
+  // outcomes), in order, one at a time: the next is posted only once the GUI thread has run the
+  // previous one, so its event loop runs timers and paints between any two, and no one delivery
+  // holds more than the per-delivery bounds (agent_connection_worker.cpp).
+  void deliver(std::function<void()> emitOnGuiThread);
+  void pumpOutbox();
 
   // Time-outs, liveness, heartbeats, due fetches and deliveries: once per loop turn.
   void onTimers();
@@ -124,10 +145,16 @@ class AgentConnection::Worker {
   std::map<std::string, size_t> metricIndex_;  // run id -> index in batch_.metrics
   std::map<std::string, size_t> logIndex_;     // run id -> index in batch_.logs
   std::shared_ptr<std::atomic<bool>> deliveryInFlight_ = std::make_shared<std::atomic<bool>>(false);
+  std::deque<std::function<void()>> outbox_;
   int64_t lastFlushMs_ = 0;
+  bool listInFlight_ = false;
+  int64_t lastListRequestMs_ = 0;
+  uint64_t refusedSinceReport_ = 0;
+  std::string latestRefusal_;
   int64_t lastHeartbeatMs_ = 0;
   int64_t connectedAtMs_ = 0;
   int64_t lastMalformedLogMs_;
+  int64_t lastRefusalReportMs_;
 };
 
 }  // namespace ringside::gui

@@ -13,7 +13,7 @@ void CatchUp::trackRun(const std::string& runId, uint64_t lastSeq) {
   Run& run = it->second;
   run.followed = true;
   run.applied = std::max(run.applied, lastSeq);
-  if (inserted) run.needsFetch = true;  // the list may have come before: look once
+  if (inserted) run.needsFetch = maybeDue_ = true;  // the list may have come before: look once
 }
 
 void CatchUp::untrackRun(const std::string& runId) { runs_.erase(runId); }
@@ -21,7 +21,7 @@ void CatchUp::untrackRun(const std::string& runId) { runs_.erase(runId); }
 void CatchUp::fetchesLost() {
   for (auto& entry : runs_) {
     Run& run = entry.second;
-    if (run.fetching) run.needsFetch = true;
+    if (run.fetching) run.needsFetch = maybeDue_ = true;
     run.fetching = false;
   }
 }
@@ -30,13 +30,13 @@ void CatchUp::fetchLost(const std::string& runId) {
   auto it = runs_.find(runId);
   if (it == runs_.end()) return;
   it->second.fetching = false;
-  it->second.needsFetch = true;
+  it->second.needsFetch = maybeDue_ = true;
 }
 
 void CatchUp::listFailed() {
   for (auto& entry : runs_) {
     Run& run = entry.second;
-    if (run.followed && !run.fetching) run.needsFetch = true;
+    if (run.followed && !run.fetching) run.needsFetch = maybeDue_ = true;
   }
 }
 
@@ -44,30 +44,41 @@ void CatchUp::onRunList(const v1::ListRunsReply& list) {
   for (const v1::RunInfo& info : list.runs()) {
     auto it = runs_.find(info.run_id());
     if (it == runs_.end()) {
-      if (!autoTrackRuns_ || info.last_seq() == 0) continue;
+      if (!autoTrackRuns_ || info.last_seq() == 0) {
+        listed_.insert(info.run_id());
+        continue;
+      }
       it = runs_.try_emplace(info.run_id()).first;
       it->second.followed = true;
     }
     Run& run = it->second;
-    if (run.followed && !run.fetching && run.applied < info.last_seq()) run.needsFetch = true;
+    if (run.followed && !run.fetching && run.applied < info.last_seq()) run.needsFetch = maybeDue_ = true;
   }
 }
 
 void CatchUp::startFetches(const SendFetch& send) {
+  // Called every turn of the connection's loop: with nothing due, skip the walk over every run.
+  if (!maybeDue_) return;
   int inFlight = 0;
   for (const auto& entry : runs_) inFlight += entry.second.fetching ? 1 : 0;
+  bool due = false;
   for (auto& [runId, run] : runs_) {
-    if (inFlight >= maxConcurrentFetches_) return;
     if (!run.needsFetch || run.fetching) continue;
+    if (inFlight >= maxConcurrentFetches_) {
+      due = true;
+      break;
+    }
     run.needsFetch = false;
     if (requestPage(runId, run, send)) ++inFlight;
+    due = due || run.needsFetch;
   }
+  maybeDue_ = due;
 }
 
 bool CatchUp::requestPage(const std::string& runId, Run& run, const SendFetch& send) {
   if (!send(runId, run.applied)) {
     run.fetching = false;
-    run.needsFetch = true;
+    run.needsFetch = maybeDue_ = true;
     return false;
   }
   run.fetching = true;
@@ -111,12 +122,36 @@ CatchUp::FetchOutcome CatchUp::onFetchReply(const std::string& runId, const v1::
   }
   outcome.done = run.applied;
   // Live entries dropped while the page was in flight that it did not reach: fetch them next.
-  if (run.seenWhileFetching > run.applied) run.needsFetch = true;
+  if (run.seenWhileFetching > run.applied) run.needsFetch = maybeDue_ = true;
   run.seenWhileFetching = 0;
   return outcome;
 }
 
-bool CatchUp::acceptLive(const std::string& runId, uint64_t seq) {
+void CatchUp::runListRequested() {
+  for (const auto& [runId, count] : unknown_) unknownAtList_[runId] += count;
+  unknown_.clear();
+  wantsRunList_ = false;
+}
+
+std::map<std::string, uint64_t> CatchUp::runListComplete() {
+  std::map<std::string, uint64_t> refused;
+  for (auto& [runId, count] : unknownAtList_) {
+    if (runId.empty() || (runs_.count(runId) == 0 && listed_.count(runId) == 0)) {
+      refused.emplace(runId, count);
+    }
+  }
+  unknownAtList_.clear();
+  return refused;
+}
+
+bool CatchUp::acceptLive(const std::string& runId, uint64_t seq, bool introducesRun) {
+  if (!introducesRun && runs_.count(runId) == 0 && listed_.count(runId) == 0) {
+    const bool named = unknown_.count(runId) > 0 || unknown_.size() < kMaxUnknownRunsNamed;
+    ++unknown_[named ? runId : std::string()];
+    wantsRunList_ = true;
+    return false;
+  }
+  listed_.erase(runId);
   auto [it, inserted] = runs_.try_emplace(runId);
   Run& run = it->second;
   if (inserted) run.followed = autoTrackRuns_;
@@ -129,7 +164,7 @@ bool CatchUp::acceptLive(const std::string& runId, uint64_t seq) {
     run.applied = seq;
     return true;
   }
-  run.needsFetch = true;  // a gap: the journal has the missing entries, and this one
+  run.needsFetch = maybeDue_ = true;  // a gap: the journal has the missing entries, and this one
   return false;
 }
 

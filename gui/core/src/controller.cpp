@@ -196,19 +196,48 @@ void Controller::connectNode(NodeLink& link, const QString& control, const QStri
           [this, nodeId](const QString& message) {
             emit errorMessage(tr("Node %1: %2").arg(displayName(nodeId), message));
           });
+  // A slice of at most 256 runs (AgentConnection): stored in one transaction, then the
+  // connection catches up on each from what the store already has.
   connect(connection, &AgentConnection::runsListed, this,
           [this, nodeId](const v1::ListRunsReply& list) {
+            if (list.runs().empty()) return;
+            std::vector<QString> runIds;
+            runIds.reserve(static_cast<size_t>(list.runs_size()));
             for (const v1::RunInfo& run : list.runs()) {
-              const QString runId = QString::fromStdString(run.run_id());
+              runIds.push_back(QString::fromStdString(run.run_id()));
               noteRun(nodeId, run);
-              store_->upsertRun(nodeId, run);
-              // Catch up on every run of the node from what the store already has.
-              whenReady(this, store_->lastSeq(runId), [this, nodeId, runId](Result<uint64_t> seq) {
-                if (NodeLink* link = linkOf(nodeId); link && link->connection) {
-                  link->connection->trackRun(runId, seq.isOk() ? *seq : 0);
-                }
-              });
             }
+            whenReady(this,
+                      store_->upsertRuns(nodeId, {list.runs().begin(), list.runs().end()}),
+                      [this, nodeId, runIds](Result<std::vector<uint64_t>> lastSeqs) {
+                        std::vector<std::pair<QString, uint64_t>> marks;
+                        marks.reserve(runIds.size());
+                        for (size_t i = 0; i < runIds.size(); ++i) {
+                          const bool known = lastSeqs.isOk() && i < lastSeqs->size();
+                          marks.emplace_back(runIds[i], known ? (*lastSeqs)[i] : 0);
+                        }
+                        if (!lastSeqs.isOk()) {
+                          emit errorMessage(
+                              tr("Storing the runs of node %1 failed: %2")
+                                  .arg(displayName(nodeId),
+                                       QString::fromStdString(lastSeqs.status().message())));
+                        }
+                        if (NodeLink* link = linkOf(nodeId); link && link->connection) {
+                          link->connection->trackRuns(marks);
+                        }
+                      });
+          });
+  // What the node sent over the protocol's limits: shown with the node and in the status bar.
+  connect(connection, &AgentConnection::agentDataRefused, this,
+          [this, nodeId](const QString& message) {
+            if (NodeLink* link = linkOf(nodeId)) {
+              QStringList& problems = link->view.problems;
+              problems.append(QDateTime::currentDateTime().toString(QStringLiteral("HH:mm:ss ")) +
+                              message);
+              while (problems.size() > kMaxNodeProblems) problems.removeFirst();
+            }
+            emit errorMessage(tr("Node %1: %2").arg(displayName(nodeId), message));
+            emit nodesChanged();
           });
   connect(connection, &AgentConnection::eventsReceived, this,
           [this, nodeId](const EventBatch& batch) { onEvents(nodeId, batch); });

@@ -109,6 +109,20 @@ QFuture<Status> MetricsStore::upsertRun(QString nodeId, v1::RunInfo run) {
   });
 }
 
+QFuture<Result<std::vector<uint64_t>>> MetricsStore::upsertRuns(QString nodeId,
+                                                                std::vector<v1::RunInfo> runs) {
+  return post<Result<std::vector<uint64_t>>>(
+      [this, nodeId = std::move(nodeId),
+       runs = std::move(runs)](Database& db) -> Result<std::vector<uint64_t>> {
+        if (!db.isOpen()) return notOpen(databasePath_);
+        auto lastSeqs = db.upsertRuns(nodeId, runs);
+        if (lastSeqs.isOk()) {
+          for (const v1::RunInfo& run : runs) emit runChanged(QString::fromStdString(run.run_id()));
+        }
+        return lastSeqs;
+      });
+}
+
 QFuture<Result<IngestResult>> MetricsStore::ingest(IngestBatch batch) {
   return post<Result<IngestResult>>(
       [this, batch = std::move(batch)](Database& db) -> Result<IngestResult> {

@@ -1,4 +1,5 @@
 #include "ringside/gui/run_table_model.h"
+#include "ringside/gui/clipped_text.h"
 #include "ringside/gui/duration_format.h"
 #include "ringside/gui/when_ready.h"
 
@@ -8,6 +9,7 @@
 #include <QFutureWatcher>
 #include <QHash>
 #include <QLocale>
+#include <QSet>
 
 #include <algorithm>
 #include <cmath>
@@ -229,7 +231,7 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const {
         case kState:
           return run->reason.isEmpty()
                      ? QVariant()
-                     : QVariant(tr("%1: %2").arg(stateText(run->state), run->reason));
+                     : QVariant(tooltipText(tr("%1: %2").arg(stateText(run->state), run->reason)));
         case kTags:
         case kNotes:
           return tr("Double-click or press F2 to edit");
@@ -336,60 +338,106 @@ void RunTableModel::refresh() {
     return;
   }
   inFlight_ = true;
-  whenReady(this, store_.runs(), [this](Result<std::vector<RunRecord>> runs) {
-    inFlight_ = false;
-    if (runs.isOk()) {
-      merge(std::move(runs).value());
-    } else {
+  seen_.clear();
+  readPage(0);
+}
+
+void RunTableModel::readPage(int64_t afterRunKey) {
+  // A long history (a node may list tens of thousands of runs) is read and merged a page at a
+  // time, each in its own turn of the event loop, so that no refresh keeps the GUI thread busy.
+  RunFilter page;
+  page.limit = kRefreshPageRuns;
+  page.afterRunKey = afterRunKey;
+  whenReady(this, store_.runs(page), [this](Result<std::vector<RunRecord>> runs) {
+    if (!runs.isOk()) {
       emit errorOccurred(tr("Could not read the run history: %1")
                              .arg(QString::fromStdString(runs.status().message())));
+      finishRefresh();
+      return;
     }
-    if (pending_) {
-      pending_ = false;
-      refresh();
+    const bool last = static_cast<int>(runs->size()) < kRefreshPageRuns;
+    const int64_t lastKey = runs->empty() ? 0 : runs->back().runKey;
+    mergePage(std::move(runs).value());
+    if (!last) {
+      readPage(lastKey);
+      return;
     }
+    removeUnseen();
+    loaded_ = true;
+    emit refreshed();
+    finishRefresh();
   });
 }
 
-void RunTableModel::merge(std::vector<RunRecord> runs) {
-  loaded_ = true;
-  QHash<QString, int> incoming;
-  for (int i = 0; i < static_cast<int>(runs.size()); ++i) incoming.insert(runs[i].runId, i);
+void RunTableModel::finishRefresh() {
+  seen_.clear();
+  inFlight_ = false;
+  if (pending_) {
+    pending_ = false;
+    refresh();
+  }
+}
 
-  // Rows that are gone, removed from the bottom so earlier row numbers stay valid.
-  for (int row = static_cast<int>(runs_.size()) - 1; row >= 0; --row) {
-    if (!incoming.contains(runs_[row].runId)) {
-      beginRemoveRows({}, row, row);
-      runs_.removeAt(row);
-      endRemoveRows();
-    }
+void RunTableModel::mergePage(std::vector<RunRecord> runs) {
+  if (rowOf_.size() != runs_.size()) {
+    rowOf_.clear();
+    for (int row = 0; row < runs_.size(); ++row) rowOf_.insert(runs_[row].runId, row);
   }
-  // Rows that changed, updated in place (the proxy re-sorts and re-filters them).
-  QHash<QString, int> existing;
-  for (int row = 0; row < runs_.size(); ++row) existing.insert(runs_[row].runId, row);
-  for (const RunRecord& run : runs) {
-    const auto it = existing.constFind(run.runId);
-    if (it == existing.constEnd()) continue;
-    RunRecord& current = runs_[it.value()];
-    const bool changed = !sameRow(current, run);
-    const bool live = isActive(run.state);  // the duration keeps counting
-    current = run;
-    if (changed || live) {
-      emit dataChanged(index(it.value(), 0), index(it.value(), kColumnCount - 1));
-    }
-  }
-  // New runs, appended (the store's order is newest first; the proxy sorts anyway).
+  std::vector<int> changed;  // rows whose columns changed
+  std::vector<int> live;     // unchanged rows of active runs: their duration keeps counting
   QVector<RunRecord> added;
   for (RunRecord& run : runs) {
-    if (!existing.contains(run.runId)) added.append(std::move(run));
+    seen_.insert(run.runId);
+    const auto it = rowOf_.constFind(run.runId);
+    if (it == rowOf_.constEnd()) {
+      added.append(std::move(run));
+      continue;
+    }
+    RunRecord& current = runs_[it.value()];
+    if (!sameRow(current, run)) {
+      changed.push_back(it.value());
+    } else if (isActive(run.state)) {
+      live.push_back(it.value());
+    }
+    current = std::move(run);
   }
+  // One dataChanged per block of adjacent rows (each one makes the proxy re-sort its rows).
+  auto emitBlocks = [this](std::vector<int>& rows, int firstColumn, int lastColumn) {
+    std::sort(rows.begin(), rows.end());
+    for (size_t i = 0; i < rows.size();) {
+      size_t j = i;
+      while (j + 1 < rows.size() && rows[j + 1] == rows[j] + 1) ++j;
+      emit dataChanged(index(rows[i], firstColumn), index(rows[j], lastColumn));
+      i = j + 1;
+    }
+  };
+  emitBlocks(changed, 0, columnCount() - 1);
+  emitBlocks(live, kDuration, kDuration);
+  // New runs, appended (the proxy sorts).
   if (!added.isEmpty()) {
     const int first = static_cast<int>(runs_.size());
     beginInsertRows({}, first, first + static_cast<int>(added.size()) - 1);
-    runs_.append(added);
+    for (int i = 0; i < added.size(); ++i) rowOf_.insert(added[i].runId, first + i);
+    runs_.append(std::move(added));
     endInsertRows();
   }
-  emit refreshed();
+}
+
+void RunTableModel::removeUnseen() {
+  // Rows the store no longer has, removed from the bottom (a block of adjacent rows at once) so
+  // earlier row numbers stay valid.
+  bool removed = false;
+  for (int row = static_cast<int>(runs_.size()) - 1; row >= 0; --row) {
+    if (seen_.contains(runs_[row].runId)) continue;
+    int first = row;
+    while (first > 0 && !seen_.contains(runs_[first - 1].runId)) --first;
+    beginRemoveRows({}, first, row);
+    runs_.remove(first, row - first + 1);
+    endRemoveRows();
+    removed = true;
+    row = first;
+  }
+  if (removed) rowOf_.clear();  // rebuilt by the next mergePage
 }
 
 RunFilterProxy::RunFilterProxy(QObject* parent) : QSortFilterProxyModel(parent) {

@@ -389,6 +389,30 @@ Status MetricsStore::Database::upsertRun(const QString& nodeId, const v1::RunInf
   return transaction.commit("saving run " + runId);
 }
 
+Result<std::vector<uint64_t>> MetricsStore::Database::upsertRuns(
+    const QString& nodeId, const std::vector<v1::RunInfo>& runs) {
+  const QString what = QString("saving %1 runs of node %2").arg(runs.size()).arg(nodeId);
+  Transaction transaction(db_, [this] { dropCaches(); });
+  RINGSIDE_RETURN_IF_ERROR(transaction.begin(what));
+  std::vector<uint64_t> lastSeqs;
+  lastSeqs.reserve(runs.size());
+  for (const v1::RunInfo& run : runs) {
+    const QString runId = QString::fromStdString(run.run_id());
+    if (runId.isEmpty()) return Status::invalidArgument("upsertRuns: a RunInfo has no run_id");
+    auto key = ensureRun(runId, nodeId);
+    if (!key.isOk()) return key.status();
+    QSqlQuery& node = prepared("UPDATE runs SET node_id = ? WHERE run_key = ? RETURNING last_seq");
+    node.bindValue(0, text(nodeId));
+    node.bindValue(1, qlonglong(*key));
+    if (!node.exec() || !node.next()) return fail(node, "saving the node of run " + runId);
+    lastSeqs.push_back(node.value(0).toULongLong());
+    node.finish();
+    RINGSIDE_RETURN_IF_ERROR(applyRunInfo(*key, run, 0));
+  }
+  RINGSIDE_RETURN_IF_ERROR(transaction.commit(what));
+  return lastSeqs;
+}
+
 // ---- Ingest
 
 Result<std::optional<int64_t>> MetricsStore::Database::findKeyId(const QString& name) {

@@ -36,6 +36,9 @@ class MetricsStore::Database {
   Result<std::vector<NodeRecord>> nodes();
 
   Status upsertRun(const QString& nodeId, const v1::RunInfo& run);
+  // MetricsStore::upsertRuns: one transaction for all; the runs' last_seq in the same order.
+  Result<std::vector<uint64_t>> upsertRuns(const QString& nodeId,
+                                           const std::vector<v1::RunInfo>& runs);
   Result<IngestResult> ingest(const IngestBatch& batch);
   // MetricsStore::ingestTelemetry (store_telemetry.cpp).
   Result<QStringList> ingestTelemetry(const QString& nodeId, const QString& hostName,

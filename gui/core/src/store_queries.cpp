@@ -83,7 +83,13 @@ Result<std::vector<RunRecord>> MetricsStore::Database::runs(const RunFilter& fil
         "tags LIKE ? ESCAPE '\\' OR notes LIKE ? ESCAPE '\\')";
   }
   if (filter.state) sql += QString(" AND state = %1").arg(static_cast<int>(*filter.state));
-  sql += " ORDER BY created_time DESC, run_key DESC";
+  if (filter.limit > 0) {
+    sql += QString(" AND run_key > %1 ORDER BY run_key LIMIT %2")
+               .arg(qlonglong(filter.afterRunKey))
+               .arg(filter.limit);
+  } else {
+    sql += " ORDER BY created_time DESC, run_key DESC";
+  }
   QSqlQuery query(db_);
   query.setForwardOnly(true);
   if (!query.prepare(sql)) return fail(query, "listing runs");

@@ -13,6 +13,7 @@
 
 #include "ringside/common/metric_names.h"
 #include "ringside/common/run_spec.h"
+#include "ringside/gui/clipped_text.h"
 #include "ringside/gui/controller.h"
 #include "ringside/gui/run_progress.h"
 #include "ringside/gui/straggler_history.h"
@@ -78,7 +79,7 @@ void DashboardTab::fetch() {
               if (generation == generation_ && lines.isOk()) {
                 QStringList text;
                 for (const v1::LogLine& line : lines.value()) {
-                  text << QString::fromStdString(line.text());
+                  text << elidedLine(QString::fromStdString(line.text()), kLogViewLineChars);
                 }
                 const QString joined = text.join(QLatin1Char('\n'));
                 if (joined != log_->toPlainText()) {

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 
+#include "ringside/gui/clipped_text.h"
 #include "ringside/gui/widgets/add_node_dialog.h"
 
 namespace ringside::gui {
@@ -58,7 +59,9 @@ int gpuSlotsUsed(const NodeView& node) {
 
 QColor stateColor(const NodeView& node) {
   if (node.state == NodeState::Offline) return QColor(0xc0, 0x39, 0x2b);
-  if (NodeTableModel::isDraining(node) || !node.stalls.isEmpty()) return QColor(0xd6, 0x89, 0x10);
+  if (NodeTableModel::isDraining(node) || !node.stalls.isEmpty() || !node.problems.isEmpty()) {
+    return QColor(0xd6, 0x89, 0x10);
+  }
   return {};
 }
 
@@ -135,10 +138,18 @@ QVariant NodeTableModel::data(const QModelIndex& index, int role) const {
   }
   if (role == Qt::ToolTipRole) {
     switch (index.column()) {
-      case kState:
-        return node.stalls.isEmpty() ? QVariant()
-                                     : QVariant(tr("Stalled runs (docs/metrics.md, Hangs):\n%1")
-                                                    .arg(node.stalls.join(QLatin1Char('\n'))));
+      case kState: {
+        QStringList parts;
+        if (!node.stalls.isEmpty()) {
+          parts << tr("Stalled runs (docs/metrics.md, Hangs):\n%1")
+                       .arg(tooltipText(node.stalls.join(QLatin1Char('\n'))));
+        }
+        if (!node.problems.isEmpty()) {  // what the GUI clipped or refused (docs/security.md)
+          parts << tr("Data over the protocol's limits, clipped or refused:\n%1")
+                       .arg(tooltipText(node.problems.join(QLatin1Char('\n'))));
+        }
+        return parts.isEmpty() ? QVariant() : QVariant(parts.join(QStringLiteral("\n\n")));
+      }
       case kAddress:
         return node.local ? tr("The local agent, started by this GUI on loopback")
                           : node.record.address;
@@ -244,6 +255,7 @@ QString NodeTableModel::stateText(const NodeView& node) {
   if (node.heartbeatAgeMs >= 0) state = tr("%1 (%2)").arg(state, ageText(node.heartbeatAgeMs));
   if (!node.stalls.isEmpty())
     state = tr("%1, %n stalled run(s)", "", node.stalls.size()).arg(state);
+  if (!node.problems.isEmpty()) state = tr("%1, data refused").arg(state);
   return state;
 }
 

@@ -15,8 +15,14 @@
 //    A gap in the live seqs of a run (PUB dropped something) starts the same fetch. The rules
 //    are CatchUp's (catch_up.h), which tests drive without sockets.
 //  - Live events are batched on the network thread and handed to the GUI thread at most every
-//    ~33 ms as one eventsReceived signal; entries with seq <= the last one delivered for their run
-//    are dropped.
+//    ~33 ms as eventsReceived signals; entries with seq <= the last one delivered for their run
+//    are dropped, and so are metric samples and log lines of runs the agent has not told the GUI
+//    of (CatchUp: the run list is asked for again and the journal fetched, so nothing is lost).
+//  - Everything the agent sends is bounded to the protocol's limits on the network thread as it
+//    arrives (agent_bounds.h): text clipped, oversized lists refused, reported through
+//    agentDataRefused. What reaches the GUI thread comes in deliveries of bounded size (event
+//    batches, run list slices, catch-up pages), one at a time: the next is posted only once the
+//    GUI thread has handled the previous one, so no message keeps the GUI thread busy for long.
 //  - A malformed frame from the agent is counted and logged, never fatal.
 //
 // Every signal is emitted on the thread this object lives in (the GUI thread), through its event
@@ -28,6 +34,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "ringside/common/curve.h"
@@ -113,6 +120,8 @@ class AgentConnection : public QObject {
   // fetches only what lies after it, and drops live entries at or below it. A lower lastSeq than
   // the connection's own mark is ignored. Thread-safe.
   void trackRun(const QString& runId, uint64_t lastSeq);
+  // trackRun for many runs at once (one command for the network thread). Thread-safe.
+  void trackRuns(const std::vector<std::pair<QString, uint64_t>>& runs);
   // Forgets a run: its entries are no longer fetched (live ones are still delivered when
   // autoTrackRuns is on, which tracks it again). Thread-safe.
   void untrackRun(const QString& runId);
@@ -132,7 +141,9 @@ class AgentConnection : public QObject {
   void stateChanged(ringside::gui::NodeState state, qint64 heartbeatAgeMs);
   // The node's inventory, from each heartbeat hello reply (about once a second while online).
   void nodeInfoReceived(const ringside::v1::HelloReply& hello);
-  // The node's runs (include_ended), listed each time it comes online.
+  // The node's runs (include_ended), listed each time it comes online and when live entries of a
+  // run the GUI does not know arrive: each page of the agent's list in slices of at most 256 runs
+  // (the last slice of a page carries its next_page_token).
   void runsListed(const ringside::v1::ListRunsReply& runs);
   // New live events (see EventBatch); at most one per deliveryIntervalMs.
   void eventsReceived(const ringside::gui::EventBatch& batch);
@@ -146,6 +157,10 @@ class AgentConnection : public QObject {
   void fetchFailed(const QString& runId, const QString& message);
   // connectTo could not configure the sockets (bad key, bad endpoint, plaintext off loopback).
   void connectionError(const QString& message);
+  // The agent sent something over the protocol's limits (docs/protocol.md#limits), which the GUI
+  // clipped or refused: a translated sentence with the count since the last report and the
+  // latest finding (in English), at most one every 5 s. Logged as well.
+  void agentDataRefused(const QString& message);
 
  private:
   class Worker;

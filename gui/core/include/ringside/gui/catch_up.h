@@ -8,7 +8,13 @@
 //    node's list shows more, a live seq skips ahead (PUB dropped something), or a fetch was lost;
 //  - a live entry is delivered only when it is the next seq of its run; one at or below the last
 //    delivered seq is dropped, and live entries that arrive while a page is in flight are dropped
-//    too (the journal has them) and fetched after the page when the page did not reach them.
+//    too (the journal has them) and fetched after the page when the page did not reach them;
+//  - a live metric sample or log line of a run the GUI has not learned of from the agent (tracked,
+//    listed, or introduced by a run state event) is dropped, never delivered: the agent is asked
+//    for its run list, and a run the list shows is followed and fetched from its journal, so
+//    nothing is lost (DESIGN.md decision 2); entries of runs the agent does not list are refused
+//    (runListComplete names them). Holding such entries instead would keep, in the GUI, a copy of
+//    what the journal already keeps, with a bound to choose and nothing gained.
 //
 // Thread-safety: none; one thread (the connection's network thread) owns an instance.
 #pragma once
@@ -17,6 +23,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "ringside/proto/ringside.pb.h"
@@ -25,6 +32,9 @@ namespace ringside::gui {
 
 class CatchUp {
  public:
+  // Distinct unknown runs whose dropped entries are counted by id; more are counted together.
+  static constexpr size_t kMaxUnknownRunsNamed = 16;
+
   // Sends one fetch_run_data request for `runId` after `afterSeq`; returns false when it could
   // not be sent (then the run is fetched again on a later startFetches).
   using SendFetch = std::function<bool(const std::string& runId, uint64_t afterSeq)>;
@@ -88,7 +98,20 @@ class CatchUp {
   // Whether the live entry `seq` of `runId` goes to the GUI now: true when it is the run's next
   // seq (or the run is not followed and the seq is new), and then it becomes the run's mark.
   // A seq past the next one marks the run for a fetch (the journal has the gap and this entry).
-  bool acceptLive(const std::string& runId, uint64_t seq);
+  // `introducesRun`: the entry is a run state event, whose RunInfo makes the run known. Any other
+  // entry of a run not known yet (not tracked, listed or introduced) is dropped and counted, and
+  // wantsRunList() turns true.
+  bool acceptLive(const std::string& runId, uint64_t seq, bool introducesRun = false);
+
+  // True when live entries of unknown runs were dropped since the last run list was asked for:
+  // the connection should list the node's runs again.
+  bool wantsRunList() const { return wantsRunList_; }
+  // The connection sends the first page of a run list request now.
+  void runListRequested();
+  // Runs (and their dropped live entries, counted) that were unknown when the list was requested
+  // and that the complete list (its last page arrived) does not show either; forgotten then.
+  // Unknown runs the list did show are followed now, and fetched like any listed run.
+  std::map<std::string, uint64_t> runListComplete();
 
   // The state of `runId`, or nothing when it is not tracked. For tests and diagnostics.
   std::optional<Run> run(const std::string& runId) const;
@@ -99,6 +122,16 @@ class CatchUp {
   bool autoTrackRuns_;
   int maxConcurrentFetches_;
   std::map<std::string, Run> runs_;
+  // Runs a run list showed that have no entry in runs_ (not followed, nothing live yet).
+  std::set<std::string> listed_;
+  // Dropped live entries of unknown runs since the last list request (`unknown_`), and those of
+  // the list in flight (`unknownAtList_`); the key "" (no valid run id) counts the entries of the
+  // runs past kMaxUnknownRunsNamed.
+  std::map<std::string, uint64_t> unknown_;
+  std::map<std::string, uint64_t> unknownAtList_;
+  bool wantsRunList_ = false;
+  // False when no run needs a fetch (set with every Run::needsFetch, cleared by startFetches).
+  bool maybeDue_ = false;
 };
 
 }  // namespace ringside::gui

@@ -61,7 +61,13 @@ struct NodeView {
   // (StallVerdict.stuck_nodes names its host name), or the verdict names no node and this node
   // owns the run. Each entry "<run name>: <the verdict's summary>".
   QStringList stalls;
+  // What the GUI clipped or refused of what this node sent (AgentConnection::agentDataRefused),
+  // oldest first, the latest kMaxNodeProblems, each "HH:mm:ss <sentence>".
+  QStringList problems;
 };
+
+// NodeView::problems keeps this many.
+inline constexpr int kMaxNodeProblems = 5;
 
 class Controller : public QObject {
   Q_OBJECT

@@ -68,6 +68,11 @@ struct RunRecord {
 struct RunFilter {
   QString text;  // case-insensitive (ASCII) substring of name, run id, tags or notes
   std::optional<v1::RunState> state;
+  // Paging, so that a long history is read (and handed to the GUI thread) a page at a time:
+  // limit > 0 returns at most `limit` runs whose runKey is greater than afterRunKey, in runKey
+  // order (the order they were first stored), instead of every run newest first.
+  int limit = 0;
+  int64_t afterRunKey = 0;
 };
 
 // Everything one FetchRunDataReply page or one batch of live events brings for one run.
@@ -133,6 +138,11 @@ class MetricsStore : public QObject {
   // Inserts or updates the run from an agent's RunInfo (list reply, launch reply, state event).
   // Tags are taken from the spec only when the run is new; notes are never touched.
   QFuture<Status> upsertRun(QString nodeId, v1::RunInfo run);
+  // upsertRun for many runs of node `nodeId` in one transaction (a slice of a run list), with
+  // runChanged for each. The result holds each run's highest ingested seq (lastSeq), in the order
+  // of `runs`. Errors: as upsertRun (InvalidArgument for a RunInfo without run_id); nothing is
+  // stored then.
+  QFuture<Result<std::vector<uint64_t>>> upsertRuns(QString nodeId, std::vector<v1::RunInfo> runs);
 
   // Stores a batch in one transaction. Idempotent by (run, seq): entries already stored are
   // skipped, so catch-up after a reconnect never duplicates. Creates the run row if needed.
@@ -150,7 +160,7 @@ class MetricsStore : public QObject {
   // The highest seq ingested for the run (0 when unknown): ask the agent for seq > this.
   QFuture<Result<uint64_t>> lastSeq(QString runId);
 
-  // The history table, newest first.
+  // The history table, newest first (or one page of it in runKey order: RunFilter::limit).
   QFuture<Result<std::vector<RunRecord>>> runs(RunFilter filter = {});
   // One run; kNotFound when the id is unknown.
   QFuture<Result<RunRecord>> run(QString runId);

@@ -8,6 +8,8 @@
 #pragma once
 
 #include <QAbstractTableModel>
+#include <QHash>
+#include <QSet>
 #include <QSortFilterProxyModel>
 #include <QTimer>
 #include <QVector>
@@ -83,15 +85,25 @@ class RunTableModel : public QAbstractTableModel {
   void refreshed();
 
  private:
-  void merge(std::vector<RunRecord> runs);
+  // A refresh reads the store kRefreshPageRuns runs at a time (readPage), merging each page into
+  // the rows as it comes (mergePage); after the last page the rows the store no longer has go
+  // (removeUnseen), refreshed() is emitted and finishRefresh() starts a refresh asked for meanwhile.
+  void readPage(int64_t afterRunKey);
+  void mergePage(std::vector<RunRecord> runs);
+  void removeUnseen();
+  void finishRefresh();
   std::optional<double> durationSeconds(const RunRecord& run) const;
 
   MetricsStore& store_;
   QVector<RunRecord> runs_;
   QTimer refreshTimer_;
-  bool inFlight_ = false;
+  bool inFlight_ = false;  // a refresh is being read or merged
   bool pending_ = false;
   bool loaded_ = false;
+  // Runs per page of a refresh: each page costs the GUI thread a few ms to merge.
+  static constexpr int kRefreshPageRuns = 250;
+  QSet<QString> seen_;         // run ids of the refresh's pages so far
+  QHash<QString, int> rowOf_;  // run id -> row (rebuilt when rows were removed)
 };
 
 // Sorting and filtering of the history table. Numbers sort numerically with N/A below every
