@@ -52,7 +52,8 @@ void CatchUp::onRunList(const v1::ListRunsReply& list) {
       it->second.followed = true;
     }
     Run& run = it->second;
-    if (run.followed && !run.fetching && run.applied < info.last_seq()) run.needsFetch = maybeDue_ = true;
+    if (run.followed && !run.fetching && run.applied < info.last_seq())
+      run.needsFetch = maybeDue_ = true;
   }
 }
 

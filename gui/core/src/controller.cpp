@@ -207,8 +207,7 @@ void Controller::connectNode(NodeLink& link, const QString& control, const QStri
               runIds.push_back(QString::fromStdString(run.run_id()));
               noteRun(nodeId, run);
             }
-            whenReady(this,
-                      store_->upsertRuns(nodeId, {list.runs().begin(), list.runs().end()}),
+            whenReady(this, store_->upsertRuns(nodeId, {list.runs().begin(), list.runs().end()}),
                       [this, nodeId, runIds](Result<std::vector<uint64_t>> lastSeqs) {
                         std::vector<std::pair<QString, uint64_t>> marks;
                         marks.reserve(runIds.size());
