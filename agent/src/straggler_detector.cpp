@@ -93,6 +93,7 @@ std::optional<StragglerVerdict> StragglerDetector::onSample(int rank, int64_t st
   addRecord(Record{complete.ranks, wall}, steps);
   const bool sliceDone = wall - filling_.start >= rule_.sliceSeconds;
   if (sliceDone) {
+    finishSlice(filling_);
     slices_.push_back(std::move(filling_));
     if (slices_.size() > static_cast<size_t>(rule_.slices)) slices_.pop_front();
     filling_ = Slice{};
@@ -131,18 +132,45 @@ void StragglerDetector::addRecord(const Record& record, int64_t steps) {
   }
   const Timings& late = record.ranks[last];
   const double charged = std::isfinite(nextWait) ? std::max(nextWait - late.wait, 0.0) : 0.0;
+  double inOther = 0.0;
   if (charged > 0.0) {
     const double inData = std::clamp(late.data - otherData, 0.0, charged);
     const double inCompute =
         std::clamp(late.data + late.compute - otherArrival - inData, 0.0, charged - inData);
+    inOther = charged - inData - inCompute;
     RankSums& sums = filling_.ranks[last];
     sums.chargedData += weight * inData;
     sums.chargedCompute += weight * inCompute;
-    sums.chargedOther += weight * (charged - inData - inCompute);
+    sums.chargedOther += weight * inOther;
   }
+  filling_.lateRanks.push_back(static_cast<int>(last));
+  filling_.otherPerStep.push_back(inOther);
+  filling_.weights.push_back(weight);
   filling_.groupMs += weight * median(cycles);
   filling_.steps += weight;
   filling_.end = record.wallTime;
+}
+
+void StragglerDetector::finishSlice(Slice& slice) {
+  // A rank's steady time outside data and compute (rank 0 writing the run's records every step)
+  // is its duty, not a straggler: only what exceeds its median per step in the slice counts. A
+  // rank charged in at most half the records has a median of 0, so all of its charge counts.
+  const size_t records = slice.lateRanks.size();
+  for (size_t r = 0; r < slice.ranks.size(); ++r) {
+    std::vector<double> perStep(records, 0.0);
+    for (size_t k = 0; k < records; ++k) {
+      if (slice.lateRanks[k] == static_cast<int>(r)) perStep[k] = slice.otherPerStep[k];
+    }
+    const double steady = median(perStep);
+    double bursts = 0.0;
+    for (size_t k = 0; k < records; ++k) {
+      bursts += slice.weights[k] * std::max(perStep[k] - steady, 0.0);
+    }
+    slice.ranks[r].otherBursts = bursts;
+  }
+  slice.lateRanks = {};
+  slice.otherPerStep = {};
+  slice.weights = {};
 }
 
 double StragglerDetector::sliceCost(const Slice& slice, int rank) const {
@@ -155,7 +183,7 @@ double StragglerDetector::sliceCost(const Slice& slice, int rank) const {
   return (charged[me] - medianWithout(charged, me)) / slice.groupMs;
 }
 
-int StragglerDetector::agreeingSlices(int rank) const {
+int StragglerDetector::agreeingSlices(const std::vector<const Slice*>& window, int rank) const {
   int agreeing = 0;
   const auto agrees = [&](const Slice& slice) {
     if (rank >= 0) return sliceCost(slice, rank) >= rule_.sliceCostShare;
@@ -166,8 +194,7 @@ int StragglerDetector::agreeingSlices(int rank) const {
     return charged.empty() ||
            sliceCost(slice, static_cast<int>(argMax(charged))) < rule_.sliceCostShare;
   };
-  if (slices_.empty()) return filling_.steps > 0 && agrees(filling_) ? 1 : 0;
-  for (const Slice& slice : slices_) agreeing += agrees(slice) ? 1 : 0;
+  for (const Slice* slice : window) agreeing += agrees(*slice) ? 1 : 0;
   return agreeing;
 }
 
@@ -178,7 +205,12 @@ StragglerVerdict StragglerDetector::judge(int64_t step, double wallTime) {
   // The window: the complete slices; before the first is complete, the one filling.
   std::vector<const Slice*> window;
   for (const Slice& slice : slices_) window.push_back(&slice);
-  if (window.empty()) window.push_back(&filling_);
+  Slice first;  // the run's first record alone, before any slice is complete
+  if (window.empty()) {
+    first = filling_;
+    finishSlice(first);
+    window.push_back(&first);
+  }
   const size_t n = static_cast<size_t>(worldSize_);
   RankSums zero;
   std::vector<RankSums> sums(n, zero);
@@ -194,6 +226,7 @@ StragglerVerdict StragglerDetector::judge(int64_t step, double wallTime) {
       sums[r].chargedData += s.chargedData;
       sums[r].chargedCompute += s.chargedCompute;
       sums[r].chargedOther += s.chargedOther;
+      sums[r].otherBursts += s.otherBursts;
     }
   }
   verdict.windowSeconds = window.back()->end - window.front()->start;
@@ -204,7 +237,7 @@ StragglerVerdict StragglerDetector::judge(int64_t step, double wallTime) {
     return groupMs > 0 ? (charged[me] - medianWithout(charged, me)) / groupMs : 0.0;
   };
   const auto agreement = [&](int rank) {
-    return static_cast<double>(agreeingSlices(rank)) / rule_.slices;
+    return static_cast<double>(agreeingSlices(window, rank)) / rule_.slices;
   };
   const int leading = static_cast<int>(argMax(charged));
   verdict.leadingRank = leading;

@@ -5,9 +5,13 @@
 // arrive, and prints every verdict as one JSON line: {"step": S, "time": Unix s, "rank": R (-1:
 // none), "stage": "none"|"data"|"compute", "stage_ms": ..., "median_ms": ...,
 // "others_wait_ms": ..., "cost_share": 0-1, "confidence": 0-1, "window_s": ...,
-// "leading_rank": R, "leading_cost_share": ...}.
+// "leading_rank": R, "leading_cost_share": ...}. Options set the rule's values (StragglerRule) for
+// experiments: --enter-cost, --exit-cost, --slice-cost (shares 0-1), --enter-agreement,
+// --exit-agreement (0-1), --slice-seconds, --slices.
 //
-// Exit status: 0; 1 when the input has no start record (no world size) or a line is not JSON.
+// Exit status: 0; 1 when the input has no start record (no world size) or a line is not JSON; 2
+// on a bad option.
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -16,9 +20,30 @@
 
 #include "ringside/agent/straggler_detector.h"
 
-int main() {
+int main(int argc, char** argv) {
   using ringside::agent::StragglerDetector;
+  using ringside::agent::StragglerRule;
   using ringside::agent::StragglerVerdict;
+  StragglerRule rule;
+  CLI::App app{"straggler_replay: a trainer run's JSON Lines on stdin through StragglerDetector"};
+  app.add_option("--enter-cost", rule.enterCostShare, "cost share to name a rank")
+      ->check(CLI::Range(0.0, 1.0));
+  app.add_option("--exit-cost", rule.exitCostShare, "cost share to keep it named")
+      ->check(CLI::Range(0.0, 1.0));
+  app.add_option("--slice-cost", rule.sliceCostShare, "cost share for a slice to agree")
+      ->check(CLI::Range(0.0, 1.0));
+  app.add_option("--enter-agreement", rule.enterAgreement, "share of slices to name a rank")
+      ->check(CLI::Range(0.0, 1.0));
+  app.add_option("--exit-agreement", rule.exitAgreement, "share of slices to keep it named")
+      ->check(CLI::Range(0.0, 1.0));
+  app.add_option("--slice-seconds", rule.sliceSeconds, "shortest slice, s")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--slices", rule.slices, "slices in the window")->check(CLI::Range(1, 1000));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    return app.exit(error) == 0 ? 0 : 2;
+  }
   std::unique_ptr<StragglerDetector> detector;
   std::string line;
   int64_t lineNumber = 0;
@@ -33,7 +58,7 @@ int main() {
     }
     const std::string type = record.value("type", "");
     if (type == "start") {
-      detector = std::make_unique<StragglerDetector>(record.value("world_size", 1));
+      detector = std::make_unique<StragglerDetector>(record.value("world_size", 1), rule);
       continue;
     }
     if (type != "metrics" || !record.contains("rank") || !record.contains("metrics")) continue;

@@ -162,6 +162,23 @@ TEST(StragglerDetectorTest, SystematicLatenessOutsideDataAndComputeIsNoStraggler
   EXPECT_EQ(last->leadingCostShare, 0.0);
 }
 
+TEST(StragglerDetectorTest, BurstsOutsideDataAndComputeCountAboveTheRanksSteadyOverhead) {
+  // Rank 0 writes the run's records (0.1 ms late every step), and in one step of 20 another
+  // process takes 4 ms from it there: the bursts count, its steady overhead does not.
+  StragglerDetector d(2);
+  std::optional<StragglerVerdict> last;
+  double t = 0.0;
+  for (int64_t step = 1; step <= 20000; ++step) {
+    const double late = step % 20 == 0 ? 4.1 : 0.1;
+    t += (1.1 + late) / 1000.0;
+    if (auto v = record(d, step, t, {{0.05, 0.95, 0.1}, {0.05, 0.95, 0.1 + late}})) last = v;
+  }
+  ASSERT_TRUE(last);
+  EXPECT_EQ(last->rank, 0);
+  // 4 ms of every 20 steps of about 1.3 ms (the median over ranks of data + compute + wait).
+  EXPECT_NEAR(last->costShare, 4.0 / (20 * 1.2 + 4.0), 0.02);
+}
+
 TEST(StragglerDetectorTest, MoreComputeThatNobodyWaitsForIsNoStraggler) {
   // More compute on rank 1, but the all-reduce hides it: nobody waits.
   StragglerDetector d(2);

@@ -111,24 +111,32 @@ class StragglerDetector {
     double wallTime = 0.0;
   };
   // Sums over the records of one slice, per rank, each weighted by the steps a record covers
-  // (ms): stage times, and the group's waiting charged to the rank by stage.
+  // (ms): stage times, and the group's waiting charged to the rank by stage; of the part charged
+  // to no stage, its bursts (above the rank's median per step in the slice).
   struct RankSums {
     double data = 0.0, compute = 0.0, wait = 0.0;
-    double chargedData = 0.0, chargedCompute = 0.0, chargedOther = 0.0;
-    double charged() const { return chargedData + chargedCompute; }
+    double chargedData = 0.0, chargedCompute = 0.0, chargedOther = 0.0, otherBursts = 0.0;
+    double charged() const { return chargedData + chargedCompute + otherBursts; }
   };
   struct Slice {
     double start = 0.0, end = 0.0;  // where it starts (the slice before ends), its last record, s
     double groupMs = 0.0;           // the group's step time: sum of median data+compute+wait
     double steps = 0.0;             // steps its records cover
     std::vector<RankSums> ranks;
+    // Per record until the slice is complete: the rank charged, its charge to no stage per step,
+    // and the steps the record covers.
+    std::vector<int> lateRanks;
+    std::vector<double> otherPerStep, weights;
   };
+  // Sets each rank's otherBursts from the slice's records and frees them.
+  static void finishSlice(Slice& slice);
 
   void addRecord(const Record& record, int64_t steps);
   StragglerVerdict judge(int64_t step, double wallTime);
   // Cost share of `rank` within `slice` (its charged time beyond the median other rank's).
   double sliceCost(const Slice& slice, int rank) const;
-  int agreeingSlices(int rank) const;  // rank -1: slices where no rank reaches sliceCostShare
+  // Slices of `window` that agree with `rank` (-1: slices where no rank reaches sliceCostShare).
+  int agreeingSlices(const std::vector<const Slice*>& window, int rank) const;
 
   int worldSize_;
   StragglerRule rule_;
