@@ -510,6 +510,36 @@ class GuiHostileAgentTest : public QObject {
   // Issue 26 item 3: metric samples for a run id the agent never told of became a permanent row
   // in the GUI's database. They are dropped; the GUI asks for the run list, and a run the agent
   // does list is then fetched from its journal, so nothing of a real run is lost.
+  // Issue 25 item 1: an agent of another protocol version refuses this GUI's hello; the user is
+  // told which node and what to do, once (not at every heartbeat), and no node info is invented.
+  void agent_of_another_protocol_version_is_named_with_what_to_do() {
+    agent_->setHelloRefusal(v1::ErrorReply::UNSUPPORTED_VERSION,
+                            "this agent speaks protocol version 3; this client speaks 2");
+    fixture_ = std::make_unique<ControllerInTempDir>();
+    controller_ = &fixture_->controller;
+    errors_ = std::make_unique<QSignalSpy>(controller_, &Controller::errorMessage);
+    QSignalSpy started(controller_, &Controller::started);
+    QVERIFY(controller_->start().isOk());
+    QTRY_COMPARE(started.count(), 1);
+    QVERIFY(controller_
+                ->addNode(QStringLiteral("hostile"), QStringLiteral("127.0.0.1"),
+                          agent_->controlPort(), agent_->eventsPort(), agent_->publicKey())
+                .isOk());
+    nodeId_ = controller_->nodes().value(0).record.nodeId;
+    QTRY_VERIFY_WITH_TIMEOUT(
+        reportedNamingTheNode(QStringLiteral("another protocol version than this GUI")), 15000);
+    QVERIFY(reportedNamingTheNode(QStringLiteral("install the same Ringside version")));
+    QVERIFY(reportedNamingTheNode(QStringLiteral("this agent speaks protocol version 3")));
+    // Said once while the agent keeps refusing the heartbeats' hellos.
+    const int hellos = agent_->helloRequests();
+    QTRY_VERIFY_WITH_TIMEOUT(agent_->helloRequests() >= hellos + 2, 20000);
+    QCOMPARE(errors_->count(), 1);
+    QVERIFY(!controller_->node(nodeId_)->info.has_value());
+    // The node upgraded: its hello answers, and the node comes online with its info.
+    agent_->setHelloRefusal(v1::ErrorReply::UNSUPPORTED_VERSION, {});
+    QTRY_VERIFY_WITH_TIMEOUT(controller_->node(nodeId_)->info.has_value(), 20000);
+  }
+
   void metrics_for_unknown_run_create_no_row() {
     QVERIFY(connectToAgent());
     HistoryPanel history(*controller_);

@@ -84,6 +84,13 @@ class HostileAgent {
     std::lock_guard lock(mutex_);
     hello_ = std::move(node);
   }
+  // Hello answered with this error instead of the node (an agent of another protocol version);
+  // an empty message answers hello again.
+  void setHelloRefusal(v1::ErrorReply::Code code, std::string message) {
+    std::lock_guard lock(mutex_);
+    helloRefusalCode_ = code;
+    helloRefusal_ = std::move(message);
+  }
   void setRuns(std::vector<v1::RunInfo> runs, size_t pageRuns = 0) {
     std::lock_guard lock(mutex_);
     runs_ = std::move(runs);
@@ -205,6 +212,11 @@ class HostileAgent {
     switch (request.body_case()) {
       case v1::Envelope::kHello:
         ++helloRequests_;
+        if (!helloRefusal_.empty()) {
+          reply.mutable_error()->set_code(helloRefusalCode_);
+          reply.mutable_error()->set_message(helloRefusal_);
+          return;
+        }
         *reply.mutable_hello_reply()->mutable_node() = hello_;
         reply.mutable_hello_reply()->set_protocol_version(protocol::kProtocolVersion);
         return;
@@ -278,6 +290,8 @@ class HostileAgent {
   std::atomic<int> fetchRequests_{0};
   std::mutex mutex_;
   v1::NodeInfo hello_;              // guarded by mutex_
+  v1::ErrorReply::Code helloRefusalCode_ = v1::ErrorReply::UNSUPPORTED_VERSION;  // guarded by mutex_
+  std::string helloRefusal_;        // guarded by mutex_
   std::vector<v1::RunInfo> runs_;   // guarded by mutex_
   size_t pageRuns_ = 0;             // guarded by mutex_
   FetchAnswer fetchAnswer_;         // guarded by mutex_

@@ -286,6 +286,44 @@ class RunTableModelTest : public QObject {
     QVERIFY(aBefore >= 0 && model.rowOfRun("r-a") >= 0);
   }
 
+  // Issue 24: a script's hyperparameters (ringside.config -> RunInfo.params) are History columns,
+  // one per key; numbers sort as numbers; a run without a key has an empty cell.
+  void aScriptsHyperparametersAreColumns() {
+    v1::RunInfo script = runInfo("r-e", "script", v1::COMPLETED, 5000, 5100);
+    script.mutable_spec()->clear_trainer();
+    script.mutable_spec()->mutable_python()->set_script("/srv/ddp.py");
+    (*script.mutable_params())["lr"] = "0.05";
+    (*script.mutable_params())["optimizer.name"] = "\"adamw\"";
+    (*script.mutable_params())["batch"] = "256";
+    QVERIFY(await(store_->upsertRun("n1", script)).isOk());
+    v1::RunInfo other = runInfo("r-f", "script 2", v1::COMPLETED, 6000, 6100);
+    (*other.mutable_params())["lr"] = "0.2";
+    (*other.mutable_params())["batch"] = "64";
+    QVERIFY(await(store_->upsertRun("n1", other)).isOk());
+    RunTableModel model(*store_);
+    QSignalSpy refreshed(&model, &RunTableModel::refreshed);
+    model.refresh();
+    QTRY_VERIFY(refreshed.count() >= 1);
+    QCOMPARE(model.paramKeys(), (QStringList{"batch", "lr", "optimizer.name"}));
+    QCOMPARE(model.columnCount(), RunTableModel::kColumnCount + 3);
+    const int lr = RunTableModel::kColumnCount + 1;
+    QCOMPARE(model.headerData(lr, Qt::Horizontal).toString(), QStringLiteral("lr"));
+    const int e = model.rowOfRun("r-e");
+    const int f = model.rowOfRun("r-f");
+    const int a = model.rowOfRun("r-a");
+    QCOMPARE(model.index(e, lr).data().toString(), QLocale().toString(0.05, 'g', 8));
+    QCOMPARE(model.index(e, lr + 1).data().toString(), QStringLiteral("adamw"));
+    QCOMPARE(model.index(a, lr).data().toString(), QString());  // the trainer run declared none
+    QCOMPARE(model.index(f, lr + 1).data().toString(), QString());
+    // Numbers sort as numbers: 64 before 256.
+    RunFilterProxy proxy;
+    proxy.setSourceModel(&model);
+    proxy.sort(RunTableModel::kColumnCount, Qt::AscendingOrder);
+    QStringList batches = columnOf(proxy, RunTableModel::kColumnCount);
+    batches.removeAll(QString());
+    QCOMPARE(batches, (QStringList{"64", "256"}));
+  }
+
  private:
   std::unique_ptr<QTemporaryDir> dir_;
   std::unique_ptr<MetricsStore> store_;

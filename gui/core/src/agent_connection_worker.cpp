@@ -1,5 +1,7 @@
 #include "agent_connection_worker.h"
 
+#include <QCoreApplication>
+
 #include <QLoggingCategory>
 #include <algorithm>
 #include <chrono>
@@ -449,7 +451,24 @@ void AgentConnection::Worker::handleReply(v1::Envelope reply) {
       break;
     case Pending::Kind::Hello:
       if (reply.has_hello_reply()) {
+        lastHelloError_.clear();
         emitLater([o = owner_, h = reply.hello_reply()] { emit o->nodeInfoReceived(h); });
+      } else if (reply.has_error() && reply.error().message() != lastHelloError_) {
+        lastHelloError_ = reply.error().message();
+        qCWarning(lcAgentConnection) << "the agent refused hello:"
+                                     << protocol::errorCodeName(reply.error().code())
+                                     << lastHelloError_.c_str();
+        // An agent of another protocol version (an older one refuses this GUI's version 2):
+        // say so on the node, with what to do, instead of a node that never comes online.
+        QString message = QString::fromStdString(reply.error().message());
+        if (reply.error().code() == v1::ErrorReply::UNSUPPORTED_VERSION) {
+          message = QCoreApplication::translate(
+                        "ringside::gui::AgentConnection",
+                        "its agent speaks another protocol version than this GUI (%1): install "
+                        "the same Ringside version on the GUI's machine and every node")
+                        .arg(message);
+        }
+        emitLater([o = owner_, message] { emit o->connectionError(message); });
       }
       break;
     case Pending::Kind::List:

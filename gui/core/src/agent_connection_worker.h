@@ -154,6 +154,8 @@ class AgentConnection::Worker {
   int64_t lastHeartbeatMs_ = 0;
   int64_t connectedAtMs_ = 0;
   int64_t lastMalformedLogMs_;
+  // The last refusal of hello said to the user (a refusal is said once, not every heartbeat).
+  std::string lastHelloError_;
   int64_t lastRefusalReportMs_;
 };
 

@@ -1,4 +1,7 @@
 #include "ringside/gui/run_table_model.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
 #include "ringside/gui/clipped_text.h"
 #include "ringside/gui/duration_format.h"
 #include "ringside/gui/when_ready.h"
@@ -78,7 +81,7 @@ int RunTableModel::rowCount(const QModelIndex& parent) const {
 }
 
 int RunTableModel::columnCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : kColumnCount;
+  return parent.isValid() ? 0 : kColumnCount + static_cast<int>(paramKeys_.size());
 }
 
 const RunRecord* RunTableModel::record(int row) const {
@@ -145,6 +148,23 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const {
   const int column = index.column();
   if (role == kRunIdRole) return run->runId;
   if (role == kStateRole) return static_cast<int>(run->state);
+  if (column >= kColumnCount) {
+    // A hyperparameter: numbers right-aligned and sorted as numbers, absent values empty.
+    const QJsonValue value =
+        params_.value(run->runId).params.value(paramKeys_.value(column - kColumnCount));
+    if (role == Qt::TextAlignmentRole) {
+      return value.isDouble() ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
+    }
+    if (role == kSortRole && value.isDouble()) return value.toDouble();
+    if (role != Qt::DisplayRole && role != kSortRole && role != Qt::ToolTipRole) return {};
+    if (value.isDouble()) return QLocale().toString(value.toDouble(), 'g', 8);
+    if (value.isBool()) return value.toBool() ? QStringLiteral("true") : QStringLiteral("false");
+    if (value.isString()) return value.toString();
+    if (value.isUndefined() || value.isNull()) return QString();
+    const QJsonDocument nested =
+        value.isArray() ? QJsonDocument(value.toArray()) : QJsonDocument(value.toObject());
+    return QString::fromUtf8(nested.toJson(QJsonDocument::Compact));
+  }
 
   // Numeric value of a column (nullopt: N/A; also nullopt for text columns).
   auto number = [&]() -> std::optional<double> {
@@ -245,6 +265,14 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const {
 
 QVariant RunTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal) return {};
+  if (section >= kColumnCount && section < columnCount()) {
+    const QString key = paramKeys_.value(section - kColumnCount);
+    if (role == Qt::DisplayRole) return key;
+    if (role == Qt::ToolTipRole) {
+      return tr("Hyperparameter %1 as the run's script declared it (ringside.config)").arg(key);
+    }
+    return {};
+  }
   if (role == Qt::DisplayRole) {
     switch (section) {
       case kName:
@@ -364,6 +392,7 @@ void RunTableModel::readPage(int64_t afterRunKey) {
     }
     removeUnseen();
     loaded_ = true;
+    updateParams();
     emit refreshed();
     finishRefresh();
   });
@@ -438,6 +467,57 @@ void RunTableModel::removeUnseen() {
     row = first;
   }
   if (removed) rowOf_.clear();  // rebuilt by the next mergePage
+}
+
+void RunTableModel::updateParams() {
+  // The "params." keys of each run's stored config (store_database.cpp, configJsonOf). A run's
+  // config is parsed again only when it changed, so a refresh of many runs stays cheap.
+  QHash<QString, ParsedParams> previous;
+  previous.swap(params_);
+  QHash<QString, int> runsWithKey;
+  for (const RunRecord& run : std::as_const(runs_)) {
+    if (!run.configJson.contains(QLatin1String("\"params."))) continue;
+    auto cached = previous.constFind(run.runId);
+    if (cached != previous.constEnd() && cached->configJson == run.configJson) {
+      params_.insert(run.runId, *cached);
+    } else {
+      const QJsonObject config = QJsonDocument::fromJson(run.configJson.toUtf8()).object();
+      ParsedParams parsed{run.configJson, {}};
+      for (auto it = config.begin(); it != config.end(); ++it) {
+        if (it.key().startsWith(QLatin1String("params.")))
+          parsed.params.insert(it.key().mid(7), it.value());
+      }
+      params_.insert(run.runId, parsed);
+    }
+    const QJsonObject& params = params_[run.runId].params;
+    for (auto it = params.begin(); it != params.end(); ++it) ++runsWithKey[it.key()];
+  }
+  QStringList keys = runsWithKey.keys();
+  std::sort(keys.begin(), keys.end(), [&](const QString& a, const QString& b) {
+    const int countA = runsWithKey.value(a);
+    const int countB = runsWithKey.value(b);
+    return countA != countB ? countA > countB : a < b;
+  });
+  if (keys.size() > kMaxParamColumns) keys = keys.mid(0, kMaxParamColumns);
+  std::sort(keys.begin(), keys.end());
+  if (keys == paramKeys_) {
+    if (!paramKeys_.isEmpty() && !runs_.isEmpty()) {
+      emit dataChanged(index(0, kColumnCount), index(rowCount() - 1, columnCount() - 1));
+    }
+    return;
+  }
+  // New keys: the columns change (rare: a run with other hyperparameters arrived).
+  const int before = static_cast<int>(paramKeys_.size());
+  if (before > 0) {
+    beginRemoveColumns({}, kColumnCount, kColumnCount + before - 1);
+    paramKeys_.clear();
+    endRemoveColumns();
+  }
+  if (!keys.isEmpty()) {
+    beginInsertColumns({}, kColumnCount, kColumnCount + static_cast<int>(keys.size()) - 1);
+    paramKeys_ = keys;
+    endInsertColumns();
+  }
 }
 
 RunFilterProxy::RunFilterProxy(QObject* parent) : QSortFilterProxyModel(parent) {

@@ -9,8 +9,10 @@
 
 #include <QAbstractTableModel>
 #include <QHash>
+#include <QJsonObject>
 #include <QSet>
 #include <QSortFilterProxyModel>
+#include <QStringList>
 #include <QTimer>
 #include <QVector>
 
@@ -33,8 +35,10 @@ class RunTableModel : public QAbstractTableModel {
     kSamplesPerS,  // mean of train/samples_per_s
     kTags,         // editable
     kNotes,        // editable
-    kColumnCount
+    kColumnCount   // then one column per hyperparameter key (paramKeys())
   };
+  // At most this many hyperparameter columns: the keys most runs declare.
+  static constexpr int kMaxParamColumns = 16;
   enum Role {
     // The value sorting uses: a double for the numeric and time columns (invalid when N/A), the
     // display text otherwise.
@@ -61,6 +65,11 @@ class RunTableModel : public QAbstractTableModel {
   const RunRecord* record(int row) const;
   // The source row of a run, -1 when the model does not hold it.
   int rowOfRun(const QString& runId) const;
+  // The hyperparameter keys shown as columns after kColumnCount, in column order: the keys the
+  // runs' scripts declared (ringside.config; RunInfo.params, the "params." keys of the stored
+  // config), those most runs have first, then by name, at most kMaxParamColumns. A run without
+  // a key shows an empty cell; numbers sort numerically.
+  const QStringList& paramKeys() const { return paramKeys_; }
   MetricsStore& store() { return store_; }
   // True once the first answer from the store has arrived.
   bool loaded() const { return loaded_; }
@@ -87,15 +96,24 @@ class RunTableModel : public QAbstractTableModel {
  private:
   // A refresh reads the store kRefreshPageRuns runs at a time (readPage), merging each page into
   // the rows as it comes (mergePage); after the last page the rows the store no longer has go
-  // (removeUnseen), refreshed() is emitted and finishRefresh() starts a refresh asked for meanwhile.
+  // (removeUnseen), refreshed() is emitted and finishRefresh() starts a refresh asked for
+  // meanwhile.
   void readPage(int64_t afterRunKey);
   void mergePage(std::vector<RunRecord> runs);
   void removeUnseen();
   void finishRefresh();
+  // Re-reads every row's hyperparameters and the columns they make (paramKeys()).
+  void updateParams();
   std::optional<double> durationSeconds(const RunRecord& run) const;
 
   MetricsStore& store_;
   QVector<RunRecord> runs_;
+  struct ParsedParams {
+    QString configJson;  // the stored config they were read from
+    QJsonObject params;  // key (without "params.") -> value
+  };
+  QHash<QString, ParsedParams> params_;  // run id -> its declared hyperparameters
+  QStringList paramKeys_;
   QTimer refreshTimer_;
   bool inFlight_ = false;  // a refresh is being read or merged
   bool pending_ = false;
