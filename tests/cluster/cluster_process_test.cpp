@@ -155,6 +155,10 @@ class ClusterTest : public ::testing::Test {
   NodeClient& node1() { return *nodes_[0]; }
   NodeClient& node2() { return *nodes_[1]; }
 
+  // How far 4 ranks' parameters may be from one rank's after 100 steps (relative L2; see the
+  // test that uses it for why it is not 0).
+  static constexpr double kEquivalenceTolerance = 1e-3;
+
   static nlohmann::json trainerRun(int maxSteps) {
     return {{"backend", "mpi"}, {"global_batch", 64},     {"max_steps", maxSteps}, {"seed", "11"},
             {"log_every", 1},   {"train_samples", 10000}, {"test_samples", 1000},  {"quiet", true}};
@@ -287,7 +291,12 @@ TEST_F(ClusterTest, TwoNodesTimesTwoRanksCompleteWithEveryRanksMetricsAndMatchOn
     diff += (double(four[i]) - one[i]) * (double(four[i]) - one[i]);
     norm += double(one[i]) * one[i];
   }
-  EXPECT_LE(std::sqrt(diff / norm), 1e-5) << "2 nodes x 2 ranks x batch 16 vs 1 rank x 64\n"
+  // Float32 sums in another order (4 partial gradients of 16 samples and a ring all-reduce, or
+  // one gemm over 64) round differently, and 100 SGD steps carry the difference on; how much
+  // depends on the BLAS kernel the CPU gets: under 1e-5 on an AVX-512 Xeon, 1.45e-4 on an AMD
+  // EPYC with AVX2 (both measured by this test).
+  EXPECT_LE(std::sqrt(diff / norm), kEquivalenceTolerance)
+      << "2 nodes x 2 ranks x batch 16 vs 1 rank x 64\n"
                                           << out.substr(out.rfind("{\"checkpoint")) << "\n"
                                           << oneOut.substr(oneOut.rfind("{\"checkpoint"));
 }

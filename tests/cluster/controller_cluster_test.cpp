@@ -148,7 +148,10 @@ class ControllerClusterTest : public QObject, ClusterHelpers {
       diff += (double(four[i]) - one[i]) * (double(four[i]) - one[i]);
       norm += double(one[i]) * one[i];
     }
-    QVERIFY2(std::sqrt(diff / norm) <= 1e-5,
+    // Float32 sums in another order drift apart over the steps, by how much depends on the
+    // CPU's BLAS kernel (cluster_process_test.cpp measures it: 1.45e-4 after 100 steps on an
+    // AVX2 AMD EPYC).
+    QVERIFY2(std::sqrt(diff / norm) <= 1e-3,
              qPrintable(QStringLiteral("relative difference %1").arg(std::sqrt(diff / norm))));
   }
 
