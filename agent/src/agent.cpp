@@ -144,7 +144,43 @@ void Agent::Impl::reloadAllowlist() {
   if (!bound.isOk()) logLine("error", bound.message());
 }
 
+void Agent::Impl::sampleTelemetry() {
+  v1::Envelope envelope = protocol::newEnvelope(0);
+  v1::NodeTelemetry& reading = *envelope.mutable_node_telemetry();
+  reading = toProto(telemetry->sample());
+  reading.set_node_id(node.node_id());
+  const uint32_t cpuUsed = runs->usedCpuSlots();
+  const std::vector<uint32_t> gpusInUse = runs->gpusInUse();
+  reading.set_cpu_slots_used(cpuUsed);
+  reading.set_gpu_slots_used(static_cast<uint32_t>(gpusInUse.size()));
+  reading.set_slots_used(node.slot_kind() == "gpu" ? static_cast<uint32_t>(gpusInUse.size())
+                                                   : cpuUsed);
+  for (uint32_t gpu : gpusInUse) reading.add_gpus_in_use(gpu);
+  reading.set_draining(draining);
+  // Journal before publish (decision 2): a GUI that misses it fetches it by its seq.
+  if (telemetryJournal) {
+    Status journaled = telemetryJournal->append(reading);
+    if (!journaled.isOk() && journaled.message() != telemetryJournalError) {
+      logLine("error", journaled.message() + " (published unjournaled)");
+    }
+    telemetryJournalError = journaled.isOk() ? std::string() : journaled.message();
+  }
+  publish(envelope);
+}
+
 void Agent::Impl::applyRetention() {
+  if (telemetryJournal) {
+    auto trimmed = telemetryJournal->applyRetention(wallSeconds());
+    if (!trimmed.isOk()) {
+      logLine("warning", "telemetry retention: " + trimmed.status().toString());
+    } else if (trimmed->byAge + trimmed->bySize > 0) {
+      logLine("info", "telemetry retention deleted " + std::to_string(trimmed->byAge) +
+                          " reading(s) older than " +
+                          std::to_string(config.telemetryRetentionDays) + " days and " +
+                          std::to_string(trimmed->bySize) + " past the size bound of " +
+                          std::to_string(config.telemetryMaxMiB) + " MiB");
+    }
+  }
   if (config.retentionDays <= 0) return;
   RetentionPolicy policy;
   policy.maxAgeDays = config.retentionDays;
@@ -217,6 +253,25 @@ Status Agent::start() {
   TelemetryOptions telemetry;
   telemetry.gpuProbe = d.gpuProbe;
   d.telemetry = std::make_unique<TelemetrySampler>(telemetry);
+  TelemetryJournalOptions telemetryJournal;
+  telemetryJournal.maxAgeDays = c.telemetryRetentionDays;
+  telemetryJournal.maxBytes =
+      c.telemetryMaxMiB > 0 ? static_cast<uint64_t>(c.telemetryMaxMiB * 1024 * 1024) : 0;
+  std::string telemetryQuarantine;
+  auto telemetryFile = TelemetryJournal::open(c.stateDir + "/telemetry.sqlite", telemetryJournal,
+                                              &telemetryQuarantine);
+  if (telemetryFile.isOk()) {
+    d.telemetryJournal = std::move(telemetryFile).value();
+    if (!telemetryQuarantine.empty()) {
+      logLine("error", "telemetry journal " + d.telemetryJournal->path() +
+                           " was damaged: moved it to " + telemetryQuarantine +
+                           " and started an empty one (the node's earlier telemetry is there)");
+    }
+  } else {
+    // Telemetry is still published live; GUIs then see only what they receive.
+    logLine("error", "no telemetry journal: " + telemetryFile.status().message() +
+                         "; GPU charts of runs will hold only what a connected GUI received");
+  }
 
   // ZAP first: libzmq lets connections through unauthenticated while no handler is bound.
   d.zap = std::make_unique<curve::ZapHandler>(d.context, d.allowlist,
@@ -353,18 +408,7 @@ Status Agent::run() {
       nextRetention = now + kRetentionInterval;
     }
     if (now >= nextTelemetry) {
-      v1::Envelope envelope = protocol::newEnvelope(0);
-      *envelope.mutable_node_telemetry() = toProto(d.telemetry->sample());
-      envelope.mutable_node_telemetry()->set_node_id(d.node.node_id());
-      const uint32_t cpuUsed = d.runs->usedCpuSlots();
-      const std::vector<uint32_t> gpusInUse = d.runs->gpusInUse();
-      envelope.mutable_node_telemetry()->set_cpu_slots_used(cpuUsed);
-      envelope.mutable_node_telemetry()->set_gpu_slots_used(static_cast<uint32_t>(gpusInUse.size()));
-      envelope.mutable_node_telemetry()->set_slots_used(
-          d.node.slot_kind() == "gpu" ? static_cast<uint32_t>(gpusInUse.size()) : cpuUsed);
-      for (uint32_t gpu : gpusInUse) envelope.mutable_node_telemetry()->add_gpus_in_use(gpu);
-      envelope.mutable_node_telemetry()->set_draining(d.draining);
-      d.publish(envelope);
+      d.sampleTelemetry();
       nextTelemetry = now + std::chrono::duration_cast<Clock::duration>(
                                 std::chrono::duration<double>(d.config.telemetryIntervalS));
     }

@@ -48,8 +48,8 @@ v1::Envelope Agent::Impl::handle(const v1::Envelope& request) {
         id, v1::ErrorReply::UNSUPPORTED_VERSION,
         "this agent (Ringside " + std::string(kAgentVersion) + ") speaks protocol version " +
             std::to_string(protocol::kProtocolVersion) + " and serves clients of version " +
-            std::to_string(protocol::kMinControlProtocolVersion) + " or later; this client speaks " +
-            std::to_string(request.protocol_version()) +
+            std::to_string(protocol::kMinControlProtocolVersion) +
+            " or later; this client speaks " + std::to_string(request.protocol_version()) +
             " (it would count a GPU node's slots as its GPUs only): install the same Ringside "
             "version on the GUI's machine as on the nodes");
   }
@@ -119,6 +119,18 @@ v1::Envelope Agent::Impl::handle(const v1::Envelope& request) {
       auto page = journal->fetchSince(fetch.run_id(), fetch.after_seq(), fetch.max_entries());
       if (!page.isOk()) return fail(page.status());
       *reply.mutable_fetch_run_data_reply() = std::move(page).value();
+      return reply;
+    }
+    case v1::Envelope::kFetchTelemetry: {
+      if (!telemetryJournal) {
+        return fail(
+            Status::internal("this node's telemetry journal could not be opened (see "
+                             "the agent's log): its past telemetry cannot be fetched"));
+      }
+      auto page = telemetryJournal->fetch(request.fetch_telemetry());
+      if (!page.isOk()) return fail(page.status());
+      page->set_node_id(node.node_id());
+      *reply.mutable_fetch_telemetry_reply() = std::move(page).value();
       return reply;
     }
     case v1::Envelope::kTailLog: {

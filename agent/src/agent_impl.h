@@ -23,6 +23,7 @@
 #include "ringside/agent/sample_refusals.h"
 #include "ringside/agent/straggler_detector.h"
 #include "ringside/agent/telemetry.h"
+#include "ringside/agent/telemetry_journal.h"
 #include "ringside/common/curve.h"
 #include "ringside/common/zap_handler.h"
 
@@ -55,6 +56,10 @@ struct Agent::Impl {
   std::unique_ptr<NvmlProbe> nvml;
   GpuProbe* gpuProbe = nullptr;
   std::unique_ptr<TelemetrySampler> telemetry;
+  // The node's telemetry readings (DESIGN.md decision 12); null when it could not be opened (the
+  // agent then publishes readings unjournaled, seq 0, and answers FetchTelemetry INTERNAL).
+  std::unique_ptr<TelemetryJournal> telemetryJournal;
+  std::string telemetryJournalError;  // the last append error reported (reported once per change)
   v1::NodeInfo node;
   bool draining = false;
   std::map<std::string, LogTailer> tailers;  // per active run
@@ -99,8 +104,12 @@ struct Agent::Impl {
   // previous keys in force and is reported once, until it changes.
   void reloadAllowlist();
 
-  // Deletes runs that ended more than --retention-days ago (at start and every hour).
+  // Deletes runs that ended more than --retention-days ago, and telemetry readings past
+  // --telemetry-retention-days and --telemetry-max-mib (at start and every hour).
   void applyRetention();
+
+  // Takes one telemetry reading, journals it (its seq) and publishes it.
+  void sampleTelemetry();
 
   // Sends an event on the events socket without blocking (a subscriber that lags behind its
   // queue misses it and catches up by sequence number).

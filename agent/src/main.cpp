@@ -51,9 +51,8 @@ std::string defaultPythonPackageDir() {
     return std::filesystem::weakly_canonical(installed, ec).string();
   }
 #ifdef RINGSIDE_SOURCE_PYTHON_DIR
-  if (std::filesystem::exists(std::filesystem::path(RINGSIDE_SOURCE_PYTHON_DIR) /
-                                  "ringside/__init__.py",
-                              ec)) {
+  if (std::filesystem::exists(
+          std::filesystem::path(RINGSIDE_SOURCE_PYTHON_DIR) / "ringside/__init__.py", ec)) {
     return RINGSIDE_SOURCE_PYTHON_DIR;
   }
 #endif
@@ -135,6 +134,15 @@ int main(int argc, char** argv) {
   app.add_flag("--insecure", config.insecure, "Plaintext instead of CURVE (loopback only)");
   app.add_option("--telemetry-interval", config.telemetryIntervalS, "Seconds between samples")
       ->check(CLI::PositiveNumber);
+  app.add_option("--telemetry-retention-days", config.telemetryRetentionDays,
+                 "Days the node's telemetry journal keeps readings (0: no age bound)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--telemetry-max-mib", config.telemetryMaxMiB,
+                 "MiB of readings the telemetry journal keeps at most, the oldest deleted first "
+                 "(0: no size bound)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   app.add_option("--trainer", config.trainerPath, "ringside-trainer for trainer runs");
   app.add_option("--python-path", config.pythonPackageDir,
                  "Directory with the ringside Python package, appended to PYTHONPATH of PyTorch "

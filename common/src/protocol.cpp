@@ -122,6 +122,7 @@ bool isControlRequest(const v1::Envelope& envelope) {
     case v1::Envelope::kTailLog:
     case v1::Envelope::kSetDrain:
     case v1::Envelope::kPreflight:
+    case v1::Envelope::kFetchTelemetry:
       return true;
     default:
       return false;

@@ -31,11 +31,16 @@ struct AgentConfig {
   // The address other nodes reach this agent's rank endpoint at; empty: listenAddress, or the
   // host name when listenAddress is a wildcard (0.0.0.0, ::, *).
   std::string advertiseAddress;
-  std::string launcher;          // Open MPI's plm_rsh_agent for multi-node runs; empty: ssh
-  std::string networkInterface;  // MPI/NCCL interface or subnet for nodes that name none
+  std::string launcher;                 // Open MPI's plm_rsh_agent for multi-node runs; empty: ssh
+  std::string networkInterface;         // MPI/NCCL interface or subnet for nodes that name none
   std::vector<std::string> mpirunArgs;  // extra mpirun options (after --bind-to none)
-  bool insecure = false;  // plaintext; refused unless listenAddress is loopback
+  bool insecure = false;                // plaintext; refused unless listenAddress is loopback
   double telemetryIntervalS = 1.0;
+  // The telemetry journal's bounds (<stateDir>/telemetry.sqlite, telemetry_journal.h): readings
+  // older than this many days, and the oldest past this many MiB, are deleted (hourly). <= 0: no
+  // bound of that kind.
+  double telemetryRetentionDays = 7.0;
+  double telemetryMaxMiB = 512.0;
   std::string trainerPath;  // default ringside-trainer for trainer jobs
   // The directory holding the `ringside` Python package, appended to PYTHONPATH of PyTorch
   // script runs (a user's own copy earlier on the path wins); "" = none.

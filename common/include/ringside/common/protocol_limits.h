@@ -68,6 +68,11 @@ inline constexpr size_t kMaxLogStreamBytes = 16;
 // FetchRunDataRequest.max_entries may ask for. A larger page is refused as a whole (it is fetched
 // again later), since cutting it would skip the entries after the cut.
 inline constexpr size_t kMaxFetchPageEntries = 50000;
+// Readings of one FetchTelemetryReply: 10,000, the most a FetchTelemetryRequest.max_entries may
+// ask for (an agent asked for more gives this many); 1,000 when it asks for 0. A larger page is
+// refused as a whole, like a catch-up page. The page also ends before kMaxReplyPageBytes.
+inline constexpr size_t kMaxTelemetryPageEntries = 10000;
+inline constexpr size_t kDefaultTelemetryPageEntries = 1000;
 // Lines of one TailLogReply: 10,000 per stream, so 20,000.
 inline constexpr size_t kMaxTailLogLines = 20000;
 
