@@ -352,9 +352,17 @@ void MainWindow::runScreenshotTour(const QString& dir) {
               openRun(tourRuns_.last());
               QTimer::singleShot(1500, this, [this, save, dir] {
                 save(QStringLiteral("dashboard"));
-                // The same run over fractional epochs, with a chart's export menu open.
+                // The run's GPUs page (utilization, memory, power of each GPU of the run; empty
+                // charts on a node without GPUs), then the same run over fractional epochs,
+                // with a chart's export menu open.
                 auto* tab = qobject_cast<DashboardTab*>(tabs_->currentWidget());
-                if (tab != nullptr) tab->xModeBox()->setCurrentIndex(1);
+                if (tab != nullptr) {
+                  tab->chartPages()->setCurrentIndex(1);
+                  QApplication::processEvents();
+                  save(QStringLiteral("dashboard-gpus"));
+                  tab->chartPages()->setCurrentIndex(0);
+                  tab->xModeBox()->setCurrentIndex(1);
+                }
                 QTimer::singleShot(1500, this, [this, save, dir, tab] {
                   // A right click on the loss chart: its context menu.
                   QMenu* menu = tab != nullptr ? tab->lossChart()->contextMenu() : nullptr;
