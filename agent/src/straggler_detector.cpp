@@ -178,7 +178,8 @@ double StragglerDetector::sliceCost(const Slice& slice, int rank) const {
     return 0.0;
   }
   std::vector<double> charged(slice.ranks.size());
-  for (size_t r = 0; r < slice.ranks.size(); ++r) charged[r] = slice.ranks[r].charged();
+  for (size_t r = 0; r < slice.ranks.size(); ++r)
+    charged[r] = slice.ranks[r].charged(rule_.countOtherBursts);
   const size_t me = static_cast<size_t>(rank);
   return (charged[me] - medianWithout(charged, me)) / slice.groupMs;
 }
@@ -190,7 +191,8 @@ int StragglerDetector::agreeingSlices(const std::vector<const Slice*>& window, i
     // No rank reaches the slice threshold: the one with the most charged time has the largest
     // cost (removing the largest value leaves the smallest median of the others).
     std::vector<double> charged(slice.ranks.size());
-    for (size_t r = 0; r < slice.ranks.size(); ++r) charged[r] = slice.ranks[r].charged();
+    for (size_t r = 0; r < slice.ranks.size(); ++r)
+      charged[r] = slice.ranks[r].charged(rule_.countOtherBursts);
     return charged.empty() ||
            sliceCost(slice, static_cast<int>(argMax(charged))) < rule_.sliceCostShare;
   };
@@ -231,7 +233,7 @@ StragglerVerdict StragglerDetector::judge(int64_t step, double wallTime) {
   }
   verdict.windowSeconds = window.back()->end - window.front()->start;
   std::vector<double> charged(n);
-  for (size_t r = 0; r < n; ++r) charged[r] = sums[r].charged();
+  for (size_t r = 0; r < n; ++r) charged[r] = sums[r].charged(rule_.countOtherBursts);
   const auto cost = [&](int rank) {
     const size_t me = static_cast<size_t>(rank);
     return groupMs > 0 ? (charged[me] - medianWithout(charged, me)) / groupMs : 0.0;

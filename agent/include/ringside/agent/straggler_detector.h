@@ -75,6 +75,10 @@ struct StragglerRule {
   double exitAgreement = 0.5;
   // A slice agrees with a rank when that rank's cost within the slice is at least this.
   double sliceCostShare = 0.015;
+  // Whether the bursts of a rank's time charged to no stage (above its median per step in a
+  // slice) count towards its cost, as time another process took from it outside data and
+  // compute; false: only data and compute count.
+  bool countOtherBursts = true;
   // Step records kept while waiting for every rank's timings of a step; older ones are dropped.
   size_t maxPendingSteps = 1024;
 };
@@ -116,7 +120,9 @@ class StragglerDetector {
   struct RankSums {
     double data = 0.0, compute = 0.0, wait = 0.0;
     double chargedData = 0.0, chargedCompute = 0.0, chargedOther = 0.0, otherBursts = 0.0;
-    double charged() const { return chargedData + chargedCompute + otherBursts; }
+    double charged(bool withOther) const {
+      return chargedData + chargedCompute + (withOther ? otherBursts : 0.0);
+    }
   };
   struct Slice {
     double start = 0.0, end = 0.0;  // where it starts (the slice before ends), its last record, s
