@@ -39,7 +39,8 @@ Result<std::unique_ptr<Backend>> create(Communicator&, BackendOptions) {
   return Status::invalidArgument("the fake plugin makes no backend");
 }
 
-constexpr NcclBackendPluginV1 table(int version, const char* ringsideVersion, uint64_t tag) {
+[[maybe_unused]] constexpr NcclBackendPluginV1 table(int version, const char* ringsideVersion,
+                                                     uint64_t tag) {
   return {version, ringsideVersion, tag, &visibleGpuCount, &create};
 }
 
