@@ -79,7 +79,7 @@ bool isValidTime(double t) { return std::isfinite(t) && t >= 0; }
 struct TelemetryJournal::Impl {
   TelemetryJournalOptions options;
   Connection db;
-  Statement insert, page, startSeq, oldest;
+  Statement insert, page, startSeq, endSeq, oldest;
   uint64_t lastSeq = 0;
   uint64_t entries = 0;
   uint64_t bytes = 0;
@@ -134,10 +134,12 @@ Result<std::unique_ptr<TelemetryJournal>> TelemetryJournal::open(
   RINGSIDE_RETURN_IF_ERROR(
       prepare(impl->insert, "INSERT INTO readings (wall_time, bytes, reading) VALUES (?, ?, ?)"));
   RINGSIDE_RETURN_IF_ERROR(prepare(impl->page,
-                                   "SELECT seq, reading FROM readings WHERE seq > ? AND "
-                                   "wall_time >= ? AND wall_time <= ? ORDER BY seq LIMIT ?"));
+                                   "SELECT seq, reading FROM readings WHERE seq > ? AND seq <= ? "
+                                   "AND wall_time >= ? AND wall_time <= ? ORDER BY seq LIMIT ?"));
   RINGSIDE_RETURN_IF_ERROR(
       prepare(impl->startSeq, "SELECT MIN(seq) FROM readings WHERE wall_time >= ?"));
+  RINGSIDE_RETURN_IF_ERROR(
+      prepare(impl->endSeq, "SELECT MAX(seq) FROM readings WHERE wall_time <= ?"));
   RINGSIDE_RETURN_IF_ERROR(
       prepare(impl->oldest, "SELECT wall_time FROM readings ORDER BY seq LIMIT 1"));
 
@@ -212,10 +214,21 @@ Result<v1::FetchTelemetryReply> TelemetryJournal::fetch(const v1::FetchTelemetry
   }
   d.startSeq.reset();
 
+  // And end at the last reading of the window: a window older than every reading held (lost to
+  // retention) costs two index look-ups, not a scan of the journal.
+  uint64_t last = 0;
+  d.endSeq.bindDouble(1, to);
+  auto endRow = d.endSeq.step();
+  if (!endRow.isOk()) return endRow.status().withContext(path_);
+  if (*endRow && !d.endSeq.columnIsNull(0)) last = static_cast<uint64_t>(d.endSeq.columnInt(0));
+  d.endSeq.reset();
+  if (last <= after) return reply;
+
   d.page.bindInt(1, static_cast<int64_t>(after));
-  d.page.bindDouble(2, request.from_time());
-  d.page.bindDouble(3, to);
-  d.page.bindInt(4, int64_t{limit} + 1);  // one more: tells whether more follow
+  d.page.bindInt(2, static_cast<int64_t>(last));
+  d.page.bindDouble(3, request.from_time());
+  d.page.bindDouble(4, to);
+  d.page.bindInt(5, int64_t{limit} + 1);  // one more: tells whether more follow
   size_t pageBytes = 0;
   uint32_t taken = 0;
   Status status = d.page.forEachRow([&](const Statement& row) -> Status {

@@ -15,6 +15,7 @@
 #include <QSignalSpy>
 #include <QSqlDatabase>
 #include <QSqlQuery>
+#include <QTemporaryDir>
 #include <QUuid>
 #include <QtTest>
 
@@ -26,6 +27,7 @@
 #include "controller_cluster_support.h"
 
 #include <algorithm>
+#include "ringside/gui/run_gpu_metrics.h"
 #include "ringside/trainer/checkpoint.h"
 
 using namespace ringside::gui;
@@ -174,8 +176,8 @@ class ControllerClusterTest : public QObject, ClusterHelpers {
     form.job = RunForm::Job::kPython;
     form.pythonScript =
         QStringLiteral(RINGSIDE_SOURCE_DIR "/examples/pytorch/ddp_fashion_mnist.py");
-    form.pythonArgs = QStringLiteral(
-        "--epochs 1 --train-samples 3200 --test-samples 500 --batch 64 --threads 1");
+    form.pythonArgs =
+        QStringLiteral("--epochs 1 --train-samples 3200 --test-samples 500 --batch 64 --threads 1");
     form.nodeIds = {node1, node2};
     form.ranksPerNode = 1;
     const QString runId = launch(controller, form);
@@ -359,6 +361,113 @@ class ControllerGpuClusterTest : public QObject, ClusterHelpers {
                                60000);
     }
     QTRY_COMPARE_WITH_TIMEOUT(gpusInUse(controller, node2), std::vector<uint32_t>{}, 15000);
+  }
+
+  // Issue 29, item 2 (DESIGN decision 12): the GUI launches a 2-node GPU run and is closed at
+  // once, for the whole run; reopened on the same database after the run ended, it fetches the
+  // run's window from each node's telemetry journal. Every GPU series of the run, on both nodes,
+  // then covers the run from its start to its end with no hole (one reading a second, the
+  // agents' telemetry interval), each reading stored once.
+  void gpuSeriesOfATwoNodeRunAreCompleteOnBothNodesAfterTheGuiWasClosedForTheWholeRun() {
+    QVERIFY(cluster_);
+    constexpr int kRunSeconds = 8;
+    const QString sleeper =
+        QStringLiteral(RINGSIDE_BINARY_DIR "/tests/cluster/sleep_%1s.sh").arg(kRunSeconds);
+    QFile script(sleeper);
+    QVERIFY(script.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    script.write(QStringLiteral("#!/bin/sh\nexec sleep %1\n").arg(kRunSeconds).toUtf8());
+    script.close();
+    QVERIFY(script.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner |
+                                  QFileDevice::ExeOwner | QFileDevice::ReadOther |
+                                  QFileDevice::ExeOther));
+    QTemporaryDir dataDir;
+    QVERIFY(dataDir.isValid());
+    ControllerOptions options = clusterOptions(*cluster_);
+    options.dataDir = dataDir.path();
+    QString runId;
+    {
+      Controller controller(options);
+      QVERIFY(controller.start().isOk());
+      QTRY_VERIFY_WITH_TIMEOUT(bothOnline(controller), 30000);
+      RunForm form;
+      form.name = QStringLiteral("GPU telemetry while the GUI is closed");
+      form.job = RunForm::Job::kPython;
+      form.pythonInterpreter = QStringLiteral("/bin/sh");
+      form.pythonScript = sleeper;
+      form.pythonUseGpus = true;
+      form.nodeIds = {nodeIdNamed(controller, QStringLiteral("node-1")),
+                      nodeIdNamed(controller, QStringLiteral("node-2"))};
+      form.ranksPerNode = 1;
+      runId = launch(controller, form);
+      QVERIFY(!runId.isEmpty());
+    }  // the GUI is closed before the run is under way
+    QTest::qWait((kRunSeconds + 6) * 1000);
+
+    Controller controller(options);
+    QVERIFY(controller.start().isOk());
+    QTRY_VERIFY_WITH_TIMEOUT(storedState(controller, runId) == v1::COMPLETED, 60000);
+    auto run = controller.store().run(runId).result();
+    QVERIFY(run.isOk());
+    QVERIFY(run->startTime > 0 && run->endTime > run->startTime);
+    QCOMPARE(run->placement.size(), size_t{2});
+
+    // The series of every GPU value of the run, by (rank, name): rank 0 is node-1's GPU, rank 1
+    // node-2's (run_gpu_metrics.h).
+    auto gpuSeries = [&]() {
+      std::map<std::pair<int, QString>, std::vector<SeriesPoint>> series;
+      auto names = controller.store().metricNames(runId).result();
+      if (!names.isOk()) return series;
+      for (const QString& name : *names) {
+        if (!parseGpuMetricName(name)) continue;
+        auto ranks = controller.store().metricRanks(runId, name).result();
+        for (int rank : ranks.isOk() ? *ranks : std::vector<int>{}) {
+          auto points = controller.store().series(runId, name, rank, SeriesX::kWallTime).result();
+          if (points.isOk()) series[{rank, name}] = *points;
+        }
+      }
+      return series;
+    };
+    // Complete: from within 1.5 s of the start to within 1.5 s of the end, no two readings more
+    // than 1.5 s apart, no wall time twice.
+    auto problem = [&](const std::vector<SeriesPoint>& points) -> QString {
+      if (points.empty()) return QStringLiteral("no points");
+      std::vector<double> times;
+      for (const SeriesPoint& point : points) times.push_back(point.x);
+      std::sort(times.begin(), times.end());
+      if (std::adjacent_find(times.begin(), times.end()) != times.end()) {
+        return QStringLiteral("a reading stored twice");
+      }
+      if (times.front() > run->startTime + 1.5) {
+        return QStringLiteral("starts %1 s after the run").arg(times.front() - run->startTime);
+      }
+      if (times.back() < run->endTime - 1.5) {
+        return QStringLiteral("ends %1 s before the run").arg(run->endTime - times.back());
+      }
+      for (size_t i = 1; i < times.size(); ++i) {
+        if (times[i] - times[i - 1] > 1.5) {
+          return QStringLiteral("a hole of %1 s").arg(times[i] - times[i - 1]);
+        }
+      }
+      return {};
+    };
+    auto complete = [&]() {
+      const auto series = gpuSeries();
+      std::map<int, int> perRank;
+      for (const auto& [key, points] : series) {
+        if (!problem(points).isEmpty()) return false;
+        ++perRank[key.first];
+      }
+      // Utilization, memory, temperature and PCIe rx/tx at least, whichever GPU a rank got.
+      return perRank[0] >= 5 && perRank[1] >= 5;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(complete(), 30000);
+    for (const auto& [key, points] : gpuSeries()) {
+      QVERIFY2(
+          problem(points).isEmpty(),
+          qPrintable(
+              QStringLiteral("rank %1 %2: %3").arg(key.first).arg(key.second, problem(points))));
+    }
+    QFile::remove(sleeper);
   }
 };
 #endif  // RINGSIDE_FAKE_NVML

@@ -112,7 +112,8 @@ class MetricsStoreTest : public QObject {
       QSqlQuery tables("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name", db);
       QStringList names;
       while (tables.next()) names << tables.value(0).toString();
-      QCOMPARE(names, QStringList({"logs", "metric_keys", "metrics", "nodes", "runs"}));
+      QCOMPARE(names, QStringList({"logs", "metric_keys", "metrics", "nodes", "run_node_telemetry",
+                                   "runs"}));
     }
     QSqlDatabase::removeDatabase("tables");
     // Reopening a current file migrates nothing and keeps working.
@@ -159,6 +160,8 @@ class MetricsStoreTest : public QObject {
         QVERIFY(query.exec(QString("ALTER TABLE nodes DROP COLUMN %1").arg(column)));
       }
       QVERIFY(query.exec("ALTER TABLE runs DROP COLUMN placement"));  // migration 3's
+      QVERIFY(query.exec("DROP TABLE run_node_telemetry"));           // migration 4's
+      QVERIFY(query.exec("DROP INDEX metrics_telemetry"));
       QVERIFY(
           query.exec("INSERT INTO nodes VALUES ('n-old', 'old', 'tcp://a:1 tcp://a:2', "
                      "'key', 1.5)"));

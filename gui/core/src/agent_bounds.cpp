@@ -270,6 +270,22 @@ void boundFetchPage(v1::Envelope& envelope, BoundsReport& report) {
   }
 }
 
+// A page of the node's telemetry journal: refused as a whole past its entry bound (fetched
+// again later), each reading bounded as a live one.
+void boundTelemetryPage(v1::Envelope& envelope, BoundsReport& report) {
+  v1::FetchTelemetryReply& page = *envelope.mutable_fetch_telemetry_reply();
+  const size_t entries = static_cast<size_t>(page.entries_size());
+  if (entries > kMaxTelemetryPageEntries) {
+    refuseReply(envelope, v1::ErrorReply::TOO_LARGE,
+                "a telemetry page holds " + std::to_string(entries) +
+                    " readings, over the limit of " + std::to_string(kMaxTelemetryPageEntries),
+                report);
+    return;
+  }
+  clipField(*page.mutable_node_id(), kMaxNodeTextBytes, "the telemetry page's node id", report);
+  for (v1::NodeTelemetry& reading : *page.mutable_entries()) boundTelemetry(reading, report);
+}
+
 void boundRunList(v1::ListRunsReply& list, BoundsReport& report) {
   const size_t removed = removeIf(
       *list.mutable_runs(), [](const v1::RunInfo& run) { return !isValidRunId(run.run_id()); });
@@ -324,6 +340,9 @@ void boundReply(v1::Envelope& envelope, BoundsReport& report) {
       return;
     case v1::Envelope::kFetchRunDataReply:
       boundFetchPage(envelope, report);
+      return;
+    case v1::Envelope::kFetchTelemetryReply:
+      boundTelemetryPage(envelope, report);
       return;
     case v1::Envelope::kTailLogReply: {
       v1::TailLogReply& tail = *envelope.mutable_tail_log_reply();

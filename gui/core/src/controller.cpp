@@ -175,6 +175,9 @@ void Controller::connectNode(NodeLink& link, const QString& control, const QStri
     keys = *clientKeys;
   }
   link.connection = std::make_unique<AgentConnection>(keys, options_.connection);
+  // Requests of an earlier connection get no answer: its telemetry catch-up starts over.
+  telemetryCatchUps_[nodeId] = TelemetryCatchUp{};
+  telemetryRequests_.removeIf([&nodeId](const RequestKey& key) { return key.first == nodeId; });
   AgentConnection* connection = link.connection.get();
   connect(connection, &AgentConnection::stateChanged, this,
           [this, nodeId](NodeState state, qint64 age) {
@@ -182,6 +185,8 @@ void Controller::connectNode(NodeLink& link, const QString& control, const QStri
               link->view.state = state;
               link->view.heartbeatAgeMs = age;
               emit nodesChanged();
+              // Back online: what the node journaled meanwhile (controller_telemetry.cpp).
+              if (state == NodeState::Online) catchUpTelemetry(nodeId);
             }
           });
   connect(connection, &AgentConnection::nodeInfoReceived, this,
@@ -189,6 +194,7 @@ void Controller::connectNode(NodeLink& link, const QString& control, const QStri
             if (NodeLink* link = linkOf(nodeId)) {
               link->view.info = hello.node();
               emit nodesChanged();
+              startTelemetryCatchUp(nodeId);  // waits for the host name of the first hello
             }
           });
   // A key that cannot be used, a message over the protocol's limit: said, not only logged.
@@ -224,6 +230,8 @@ void Controller::connectNode(NodeLink& link, const QString& control, const QStri
                         if (NodeLink* link = linkOf(nodeId); link && link->connection) {
                           link->connection->trackRuns(marks);
                         }
+                        // Runs new to the store may have run on any node.
+                        if (lastSeqs.isOk()) catchUpTelemetryEverywhere();
                       });
           });
   // What the node sent over the protocol's limits: shown with the node and in the status bar.
@@ -286,13 +294,18 @@ void Controller::onEvents(const QString& nodeId, const EventBatch& batch) {
     auto& b = batchOf(logs.run_id());
     b.logLines.insert(b.logLines.end(), logs.lines().begin(), logs.lines().end());
   }
+  bool endedRun = false;
   for (const v1::RunStateEvent& state : batch.states) {
     batchOf(state.run().run_id()).states.push_back(state);
     const QString runId = QString::fromStdString(state.run().run_id());
     noteRun(nodeId, state.run());
     emit runStateChanged(runId, state.run().state());
+    endedRun = endedRun || state.run().state() == v1::COMPLETED ||
+               state.run().state() == v1::FAILED || state.run().state() == v1::STOPPED;
   }
   for (auto& [runId, ingestBatch] : byRun) ingest(nodeId, std::move(ingestBatch));
+  // An ended run's telemetry to its end, from every node of it (what live telemetry missed).
+  if (endedRun) catchUpTelemetryEverywhere();
   QString hostName;  // as the placement of the node's runs names it
   if (!batch.telemetry.empty()) {
     for (const NodeChoice& node : nodeChoices()) {
@@ -301,6 +314,13 @@ void Controller::onEvents(const QString& nodeId, const EventBatch& batch) {
   }
   for (const v1::NodeTelemetry& telemetry : batch.telemetry) {
     if (NodeLink* link = linkOf(nodeId)) link->view.telemetry = telemetry;
+    // A reading missed on the way (PUB dropped it, or the connection kept only the newest):
+    // fetched from the node's telemetry journal.
+    if (telemetry.seq() > 0) {
+      uint64_t& lastLive = telemetryCatchUps_[nodeId].lastLiveSeq;
+      if (lastLive > 0 && telemetry.seq() > lastLive + 1) catchUpTelemetry(nodeId);
+      lastLive = telemetry.seq();
+    }
     emit telemetryReceived(nodeId, telemetry);
     // GPU values of running runs are kept with the run (docs/metrics.md).
     if (telemetry.gpus_size() > 0) {

@@ -284,6 +284,10 @@ void Controller::stopRun(const QString& runId, double graceSeconds) {
 
 void Controller::onReply(const QString& nodeId, quint64 requestId, const v1::Envelope& reply) {
   const RequestKey key{nodeId, requestId};
+  if (telemetryRequests_.remove(key)) {
+    onTelemetryPage(nodeId, reply);  // controller_telemetry.cpp
+    return;
+  }
   if (auto preflight = preflightRequests_.constFind(key); preflight != preflightRequests_.cend()) {
     const quint64 attempt = preflight.value();
     preflightRequests_.erase(preflight);
@@ -320,6 +324,11 @@ void Controller::onReply(const QString& nodeId, quint64 requestId, const v1::Env
 
 void Controller::onRequestFailed(const QString& nodeId, quint64 requestId, const QString& message) {
   const RequestKey key{nodeId, requestId};
+  if (telemetryRequests_.remove(key)) {
+    telemetryFetchFailed(nodeId, message);
+    telemetryCatchUps_[nodeId].due = true;  // again when the node is back online
+    return;
+  }
   if (auto preflight = preflightRequests_.constFind(key); preflight != preflightRequests_.cend()) {
     const quint64 attempt = preflight.value();
     preflightRequests_.erase(preflight);

@@ -150,6 +150,27 @@ QFuture<Result<QStringList>> MetricsStore::ingestTelemetry(QString nodeId, QStri
       });
 }
 
+QFuture<Result<std::vector<TelemetryWindow>>> MetricsStore::telemetryWindows(QString nodeId,
+                                                                             QString hostName) {
+  return post<Result<std::vector<TelemetryWindow>>>(
+      [this, nodeId = std::move(nodeId),
+       hostName = std::move(hostName)](Database& db) -> Result<std::vector<TelemetryWindow>> {
+        if (!db.isOpen()) return notOpen(databasePath_);
+        return db.telemetryWindows(nodeId, hostName);
+      });
+}
+
+QFuture<Result<int64_t>> MetricsStore::ingestFetchedTelemetry(
+    QString nodeId, QString hostName, QString runId, std::vector<v1::NodeTelemetry> readings,
+    std::optional<double> fetchedThrough) {
+  return post<Result<int64_t>>([this, nodeId = std::move(nodeId), hostName = std::move(hostName),
+                                runId = std::move(runId), readings = std::move(readings),
+                                fetchedThrough](Database& db) -> Result<int64_t> {
+    if (!db.isOpen()) return notOpen(databasePath_);
+    return db.ingestFetchedTelemetry(nodeId, hostName, runId, readings, fetchedThrough);
+  });
+}
+
 QFuture<Result<uint64_t>> MetricsStore::lastSeq(QString runId) {
   return post<Result<uint64_t>>([this, runId = std::move(runId)](Database& db) -> Result<uint64_t> {
     if (!db.isOpen()) return notOpen(databasePath_);

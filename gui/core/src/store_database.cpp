@@ -636,7 +636,7 @@ Status MetricsStore::Database::deleteRun(const QString& runId) {
   RINGSIDE_RETURN_IF_ERROR(transaction.begin(what));
   for (const char* sql :
        {"DELETE FROM metrics WHERE run_key = ?", "DELETE FROM logs WHERE run_key = ?",
-        "DELETE FROM runs WHERE run_key = ?"}) {
+        "DELETE FROM run_node_telemetry WHERE run_key = ?", "DELETE FROM runs WHERE run_key = ?"}) {
     QSqlQuery& query = prepared(sql);
     query.bindValue(0, qlonglong(**key));
     if (!query.exec()) return fail(query, what);

@@ -43,6 +43,13 @@ class MetricsStore::Database {
   // MetricsStore::ingestTelemetry (store_telemetry.cpp).
   Result<QStringList> ingestTelemetry(const QString& nodeId, const QString& hostName,
                                       const v1::NodeTelemetry& telemetry);
+  // MetricsStore::telemetryWindows and ingestFetchedTelemetry (store_telemetry.cpp).
+  Result<std::vector<TelemetryWindow>> telemetryWindows(const QString& nodeId,
+                                                        const QString& hostName);
+  Result<int64_t> ingestFetchedTelemetry(const QString& nodeId, const QString& hostName,
+                                         const QString& runId,
+                                         const std::vector<v1::NodeTelemetry>& readings,
+                                         std::optional<double> fetchedThrough);
   Result<uint64_t> lastSeq(const QString& runId);
   Result<std::vector<RunRecord>> runs(const RunFilter& filter);
   Result<RunRecord> run(const QString& runId);
@@ -82,6 +89,15 @@ class MetricsStore::Database {
   Status rowsDone(const QSqlQuery& query, const QString& what);
   // The highest step and epoch stored for the run (0, 0 when none): cached, read once per run.
   Result<std::pair<int64_t, int64_t>> lastStep(int64_t runKey);
+  // Inserts a run's telemetry samples (run_gpu_metrics.h) at its last step with the telemetry
+  // seq of their wall time, skipping any already stored for the same key, rank and wall time;
+  // inside the caller's transaction. Returns the number inserted.
+  Result<int64_t> insertTelemetrySamples(int64_t runKey,
+                                         const std::vector<v1::MetricSample>& samples,
+                                         const QString& what);
+  // Records that the run's telemetry from `nodeId` is held up to `through` (never lowers it).
+  Status markTelemetryFetched(int64_t runKey, const QString& nodeId, double through,
+                              const QString& what);
   void dropCaches() {
     runKeys_.clear();
     keyIds_.clear();

@@ -104,10 +104,25 @@ Status addRunPlacement(QSqlDatabase& db) {
   return exec(db, "ALTER TABLE runs ADD COLUMN placement BLOB");
 }
 
+// Version 3 -> 4: node telemetry fetched from the agents' telemetry journals (DESIGN.md
+// decision 12): how far each run's telemetry from each node is held, and an index over the
+// telemetry samples only (seq < 0: store_telemetry.cpp), so a reading stored live and fetched
+// again is found in one look-up and stored once.
+Status addRunNodeTelemetry(QSqlDatabase& db) {
+  RINGSIDE_RETURN_IF_ERROR(exec(db, R"(CREATE TABLE run_node_telemetry (
+           run_key INTEGER NOT NULL,
+           node_id TEXT NOT NULL,
+           fetched_through REAL NOT NULL,
+           PRIMARY KEY (run_key, node_id)) WITHOUT ROWID)"));
+  return exec(db,
+              "CREATE INDEX metrics_telemetry ON metrics (run_key, key_id, rank, seq) "
+              "WHERE seq < 0");
+}
+
 // migrations[v] takes the schema from version v to v + 1. Only ever append.
 const std::vector<std::function<Status(QSqlDatabase&)>>& migrations() {
   static const std::vector<std::function<Status(QSqlDatabase&)>> kMigrations = {
-      createVersion1, addNodeSettings, addRunPlacement};
+      createVersion1, addNodeSettings, addRunPlacement, addRunNodeTelemetry};
   return kMigrations;
 }
 

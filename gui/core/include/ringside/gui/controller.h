@@ -15,6 +15,7 @@
 #include <QSet>
 #include <QString>
 #include <QStringList>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -217,6 +218,32 @@ class Controller : public QObject {
   void ingest(const QString& nodeId, IngestBatch batch);
   void onEvents(const QString& nodeId, const EventBatch& batch);
   NodeLink* linkOf(const QString& nodeId);
+
+  // Runs' node telemetry from the agents' telemetry journals (controller_telemetry.cpp; DESIGN.md
+  // decision 12): when a node comes online, a run list was stored, a run ended, or a live
+  // reading's seq skipped ahead, every stretch of a run's telemetry the node journaled that the
+  // store may lack (MetricsStore::telemetryWindows) is fetched page by page (FetchTelemetry, one
+  // page in flight per node) and stored (ingestFetchedTelemetry). An agent that answers
+  // UNKNOWN_MESSAGE (one without a telemetry journal) is said once in the log and not asked again.
+  struct TelemetryCatchUp {
+    bool due = false;          // look for windows once the node is online and has said hello
+    bool busy = false;         // windows are being listed or fetched
+    bool unsupported = false;  // the agent answered UNKNOWN_MESSAGE
+    std::deque<TelemetryWindow> windows;  // the front one is being fetched
+    uint64_t afterSeq = 0;                // of the front window's next page
+    double lastTime = 0;       // wall time of the newest reading of the front window so far
+    uint64_t lastLiveSeq = 0;  // the seq of the last live reading (a jump marks due)
+  };
+  void catchUpTelemetry(const QString& nodeId);
+  void catchUpTelemetryEverywhere();
+  void startTelemetryCatchUp(const QString& nodeId);
+  void fetchTelemetryPage(const QString& nodeId);
+  void onTelemetryPage(const QString& nodeId, const v1::Envelope& reply);
+  void telemetryFetchFailed(const QString& nodeId, const QString& message);
+  // The node's host name as its runs' placements name it ("" before its first hello).
+  QString telemetryHostName(const QString& nodeId) const;
+  std::map<QString, TelemetryCatchUp> telemetryCatchUps_;  // by node id
+  QSet<RequestKey> telemetryRequests_;
 
   ControllerOptions options_;
   curve::KeyPair keys_;

@@ -75,6 +75,14 @@ struct RunFilter {
   int64_t afterRunKey = 0;
 };
 
+// A stretch of a run's node telemetry the GUI does not hold yet (MetricsStore::telemetryWindows):
+// [from, to] in Unix seconds, to = 0 while the run is running (no upper end: up to now).
+struct TelemetryWindow {
+  QString runId;
+  double from = 0;
+  double to = 0;
+};
+
 // Everything one FetchRunDataReply page or one batch of live events brings for one run.
 struct IngestBatch {
   QString runId;
@@ -156,6 +164,25 @@ class MetricsStore : public QObject {
   // live telemetry itself; History reads the samples when it shows the run).
   QFuture<Result<QStringList>> ingestTelemetry(QString nodeId, QString hostName,
                                                v1::NodeTelemetry telemetry);
+
+  // The stretches of run telemetry node `nodeId` (host name `hostName`) journaled that the GUI
+  // may lack (DESIGN.md decision 12; docs/gui-database.md, "run_node_telemetry"): for every
+  // stored run with ranks on the node (run_gpu_metrics.h's nodeFirstRank) that started, from its
+  // start (or from where an earlier fetch got to) to its end (0: running). An ended run fetched
+  // to its end, and an ended run with no rank on the node, is marked so and never listed again.
+  // Errors: SQLite errors.
+  QFuture<Result<std::vector<TelemetryWindow>>> telemetryWindows(QString nodeId, QString hostName);
+
+  // Stores readings of node `nodeId` fetched from its telemetry journal (FetchTelemetryReply)
+  // with run `runId` as ingestTelemetry stores live ones (the run's GPUs on the node, at its
+  // first rank), whatever the run's state now; a value already stored for the same GPU, field
+  // and wall time (live, or an earlier fetch) is skipped, so a window fetched twice stores
+  // nothing twice. With `fetchedThrough`, records that the run's telemetry from the node is held
+  // up to that wall time (telemetryWindows then starts there). Returns the number of samples
+  // stored. Errors: kNotFound for a run not stored; SQLite errors (nothing stored then).
+  QFuture<Result<int64_t>> ingestFetchedTelemetry(QString nodeId, QString hostName, QString runId,
+                                                  std::vector<v1::NodeTelemetry> readings,
+                                                  std::optional<double> fetchedThrough);
 
   // The highest seq ingested for the run (0 when unknown): ask the agent for seq > this.
   QFuture<Result<uint64_t>> lastSeq(QString runId);
