@@ -197,6 +197,24 @@ class AgentBoundsTest : public QObject {
     QVERIFY(page.has_error());
     QCOMPARE(page.error().code(), v1::ErrorReply::TOO_LARGE);
     QCOMPARE(page.request_id(), uint64_t{7});
+    // A telemetry page over its entry bound: refused whole too. One within it keeps its
+    // readings, each bounded as a live one (a GPU index past the per-node bound dropped).
+    v1::Envelope telemetry;
+    for (size_t i = 0; i <= kMaxTelemetryPageEntries; ++i) {
+      telemetry.mutable_fetch_telemetry_reply()->add_entries()->set_seq(i + 1);
+    }
+    BoundsReport telemetryReport;
+    boundAgentMessage(telemetry, AgentChannel::kReply, telemetryReport);
+    QCOMPARE(telemetry.error().code(), v1::ErrorReply::TOO_LARGE);
+    v1::Envelope readings;
+    v1::NodeTelemetry* reading = readings.mutable_fetch_telemetry_reply()->add_entries();
+    reading->add_gpus()->set_index(0);
+    reading->add_gpus()->set_index(kMaxGpusPerNode);
+    BoundsReport readingsReport;
+    boundAgentMessage(readings, AgentChannel::kReply, readingsReport);
+    QVERIFY(readings.has_fetch_telemetry_reply());
+    QCOMPARE(readings.fetch_telemetry_reply().entries(0).gpus_size(), 1);
+    QCOMPARE(readingsReport.count(), size_t{1});
     // A launch reply without a valid run id; a request sent as a reply.
     v1::Envelope launch;
     launch.mutable_launch_run_reply()->mutable_run();

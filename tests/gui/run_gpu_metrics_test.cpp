@@ -156,6 +156,70 @@ class RunGpuMetricsTest : public QObject {
     QCOMPARE(await(store.series("run-a", "gpu0/power_W", 0, SeriesX::kWallTime))->size(),
              size_t{2});
   }
+
+  // DESIGN decision 12: readings fetched from a node's telemetry journal join what was stored
+  // live, each reading once, and the windows still to fetch follow what the store holds.
+  void fetchedTelemetryIsStoredOnceAndTheWindowsFollowWhatIsHeld() {
+    QTemporaryDir dir;
+    MetricsStore store(dir.filePath("ringside.sqlite"));
+    QVERIFY(await(store.open()).isOk());
+    // run-b: rank 0 on node-1 (GPU 0), rank 1 on node-2 (GPU 1); owned by n1.
+    v1::RunInfo run;
+    run.set_run_id("run-b");
+    run.set_state(v1::RUNNING);
+    run.set_world_size(2);
+    run.set_start_time(1000);
+    *run.add_placement() = host("node-1", 1, {0});
+    *run.add_placement() = host("node-2", 1, {1});
+    QVERIFY(await(store.upsertRun("n1", run)).isOk());
+    auto windows = [&](const char* nodeId, const char* hostName) {
+      auto listed = await(store.telemetryWindows(nodeId, hostName));
+      std::vector<std::pair<double, double>> spans;
+      for (const TelemetryWindow& window : listed.isOk() ? *listed : std::vector<TelemetryWindow>{})
+        spans.emplace_back(window.from, window.to);
+      return spans;
+    };
+    using Spans = std::vector<std::pair<double, double>>;
+    QCOMPARE(windows("n1", "node-1"), (Spans{{1000, 0}}));  // running: no upper end
+    QCOMPARE(windows("n2", "node-2"), (Spans{{1000, 0}}));
+    QCOMPARE(windows("n3", "node-3"), Spans{});  // no rank there
+
+    // One reading stored live, then the window fetched with it: stored once.
+    QVERIFY(await(store.ingestTelemetry("n1", "node-1", telemetry(1001.0))).isOk());
+    auto fetched = await(store.ingestFetchedTelemetry(
+        "n1", "node-1", "run-b", {telemetry(1000.0), telemetry(1001.0), telemetry(1002.0)},
+        1002.0));
+    QVERIFY(fetched.isOk());
+    QCOMPARE(*fetched, int64_t{2 * 9});  // two new readings of GPU 0, 9 values each
+    auto power = await(store.series("run-b", "gpu0/power_W", 0, SeriesX::kWallTime));
+    QCOMPARE(power->size(), size_t{3});
+    QCOMPARE(*await(store.metricRanks("run-b", "gpu0/util_pct")), std::vector<int>{0});
+    QCOMPARE(windows("n1", "node-1"), (Spans{{1002, 0}}));  // from where the fetch got to
+    // The same page again stores nothing.
+    fetched = await(store.ingestFetchedTelemetry("n1", "node-1", "run-b",
+                                                 {telemetry(1001.0), telemetry(1002.0)}, 1002.0));
+    QCOMPARE(*fetched, int64_t{0});
+
+    // Ended: the windows end at its end; fetched to it, the run is complete from that node.
+    run.set_state(v1::COMPLETED);
+    run.set_end_time(1005);
+    QVERIFY(await(store.upsertRun("n1", run)).isOk());
+    QCOMPARE(windows("n1", "node-1"), (Spans{{1002, 1005}}));
+    QVERIFY(
+        await(store.ingestFetchedTelemetry("n1", "node-1", "run-b", {telemetry(1004.0)}, 1005.0))
+            .isOk());
+    QCOMPARE(windows("n1", "node-1"), Spans{});
+    // node-2's GPU 1 at its first rank, 1.
+    QCOMPARE(windows("n2", "node-2"), (Spans{{1000, 1005}}));
+    fetched =
+        await(store.ingestFetchedTelemetry("n2", "node-2", "run-b", {telemetry(1003.0)}, 1005.0));
+    QCOMPARE(*fetched, int64_t{5});  // GPU 1: utilization, memory, temperature, PCIe rx, tx
+    QCOMPARE(*await(store.metricRanks("run-b", "gpu1/temp_C")), std::vector<int>{1});
+    QCOMPARE(windows("n2", "node-2"), Spans{});
+    // A run not stored is NotFound.
+    auto unknown = await(store.ingestFetchedTelemetry("n1", "node-1", "nope", {}, std::nullopt));
+    QCOMPARE(unknown.status().code(), Status::Code::kNotFound);
+  }
 };
 
 QTEST_MAIN(RunGpuMetricsTest)
