@@ -113,10 +113,12 @@ Status Journal::Impl::checkTakesSamples(const std::string& runId, const RunKey& 
   v1::RunInfo info;
   // A record that does not parse bounds nothing here (loadRuns reports it); its samples are
   // still checked for steps and epochs.
-  const bool parsed = row.isOk() && row.value() && [&] {
+  // (Not in a lambda: clang's thread-safety analysis does not see writeMutex held inside one.)
+  bool parsed = false;
+  if (row.isOk() && row.value()) {
     const std::string_view blob = readRunInfo.columnBlob(0);
-    return info.ParseFromArray(blob.data(), static_cast<int>(blob.size()));
-  }();
+    parsed = info.ParseFromArray(blob.data(), static_cast<int>(blob.size()));
+  }
   readRunInfo.reset();
   if (!row.isOk()) return row.status();
   *worldSize = parsed ? info.world_size() : 0;
