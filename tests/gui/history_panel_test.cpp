@@ -403,7 +403,7 @@ class HistoryPanelTest : public QObject {
     QTRY_VERIFY(metrics->loaded() && !metrics->metricNames().isEmpty());
     QVERIFY2(metrics->metricNames().contains(QStringLiteral("custom/grad_norm")),
              qPrintable(metrics->metricNames().join(QLatin1Char(' '))));
-    QCOMPARE(metrics->metric(), QStringLiteral("custom/grad_norm"));  // the first non-fixed one
+    QCOMPARE(metrics->currentMetric(), QStringLiteral("custom/grad_norm"));  // the first non-fixed one
     QTRY_VERIFY(metrics->loaded());
     QCOMPARE(metrics->chart()->seriesNames().size(), 2);  // r-1 and r-2 (r-3 has no samples)
     metrics->setMetric(loss);

@@ -54,7 +54,7 @@ CompareMetricChart::CompareMetricChart(MetricsStore& store, QWidget* parent)
   connect(metricBox_, &QComboBox::currentIndexChanged, this, [this] { loadSeries(); });
 }
 
-QString CompareMetricChart::metric() const { return metricBox_->currentText(); }
+QString CompareMetricChart::currentMetric() const { return metricBox_->currentText(); }
 
 QStringList CompareMetricChart::metricNames() const {
   QStringList names;

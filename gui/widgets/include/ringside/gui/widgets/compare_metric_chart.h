@@ -39,7 +39,8 @@ class CompareMetricChart : public QWidget {
   void setRuns(QList<Run> runs);
   // Chooses a metric (as the box does) and reads it for every run.
   void setMetric(const QString& name);
-  QString metric() const;
+  // The chosen metric name (not metric(): that is QWidget's virtual metric()).
+  QString currentMetric() const;
   QStringList metricNames() const;
 
   MetricChart* chart() const { return chart_; }
