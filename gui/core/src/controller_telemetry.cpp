@@ -144,7 +144,7 @@ void Controller::onTelemetryPage(const QString& nodeId, const v1::Envelope& repl
                                              QString::fromStdString(stored.status().message())));
                 }
               } else if (*stored > 0) {
-                emit runDataChanged(runId);
+                emit runTelemetryStored(runId);
               }
               TelemetryCatchUp& catchUp = telemetryCatchUps_[nodeId];
               if (!more && !catchUp.windows.empty()) {

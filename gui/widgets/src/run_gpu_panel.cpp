@@ -74,6 +74,12 @@ RunGpuPanel::RunGpuPanel(Controller& controller, QString runId, QWidget* parent)
   redrawTimer_->setInterval(kRedrawDelayMs);
   connect(redrawTimer_, &QTimer::timeout, this, &RunGpuPanel::redraw);
   connect(&controller_, &Controller::telemetryReceived, this, &RunGpuPanel::onTelemetry);
+  // Readings fetched from a node's telemetry journal (the GUI was away, or missed some live):
+  // read again; once the run ended, the charts show exactly what is stored.
+  connect(&controller_, &Controller::runTelemetryStored, this, [this](const QString& runId) {
+    if (runId != runId_ || !storedRequested_) return;
+    loadStored(run_ && run_->state != v1::RUNNING);
+  });
 }
 
 RunGpuPanel::~RunGpuPanel() = default;

@@ -165,6 +165,9 @@ class Controller : public QObject {
   void runStopFailed(const QString& runId, const QString& message);
   // New data for a run is in the store (the dashboards redraw on their timer).
   void runDataChanged(const QString& runId);
+  // GPU telemetry of a run fetched from a node's telemetry journal was stored (samples the GUI
+  // did not hold); the run's GPU charts read the store again.
+  void runTelemetryStored(const QString& runId);
   void runStateChanged(const QString& runId, ringside::v1::RunState state);
   // A run's stall verdict appeared, changed or cleared (stallOf).
   void runStallChanged(const QString& runId);
