@@ -31,9 +31,9 @@ struct TelemetryJournalOptions {
   // --telemetry-retention-days, default 7). <= 0: no age bound.
   double maxAgeDays = 7.0;
   // When the readings' serialized bytes pass this, applyRetention deletes the oldest until they
-  // fit (agent option --telemetry-max-mib, default 512 MiB: a week of 1 s readings of a node
-  // with 8 GPUs is about 300 MiB). 0: no size bound. The file itself is larger by SQLite's
-  // overhead (pages, the time index), about 1.3 times.
+  // fit (agent option --telemetry-max-mib, default 512 MiB: a reading of a node with 8 GPUs and
+  // every field is 833 bytes, so a week of 1 s readings is 480 MiB). 0: no size bound. The file
+  // itself is larger by SQLite's overhead (pages, the time index).
   uint64_t maxBytes = uint64_t{512} * 1024 * 1024;
   // Page bounds of fetch(): entries when the request asks for 0, the most it may ask for, and
   // the serialized bytes of one page (the page ends before the reading that would pass it,
