@@ -100,6 +100,18 @@ int main(int argc, char** argv) {
   reply->set_last_seq(4);
   ok &= writeSeed(dir, "fetch_run_data_reply", page);
 
+  v1::Envelope telemetryPage = protocol::newEnvelope(7);
+  v1::FetchTelemetryReply* readings = telemetryPage.mutable_fetch_telemetry_reply();
+  readings->set_node_id("node-a");
+  v1::NodeTelemetry* reading = readings->add_entries();
+  reading->set_seq(1);
+  reading->set_wall_time(1.7e9);
+  reading->add_gpus()->set_index(0);
+  reading->add_gpus()->set_index(99);
+  reading->add_gpus_in_use(0);
+  readings->set_last_seq(1);
+  ok &= writeSeed(dir, "fetch_telemetry_reply", telemetryPage);
+
   v1::Envelope tail = protocol::newEnvelope(6);
   tail.mutable_tail_log_reply()->set_run_id("r1");
   tail.mutable_tail_log_reply()->add_lines()->set_text("last line");

@@ -76,6 +76,13 @@ void checkLines(const google::protobuf::RepeatedPtrField<v1::LogLine>& lines) {
   }
 }
 
+void checkTelemetry(const v1::NodeTelemetry& telemetry) {
+  check(telemetry.node_id().size() <= kMaxNodeTextBytes);
+  check(static_cast<size_t>(telemetry.gpus_size()) <= kMaxGpusPerNode);
+  for (const v1::GpuTelemetry& gpu : telemetry.gpus()) check(gpu.index() < kMaxGpusPerNode);
+  checkGpuIndices(telemetry.gpus_in_use());
+}
+
 void checkBounded(const v1::Envelope& envelope, AgentChannel channel) {
   switch (envelope.body_case()) {
     case v1::Envelope::kError:
@@ -124,14 +131,18 @@ void checkBounded(const v1::Envelope& envelope, AgentChannel channel) {
       check(static_cast<size_t>(envelope.tail_log_reply().lines_size()) <= kMaxTailLogLines);
       checkLines(envelope.tail_log_reply().lines());
       return;
-    case v1::Envelope::kNodeTelemetry: {
-      check(channel == AgentChannel::kEvent);
-      const v1::NodeTelemetry& telemetry = envelope.node_telemetry();
-      check(static_cast<size_t>(telemetry.gpus_size()) <= kMaxGpusPerNode);
-      for (const v1::GpuTelemetry& gpu : telemetry.gpus()) check(gpu.index() < kMaxGpusPerNode);
-      checkGpuIndices(telemetry.gpus_in_use());
+    case v1::Envelope::kFetchTelemetryReply: {
+      check(channel == AgentChannel::kReply);
+      const v1::FetchTelemetryReply& page = envelope.fetch_telemetry_reply();
+      check(static_cast<size_t>(page.entries_size()) <= kMaxTelemetryPageEntries);
+      check(page.node_id().size() <= kMaxNodeTextBytes);
+      for (const v1::NodeTelemetry& telemetry : page.entries()) checkTelemetry(telemetry);
       return;
     }
+    case v1::Envelope::kNodeTelemetry:
+      check(channel == AgentChannel::kEvent);
+      checkTelemetry(envelope.node_telemetry());
+      return;
     case v1::Envelope::kRunState:
       check(channel == AgentChannel::kEvent);
       checkRun(envelope.run_state().run());
