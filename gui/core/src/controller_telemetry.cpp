@@ -71,7 +71,7 @@ void Controller::fetchTelemetryPage(const QString& nodeId) {
   fetch.set_after_seq(catchUp.afterSeq);
   const uint64_t id = link->connection->request(envelope);
   if (id == 0) {
-    telemetryFetchFailed(nodeId, tr("the connection is closed"));
+    telemetryFetchFailed(nodeId, QStringLiteral("the connection is closed"));
     return;
   }
   telemetryRequests_.insert(RequestKey{nodeId, id});
