@@ -2202,6 +2202,21 @@
 <context>
     <name>ringside::gui::NodeDetailPane</name>
     <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="108"/>
+        <source>Latest GPU readings</source>
+        <translation>Letzte GPU-Messwerte</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="232"/>
+        <source>%1: %2 (%3 s ago)</source>
+        <translation>%1: %2 (vor %3 s)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="460"/>
+        <source>PCIe and NVLink: solid receive, dashed transmit. Point at a line for its GPU and value.</source>
+        <translation>PCIe und NVLink: durchgezogen Empfang, gestrichelt Senden. Zeigen Sie auf eine Linie für ihre GPU und ihren Wert.</translation>
+    </message>
+    <message>
         <location filename="../gui/widgets/src/node_detail_pane.cpp" line="89"/>
         <source>Select a node to see its details and live charts.</source>
         <translation>Wählen Sie einen Knoten aus, um seine Details und Live-Diagramme zu sehen.</translation>

@@ -2,20 +2,27 @@
 
 #include <QChart>
 #include <QChartView>
+#include <QCursor>
 #include <QEvent>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineSeries>
+#include <QListWidget>
 #include <QLocale>
 #include <QScrollArea>
+#include <QScrollBar>
+#include <QShowEvent>
 #include <QStackedWidget>
 #include <QTimer>
+#include <QToolTip>
 #include <QVBoxLayout>
 #include <QValueAxis>
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <optional>
+#include <utility>
 
 #include "ringside/gui/controller.h"
 #include "ringside/gui/widgets/node_table_model.h"
@@ -42,7 +49,11 @@ QList<uint32_t> gpuIndices(const std::optional<v1::NodeInfo>& info,
   return indices;
 }
 
-const v1::GpuTelemetry* gpuSample(const v1::NodeTelemetry& sample, uint32_t index) {
+// GPU `index` of `sample`, which lists it at `position` when its list is the inventory's.
+const v1::GpuTelemetry* gpuSample(const v1::NodeTelemetry& sample, uint32_t index, int position) {
+  if (position < sample.gpus_size() && sample.gpus(position).index() == index) {
+    return &sample.gpus(position);
+  }
   for (const v1::GpuTelemetry& gpu : sample.gpus()) {
     if (gpu.index() == index) return &gpu;
   }
@@ -55,9 +66,9 @@ struct GpuField {
   double (v1::GpuTelemetry::*get)() const;
 };
 
-std::optional<double> gpuValue(const v1::NodeTelemetry& sample, uint32_t index, GpuField field,
-                               double scale = 1.0) {
-  const v1::GpuTelemetry* gpu = gpuSample(sample, index);
+std::optional<double> gpuValue(const v1::NodeTelemetry& sample, uint32_t index, int position,
+                               GpuField field, double scale = 1.0) {
+  const v1::GpuTelemetry* gpu = gpuSample(sample, index, position);
   if (gpu == nullptr || !(gpu->*field.has)()) return std::nullopt;
   return (gpu->*field.get)() * scale;
 }
@@ -65,21 +76,10 @@ std::optional<double> gpuValue(const v1::NodeTelemetry& sample, uint32_t index, 
 // The top of a y axis for values up to `max`: 15 % headroom, at least `floor`.
 double axisTop(double max, double floor) { return std::max(floor, max * 1.15); }
 
-// Sets `axis` to 0..top (top kept exact, e.g. a node's memory size) with ticks at a round step
-// (1, 2 or 5 times a power of ten) giving two to five intervals.
-void setRoundTicks(QValueAxis* axis, double top) {
-  const double raw = top / 5.0;
-  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
-  double step = magnitude;
-  for (double factor : {2.0, 5.0, 10.0}) {
-    if (step >= raw) break;
-    step = factor * magnitude;
-  }
-  axis->setRange(0, top);
-  axis->setTickType(QValueAxis::TicksDynamic);
-  axis->setTickAnchor(0);
-  axis->setTickInterval(step);
-}
+// Tableau 10 (Tableau's default categorical palette): ten hues told apart on light and dark
+// backgrounds.
+constexpr QRgb kGpuPalette[] = {0x4e79a7, 0xf28e2b, 0xe15759, 0x76b7b2, 0x59a14f,
+                                0xedc948, 0xb07aa1, 0xff9da7, 0x9c755f, 0xbab0ac};
 
 }  // namespace
 
@@ -112,6 +112,20 @@ NodeDetailPane::NodeDetailPane(Controller& controller, QWidget* parent)
   scroll->setWidgetResizable(true);
   scroll->setFrameShape(QFrame::NoFrame);
   infoColumn->addWidget(scroll, 1);
+  // Each GPU's latest reading: a list lays out only the rows in view, where a rich-text label
+  // of 64 GPUs' readings cost 200 to 400 ms of layout per update (issue 26).
+  gpuReadingsTitle_ = new QLabel(tr("Latest GPU readings"));
+  QFont bold = gpuReadingsTitle_->font();
+  bold.setBold(true);
+  gpuReadingsTitle_->setFont(bold);
+  infoColumn->addWidget(gpuReadingsTitle_);
+  gpuReadings_ = new QListWidget;
+  gpuReadings_->setUniformItemSizes(true);
+  gpuReadings_->setSelectionMode(QAbstractItemView::NoSelection);
+  gpuReadings_->setFocusPolicy(Qt::NoFocus);
+  infoColumn->addWidget(gpuReadings_, 1);
+  gpuReadingsTitle_->hide();
+  gpuReadings_->hide();
   auto* infoBox = new QWidget;
   infoBox->setLayout(infoColumn);
   infoBox->setMinimumWidth(240);
@@ -133,28 +147,38 @@ NodeDetailPane::NodeDetailPane(Controller& controller, QWidget* parent)
   setLines(network_, {tr("receive"), tr("transmit")});
   cpu_.chart->legend()->hide();
   memory_.chart->legend()->hide();
-  cpu_.y->setRange(0, 100);
-  gpuUtil_.y->setRange(0, 100);
+  for (Chart* chart :
+       {&gpuUtil_, &gpuMemory_, &gpuPower_, &gpuTemp_, &gpuClock_, &gpuPcie_, &gpuNvlink_}) {
+    chart->chart->legend()->hide();  // the GPU legend above them names the colors
+  }
+  setYRange(cpu_, 100, false);
+  setYRange(gpuUtil_, 100, false);
+  gpuLegend_ = new QLabel;
+  gpuLegend_->setTextFormat(Qt::RichText);
+  gpuLegend_->setWordWrap(true);
+  gpuLegend_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  gpuLegend_->hide();
   auto* grid = new QGridLayout;
   grid->setSpacing(4);
   grid->addWidget(cpu_.view, 0, 0);
   grid->addWidget(memory_.view, 0, 1);
   grid->addWidget(network_.view, 0, 2);
-  grid->addWidget(gpuUtil_.view, 1, 0);
-  grid->addWidget(gpuMemory_.view, 1, 1);
-  grid->addWidget(gpuPower_.view, 1, 2);
-  grid->addWidget(gpuTemp_.view, 2, 0);
-  grid->addWidget(gpuClock_.view, 2, 1);
-  grid->addWidget(gpuPcie_.view, 2, 2);
-  grid->addWidget(gpuNvlink_.view, 3, 0);
-  // Nine charts do not fit a short window: they scroll.
+  grid->addWidget(gpuLegend_, 1, 0, 1, 3);
+  grid->addWidget(gpuUtil_.view, 2, 0);
+  grid->addWidget(gpuMemory_.view, 2, 1);
+  grid->addWidget(gpuPower_.view, 2, 2);
+  grid->addWidget(gpuTemp_.view, 3, 0);
+  grid->addWidget(gpuClock_.view, 3, 1);
+  grid->addWidget(gpuPcie_.view, 3, 2);
+  grid->addWidget(gpuNvlink_.view, 4, 0);
+  // Ten charts do not fit a short window: they scroll.
   auto* charts = new QWidget;
   charts->setLayout(grid);
-  auto* chartScroll = new QScrollArea;
-  chartScroll->setWidget(charts);
-  chartScroll->setWidgetResizable(true);
-  chartScroll->setFrameShape(QFrame::NoFrame);
-  row->addWidget(chartScroll, 1);
+  chartScroll_ = new QScrollArea;
+  chartScroll_->setWidget(charts);
+  chartScroll_->setWidgetResizable(true);
+  chartScroll_->setFrameShape(QFrame::NoFrame);
+  row->addWidget(chartScroll_, 1);
   pages_->addWidget(page);
 
   auto* column = new QVBoxLayout(this);
@@ -166,6 +190,17 @@ NodeDetailPane::NodeDetailPane(Controller& controller, QWidget* parent)
   redrawTimer_->setSingleShot(true);
   redrawTimer_->setInterval(kRedrawDelayMs);
   connect(redrawTimer_, &QTimer::timeout, this, &NodeDetailPane::redraw);
+  stepTimer_ = new QTimer(this);
+  stepTimer_->setSingleShot(true);
+  stepTimer_->setInterval(0);
+  connect(stepTimer_, &QTimer::timeout, this, &NodeDetailPane::drawStep);
+  // Charts scrolled into view draw what they missed.
+  auto drawShown = [this] {
+    if (!nodeId_.isEmpty() && !stepTimer_->isActive()) stepTimer_->start();
+  };
+  connect(chartScroll_->verticalScrollBar(), &QScrollBar::valueChanged, this, drawShown);
+  connect(chartScroll_->horizontalScrollBar(), &QScrollBar::valueChanged, this, drawShown);
+  connect(chartScroll_->verticalScrollBar(), &QScrollBar::rangeChanged, this, drawShown);
   auto markDirty = [this] {
     dirty_ = true;
     if (!nodeId_.isEmpty() && !redrawTimer_->isActive()) redrawTimer_->start();
@@ -193,7 +228,10 @@ NodeDetailPane::Chart NodeDetailPane::makeChart(const QString& title, const QStr
   chart.x->setLabelFormat(QStringLiteral("%d"));
   chart.x->setTitleText(tr("seconds ago"));
   chart.y = new QValueAxis;
-  chart.y->setRange(0, 1);
+  chart.y->setRange(0, chart.top);
+  chart.y->setTickType(QValueAxis::TicksDynamic);
+  chart.y->setTickAnchor(0);
+  chart.y->setTickInterval(chart.step);
   chart.y->setLabelFormat(QStringLiteral("%.4g"));
   chart.y->setTitleText(yTitle);
   chart.chart->addAxis(chart.x, Qt::AlignBottom);
@@ -205,7 +243,13 @@ NodeDetailPane::Chart NodeDetailPane::makeChart(const QString& title, const QStr
   return chart;
 }
 
-void NodeDetailPane::setLines(Chart& chart, const QStringList& names) {
+void NodeDetailPane::setLines(Chart& chart, const QStringList& names, int perGpu) {
+  if (chart.lines.size() == names.size()) {
+    for (int i = 0; i < names.size(); ++i) {
+      if (chart.lines[i]->name() != names[i]) chart.lines[i]->setName(names[i]);
+    }
+    return;
+  }
   while (chart.lines.size() > names.size()) {
     QLineSeries* line = chart.lines.takeLast();
     chart.chart->removeSeries(line);
@@ -216,9 +260,62 @@ void NodeDetailPane::setLines(Chart& chart, const QStringList& names) {
     chart.chart->addSeries(line);
     line->attachAxis(chart.x);
     line->attachAxis(chart.y);
+    // The line's name and value under the mouse, as the legend of many GPUs cannot show it.
+    connect(line, &QLineSeries::hovered, this, [line](const QPointF& point, bool state) {
+      if (!state) {
+        QToolTip::hideText();
+        return;
+      }
+      QToolTip::showText(QCursor::pos(),
+                         tr("%1: %2 (%3 s ago)")
+                             .arg(line->name(), QLocale().toString(point.y(), 'g', 4),
+                                  QLocale().toString(-point.x(), 'f', 0)));
+    });
     chart.lines.append(line);
   }
   for (int i = 0; i < names.size(); ++i) chart.lines[i]->setName(names[i]);
+  applyLinePens(chart, perGpu);
+}
+
+void NodeDetailPane::applyLinePens(Chart& chart, int perGpu) {
+  if (perGpu == 0) return;
+  // Thinner lines where many share a chart, so one GPU does not hide the others.
+  const double width = chart.lines.size() > 16 ? 1.0 : 1.5;
+  for (int i = 0; i < chart.lines.size(); ++i) {
+    QPen pen(gpuColor(i / perGpu), width);
+    if (i % perGpu == 1) pen.setStyle(Qt::DashLine);
+    chart.lines[i]->setPen(pen);
+  }
+}
+
+QColor NodeDetailPane::gpuColor(int position) {
+  constexpr int kColors = static_cast<int>(std::size(kGpuPalette));
+  return QColor::fromRgb(kGpuPalette[((position % kColors) + kColors) % kColors]);
+}
+
+void NodeDetailPane::setYRange(Chart& chart, double top, bool roundUp) {
+  if (!(top > 0) || !std::isfinite(top)) top = 1.0;
+  // A round step (1, 2 or 5 times a power of ten) giving two to five intervals.
+  const double raw = top / 5.0;
+  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+  double step = magnitude;
+  for (double factor : {2.0, 5.0, 10.0}) {
+    if (step >= raw) break;
+    step = factor * magnitude;
+  }
+  if (roundUp) top = std::ceil(top / step - 1e-9) * step;
+  if (top == chart.top && step == chart.step) return;
+  // Qt Charts makes a tick item per interval of the range: set the coarser step first, or a
+  // range grown from 0..1 to 0..400,000 with the old 0.2 step makes two million of them.
+  if (step > chart.step) {
+    chart.y->setTickInterval(step);
+    chart.y->setRange(0, top);
+  } else {
+    chart.y->setRange(0, top);
+    chart.y->setTickInterval(step);
+  }
+  chart.top = top;
+  chart.step = step;
 }
 
 void NodeDetailPane::applyTheme() {
@@ -227,6 +324,12 @@ void NodeDetailPane::applyTheme() {
     chart->chart->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
     chart->chart->setBackgroundRoundness(0);
   }
+  // The theme set its own colors on every line.
+  for (Chart* chart : {&gpuUtil_, &gpuMemory_, &gpuPower_, &gpuTemp_, &gpuClock_}) {
+    applyLinePens(*chart, 1);
+  }
+  applyLinePens(gpuPcie_, 2);
+  applyLinePens(gpuNvlink_, 2);
 }
 
 QList<NodeDetailPane::Chart*> NodeDetailPane::allCharts() {
@@ -266,20 +369,130 @@ int NodeDetailPane::sampleCount(const QString& nodeId) const {
   return it == history_.end() ? 0 : static_cast<int>(it->size());
 }
 
-QHash<QString, QList<int>> NodeDetailPane::chartPointCounts() const {
+QHash<QString, QList<int>> NodeDetailPane::chartPointCounts() {
+  if (!nodeId_.isEmpty()) {
+    for (Chart* chart : allCharts()) {
+      if (chart->stale) {
+        drawChart(*chart);
+        chart->stale = false;
+      }
+    }
+  }
   QHash<QString, QList<int>> counts;
-  for (const Chart* chart : allCharts()) {
+  for (const Chart* chart : std::as_const(*this).allCharts()) {
     QList<int>& lines = counts[chart->chart->title()];
     for (const QLineSeries* line : chart->lines) lines.append(static_cast<int>(line->count()));
   }
   return counts;
 }
 
+void NodeDetailPane::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  if (!nodeId_.isEmpty() && !stepTimer_->isActive()) stepTimer_->start();
+}
+
 void NodeDetailPane::redraw() {
   redrawTimer_->stop();
   dirty_ = false;
   if (nodeId_.isEmpty()) return;
-  updateInfo();
+  infoStale_ = readingsStale_ = legendStale_ = true;
+  for (Chart* chart : allCharts()) chart->stale = true;
+  if (!stepTimer_->isActive()) stepTimer_->start();
+}
+
+bool NodeDetailPane::isOnScreen(const Chart& chart) const {
+  if (!chart.view->isVisible()) return false;  // hidden itself, or the pane or its window
+  const QWidget* viewport = chartScroll_->viewport();
+  const QRect inViewport(chart.view->mapTo(viewport, QPoint(0, 0)), chart.view->size());
+  return viewport->rect().intersects(inViewport);
+}
+
+void NodeDetailPane::drawStep() {
+  if (nodeId_.isEmpty() || !isVisible()) return;  // showEvent() goes on
+  // The title and inventory, the GPU readings, the GPU legend: a step each.
+  if (infoStale_) {
+    infoStale_ = false;
+    updateInfo();
+    stepTimer_->start();
+    return;
+  }
+  if (readingsStale_) {
+    readingsStale_ = false;
+    updateGpuReadings();
+    stepTimer_->start();
+    return;
+  }
+  if (legendStale_) {
+    legendStale_ = false;
+    updateGpuCharts();
+    stepTimer_->start();
+    return;
+  }
+  for (Chart* chart : allCharts()) {
+    if (chart->view->isVisibleTo(this) != chart->wanted) {
+      chart->view->setVisible(chart->wanted);
+      stepTimer_->start();
+      return;
+    }
+  }
+  // Round robin, so that redraws coming faster than a loaded machine draws still reach every
+  // chart.
+  const QList<Chart*> charts = allCharts();
+  for (int i = 0; i < charts.size(); ++i) {
+    const int at = (nextChart_ + i) % static_cast<int>(charts.size());
+    Chart* chart = charts[at];
+    if (chart->stale && isOnScreen(*chart)) {
+      drawChart(*chart);
+      chart->stale = false;
+      nextChart_ = at + 1;
+      stepTimer_->start();  // the next chart after the events queued meanwhile
+      return;
+    }
+  }
+}
+
+void NodeDetailPane::updateGpuCharts() {
+  const std::optional<NodeView> node = controller_.node(nodeId_);
+  static const std::deque<v1::NodeTelemetry> kNone;
+  auto it = history_.constFind(nodeId_);
+  const std::deque<v1::NodeTelemetry>& samples = it == history_.constEnd() ? kNone : *it;
+  const QList<uint32_t> gpus = gpuIndices(node ? node->info : std::nullopt, samples);
+  // NVLink only where a GPU of the node reports it (PCIe cards have none).
+  bool nvlink = false;
+  for (const v1::NodeTelemetry& sample : samples) {
+    for (const v1::GpuTelemetry& gpu : sample.gpus()) {
+      nvlink = nvlink || gpu.has_nvlink_rx_mbps() || gpu.has_nvlink_tx_mbps();
+    }
+    if (nvlink) break;
+  }
+  // Shown or hidden by drawStep(), one per step: showing a chart view first costs its polish and
+  // layout.
+  for (Chart* chart : {&gpuUtil_, &gpuMemory_, &gpuPower_, &gpuTemp_, &gpuClock_, &gpuPcie_}) {
+    chart->wanted = !gpus.isEmpty();
+  }
+  gpuNvlink_.wanted = !gpus.isEmpty() && nvlink;
+
+  QString html;
+  if (!gpus.isEmpty()) {
+    QStringList entries;
+    for (int i = 0; i < gpus.size(); ++i) {
+      entries.append(QStringLiteral("<span style='color:%1'>&#9632;</span>&nbsp;%2")
+                         .arg(gpuColor(i).name(), tr("GPU %1").arg(gpus[i]).toHtmlEscaped()));
+    }
+    html = entries.join(QStringLiteral(" &nbsp; "));
+    html += QStringLiteral("<br><span style='color:gray'>%1</span>")
+                .arg(tr("PCIe and NVLink: solid receive, dashed transmit. Point at a line for "
+                        "its GPU and value.")
+                         .toHtmlEscaped());
+  }
+  if (html != gpuLegendHtml_) {
+    gpuLegendHtml_ = html;
+    gpuLegend_->setText(html);
+  }
+  gpuLegend_->setVisible(!gpus.isEmpty());
+}
+
+void NodeDetailPane::drawChart(Chart& chart) {
   const std::optional<NodeView> node = controller_.node(nodeId_);
   static const std::deque<v1::NodeTelemetry> kNone;
   auto it = history_.constFind(nodeId_);
@@ -305,114 +518,133 @@ void NodeDetailPane::redraw() {
     return max;
   };
 
-  cpu_.lines[0]->replace(points([](const v1::NodeTelemetry& s) {
-    return s.has_cpu_pct() ? std::optional<double>(s.cpu_pct()) : std::nullopt;
-  }));
-
-  const QList<QPointF> memory = points([](const v1::NodeTelemetry& s) {
-    return s.has_mem_used_mib() ? std::optional<double>(s.mem_used_mib() / kMiBPerGiB)
-                                : std::nullopt;
-  });
-  memory_.lines[0]->replace(memory);
-  const double memoryTotal =
-      info && info->memory_total_mib() > 0 ? info->memory_total_mib() / kMiBPerGiB : 0.0;
-  setRoundTicks(memory_.y, memoryTotal > 0 ? memoryTotal : axisTop(maxOf(memory), 1.0));
-
-  const QList<QPointF> rx = points([](const v1::NodeTelemetry& s) {
-    return s.has_net_rx_mbps() ? std::optional<double>(s.net_rx_mbps()) : std::nullopt;
-  });
-  const QList<QPointF> tx = points([](const v1::NodeTelemetry& s) {
-    return s.has_net_tx_mbps() ? std::optional<double>(s.net_tx_mbps()) : std::nullopt;
-  });
-  network_.lines[0]->replace(rx);
-  network_.lines[1]->replace(tx);
-  setRoundTicks(network_.y, axisTop(std::max(maxOf(rx), maxOf(tx)), 1.0));
+  if (&chart == &cpu_) {
+    cpu_.lines[0]->replace(points([](const v1::NodeTelemetry& s) {
+      return s.has_cpu_pct() ? std::optional<double>(s.cpu_pct()) : std::nullopt;
+    }));
+    return;
+  }
+  if (&chart == &memory_) {
+    const QList<QPointF> memory = points([](const v1::NodeTelemetry& s) {
+      return s.has_mem_used_mib() ? std::optional<double>(s.mem_used_mib() / kMiBPerGiB)
+                                  : std::nullopt;
+    });
+    memory_.lines[0]->replace(memory);
+    const double memoryTotal =
+        info && info->memory_total_mib() > 0 ? info->memory_total_mib() / kMiBPerGiB : 0.0;
+    if (memoryTotal > 0) {
+      setYRange(memory_, memoryTotal, false);  // the node's size, exact
+    } else {
+      setYRange(memory_, axisTop(maxOf(memory), 1.0), true);
+    }
+    return;
+  }
+  if (&chart == &network_) {
+    const QList<QPointF> rx = points([](const v1::NodeTelemetry& s) {
+      return s.has_net_rx_mbps() ? std::optional<double>(s.net_rx_mbps()) : std::nullopt;
+    });
+    const QList<QPointF> tx = points([](const v1::NodeTelemetry& s) {
+      return s.has_net_tx_mbps() ? std::optional<double>(s.net_tx_mbps()) : std::nullopt;
+    });
+    network_.lines[0]->replace(rx);
+    network_.lines[1]->replace(tx);
+    setYRange(network_, axisTop(std::max(maxOf(rx), maxOf(tx)), 1.0), true);
+    return;
+  }
 
   const QList<uint32_t> gpus = gpuIndices(info, samples);
-  QStringList names;
-  QStringList directions;  // two lines per GPU: receive, transmit
-  for (uint32_t index : gpus) {
-    names.append(tr("GPU %1").arg(index));
-    directions.append(tr("GPU %1 rx").arg(index));
-    directions.append(tr("GPU %1 tx").arg(index));
-  }
   // One line per GPU of `field`; returns the largest value drawn.
-  auto drawPerGpu = [&](Chart& chart, GpuField field, double scale) {
-    setLines(chart, names);
+  auto drawPerGpu = [&](GpuField field, double scale) {
+    QStringList names;
+    for (uint32_t index : gpus) names.append(tr("GPU %1").arg(index));
+    setLines(chart, names, 1);
     double max = 0;
     for (int i = 0; i < gpus.size(); ++i) {
       const uint32_t index = gpus[i];
-      const QList<QPointF> line = points([index, field, scale](const v1::NodeTelemetry& s) {
-        return gpuValue(s, index, field, scale);
+      const QList<QPointF> line = points([index, i, field, scale](const v1::NodeTelemetry& s) {
+        return gpuValue(s, index, i, field, scale);
       });
       max = std::max(max, maxOf(line));
       chart.lines[i]->replace(line);
     }
     return max;
   };
-  // Receive and transmit lines per GPU; returns the largest value and whether any was read.
-  auto drawDirections = [&](Chart& chart, GpuField rx, GpuField tx) {
-    setLines(chart, directions);
+  // Receive and transmit lines per GPU; returns the largest value.
+  auto drawDirections = [&](GpuField rx, GpuField tx) {
+    QStringList names;
+    for (uint32_t index : gpus) {
+      names.append(tr("GPU %1 rx").arg(index));
+      names.append(tr("GPU %1 tx").arg(index));
+    }
+    setLines(chart, names, 2);
     double max = 0;
-    bool any = false;
     for (int i = 0; i < gpus.size(); ++i) {
       const uint32_t index = gpus[i];
       for (int direction = 0; direction < 2; ++direction) {
         const GpuField field = direction == 0 ? rx : tx;
         const QList<QPointF> line = points(
-            [index, field](const v1::NodeTelemetry& s) { return gpuValue(s, index, field); });
-        any = any || !line.isEmpty();
+            [index, i, field](const v1::NodeTelemetry& s) { return gpuValue(s, index, i, field); });
         max = std::max(max, maxOf(line));
         chart.lines[2 * i + direction]->replace(line);
       }
     }
-    return std::pair<double, bool>(max, any);
+    return max;
   };
 
-  drawPerGpu(gpuUtil_, {&v1::GpuTelemetry::has_util_pct, &v1::GpuTelemetry::util_pct}, 1.0);
-  const double gpuMemoryMax =
-      drawPerGpu(gpuMemory_, {&v1::GpuTelemetry::has_mem_used_mib, &v1::GpuTelemetry::mem_used_mib},
-                 1.0 / kMiBPerGiB);
-  double gpuMemoryTotal = 0;
-  if (info) {
-    for (const v1::GpuInfo& gpu : info->gpus()) {
-      gpuMemoryTotal = std::max(gpuMemoryTotal, gpu.memory_total_mib() / kMiBPerGiB);
-    }
-  }
-  if (!samples.empty()) {
-    for (const v1::GpuTelemetry& gpu : samples.back().gpus()) {
-      if (gpu.has_mem_total_mib()) {
-        gpuMemoryTotal = std::max(gpuMemoryTotal, gpu.mem_total_mib() / kMiBPerGiB);
+  if (&chart == &gpuUtil_) {
+    drawPerGpu({&v1::GpuTelemetry::has_util_pct, &v1::GpuTelemetry::util_pct}, 1.0);
+  } else if (&chart == &gpuMemory_) {
+    const double gpuMemoryMax = drawPerGpu(
+        {&v1::GpuTelemetry::has_mem_used_mib, &v1::GpuTelemetry::mem_used_mib}, 1.0 / kMiBPerGiB);
+    double gpuMemoryTotal = 0;
+    if (info) {
+      for (const v1::GpuInfo& gpu : info->gpus()) {
+        gpuMemoryTotal = std::max(gpuMemoryTotal, gpu.memory_total_mib() / kMiBPerGiB);
       }
     }
+    if (!samples.empty()) {
+      for (const v1::GpuTelemetry& gpu : samples.back().gpus()) {
+        if (gpu.has_mem_total_mib()) {
+          gpuMemoryTotal = std::max(gpuMemoryTotal, gpu.mem_total_mib() / kMiBPerGiB);
+        }
+      }
+    }
+    if (gpuMemoryTotal > 0) {
+      setYRange(gpuMemory_, gpuMemoryTotal, false);  // the largest GPU's memory, exact
+    } else {
+      setYRange(gpuMemory_, axisTop(gpuMemoryMax, 1.0), true);
+    }
+  } else if (&chart == &gpuPower_) {
+    const double max =
+        drawPerGpu({&v1::GpuTelemetry::has_power_w, &v1::GpuTelemetry::power_w}, 1.0);
+    setYRange(gpuPower_, axisTop(max, 10.0), true);
+  } else if (&chart == &gpuTemp_) {
+    const double max = drawPerGpu({&v1::GpuTelemetry::has_temp_c, &v1::GpuTelemetry::temp_c}, 1.0);
+    setYRange(gpuTemp_, axisTop(max, 10.0), true);
+  } else if (&chart == &gpuClock_) {
+    const double max =
+        drawPerGpu({&v1::GpuTelemetry::has_sm_clock_mhz, &v1::GpuTelemetry::sm_clock_mhz}, 1.0);
+    setYRange(gpuClock_, axisTop(max, 100.0), true);
+  } else if (&chart == &gpuPcie_) {
+    const double max =
+        drawDirections({&v1::GpuTelemetry::has_pcie_rx_mbps, &v1::GpuTelemetry::pcie_rx_mbps},
+                       {&v1::GpuTelemetry::has_pcie_tx_mbps, &v1::GpuTelemetry::pcie_tx_mbps});
+    setYRange(gpuPcie_, axisTop(max, 1.0), true);
+  } else if (&chart == &gpuNvlink_) {
+    const double max =
+        drawDirections({&v1::GpuTelemetry::has_nvlink_rx_mbps, &v1::GpuTelemetry::nvlink_rx_mbps},
+                       {&v1::GpuTelemetry::has_nvlink_tx_mbps, &v1::GpuTelemetry::nvlink_tx_mbps});
+    setYRange(gpuNvlink_, axisTop(max, 1.0), true);
   }
-  setRoundTicks(gpuMemory_.y, gpuMemoryTotal > 0 ? gpuMemoryTotal : axisTop(gpuMemoryMax, 1.0));
-  const double powerMax =
-      drawPerGpu(gpuPower_, {&v1::GpuTelemetry::has_power_w, &v1::GpuTelemetry::power_w}, 1.0);
-  setRoundTicks(gpuPower_.y, axisTop(powerMax, 10.0));
-  const double tempMax =
-      drawPerGpu(gpuTemp_, {&v1::GpuTelemetry::has_temp_c, &v1::GpuTelemetry::temp_c}, 1.0);
-  setRoundTicks(gpuTemp_.y, axisTop(tempMax, 10.0));
-  const double clockMax = drawPerGpu(
-      gpuClock_, {&v1::GpuTelemetry::has_sm_clock_mhz, &v1::GpuTelemetry::sm_clock_mhz}, 1.0);
-  setRoundTicks(gpuClock_.y, axisTop(clockMax, 100.0));
-  const auto pcie = drawDirections(
-      gpuPcie_, {&v1::GpuTelemetry::has_pcie_rx_mbps, &v1::GpuTelemetry::pcie_rx_mbps},
-      {&v1::GpuTelemetry::has_pcie_tx_mbps, &v1::GpuTelemetry::pcie_tx_mbps});
-  setRoundTicks(gpuPcie_.y, axisTop(pcie.first, 1.0));
-  const auto nvlink = drawDirections(
-      gpuNvlink_, {&v1::GpuTelemetry::has_nvlink_rx_mbps, &v1::GpuTelemetry::nvlink_rx_mbps},
-      {&v1::GpuTelemetry::has_nvlink_tx_mbps, &v1::GpuTelemetry::nvlink_tx_mbps});
-  setRoundTicks(gpuNvlink_.y, axisTop(nvlink.first, 1.0));
-
-  for (Chart* chart : {&gpuUtil_, &gpuMemory_, &gpuPower_, &gpuTemp_, &gpuClock_, &gpuPcie_}) {
-    chart->view->setVisible(!gpus.isEmpty());
-  }
-  // NVLink only where a GPU of the node reports it (PCIe cards have none).
-  gpuNvlink_.view->setVisible(!gpus.isEmpty() && nvlink.second);
 }
 
 QString NodeDetailPane::gpuReadingHtml(const v1::GpuTelemetry& gpu) {
+  QStringList lines = gpuReadingLines(gpu);
+  for (QString& line : lines) line = line.toHtmlEscaped();
+  return lines.join(QStringLiteral("<br>"));
+}
+
+QStringList NodeDetailPane::gpuReadingLines(const v1::GpuTelemetry& gpu) {
   const QString na = NodeTableModel::tr("N/A");
   auto number = [&na](bool has, double value, int decimals) {
     return has ? QLocale().toString(value, 'f', decimals) : na;
@@ -431,8 +663,32 @@ QString NodeDetailPane::gpuReadingHtml(const v1::GpuTelemetry& gpu) {
   lines.append(tr("NVLink rx %1, tx %2 MB/s")
                    .arg(number(gpu.has_nvlink_rx_mbps(), gpu.nvlink_rx_mbps(), 1),
                         number(gpu.has_nvlink_tx_mbps(), gpu.nvlink_tx_mbps(), 1)));
-  for (QString& line : lines) line = line.toHtmlEscaped();
-  return lines.join(QStringLiteral("<br>"));
+  return lines;
+}
+
+void NodeDetailPane::updateGpuReadings() {
+  static const std::deque<v1::NodeTelemetry> kNone;
+  auto it = history_.constFind(nodeId_);
+  const std::deque<v1::NodeTelemetry>& samples = it == history_.constEnd() ? kNone : *it;
+  const int count = samples.empty() ? 0 : samples.back().gpus_size();
+  QStringList texts;
+  for (int i = 0; i < count; ++i) {
+    const v1::GpuTelemetry& gpu = samples.back().gpus(i);
+    texts.append((QStringList{tr("GPU %1 now").arg(gpu.index())} + gpuReadingLines(gpu))
+                     .join(QLatin1Char('\n')));
+  }
+  if (gpuReadings_->count() != count) {
+    // All items at once: one insertion for the view to lay out, not one per GPU.
+    gpuReadings_->clear();
+    gpuReadings_->addItems(texts);
+  } else {
+    for (int i = 0; i < count; ++i) {
+      QListWidgetItem* item = gpuReadings_->item(i);
+      if (item->text() != texts[i]) item->setText(texts[i]);
+    }
+  }
+  gpuReadingsTitle_->setVisible(count > 0);
+  gpuReadings_->setVisible(count > 0);
 }
 
 void NodeDetailPane::updateInfo() {
@@ -465,20 +721,35 @@ void NodeDetailPane::updateInfo() {
   addRow(tr("Memory"), info.memory_total_mib() > 0
                            ? tr("%1 GiB").arg(gib(static_cast<double>(info.memory_total_mib())))
                            : NodeTableModel::tr("N/A"));
+  // Consecutive GPUs alike share a line ("0–7: NVIDIA H100 ..."): 64 lines of rich text cost
+  // the label's layout 50 to 90 ms each time the column changed size (issue 26).
   QStringList gpus;
+  QString groupText;
+  int groupFirst = -1;
+  int groupLast = -1;
+  auto flush = [&] {
+    if (groupFirst < 0) return;
+    const QString indices = groupFirst == groupLast
+                                ? QLocale().toString(groupFirst)
+                                : QStringLiteral("%1–%2").arg(groupFirst).arg(groupLast);
+    gpus.append(groupText.arg(indices));
+  };
   for (const v1::GpuInfo& gpu : info.gpus()) {
-    gpus.append(tr("%1: %2, %3 GiB, driver %4, CUDA %5")
-                    .arg(gpu.index())
-                    .arg(text(gpu.name()), gib(static_cast<double>(gpu.memory_total_mib())),
-                         text(gpu.driver_version()), text(gpu.cuda_version())));
-  }
-  addRow(tr("GPUs"), gpus.isEmpty() ? tr("none") : gpus.join(QStringLiteral("<br>")));
-  auto latest = history_.constFind(nodeId_);
-  if (latest != history_.constEnd() && !latest->empty()) {
-    for (const v1::GpuTelemetry& gpu : latest->back().gpus()) {
-      addRow(tr("GPU %1 now").arg(gpu.index()), gpuReadingHtml(gpu));
+    const QString described = tr("%1: %2, %3 GiB, driver %4, CUDA %5")
+                                  .arg(QStringLiteral("%1"), text(gpu.name()),
+                                       gib(static_cast<double>(gpu.memory_total_mib())),
+                                       text(gpu.driver_version()), text(gpu.cuda_version()));
+    const int index = static_cast<int>(gpu.index());
+    if (described == groupText && index == groupLast + 1) {
+      groupLast = index;
+      continue;
     }
+    flush();
+    groupText = described;
+    groupFirst = groupLast = index;
   }
+  flush();
+  addRow(tr("GPUs"), gpus.isEmpty() ? tr("none") : gpus.join(QStringLiteral("<br>")));
   addRow(tr("Slots"), NodeTableModel::slotsText(*node).toHtmlEscaped());
   QStringList labels;
   for (const std::string& label : info.labels()) labels.append(text(label));
@@ -486,7 +757,7 @@ void NodeDetailPane::updateInfo() {
   addRow(tr("Agent"), text(info.agent_version()));
   addRow(tr("Node id"), text(info.node_id()));
   html += QStringLiteral("</table>");
-  info_->setText(html);
+  if (html != info_->text()) info_->setText(html);
 }
 
 }  // namespace ringside::gui

@@ -6,12 +6,22 @@
 //
 // It keeps a rolling in-memory series for every node from Controller::telemetryReceived (about
 // one sample a second per node, so at most ~300 points per line: below the chart's pixel width,
-// no decimation needed), so switching nodes shows their history at once. Values a node cannot
-// read leave a gap, never a 0. The charts redraw on a 500 ms timer when something changed, not
-// per message.
+// no decimation needed, DESIGN decision 8), so switching nodes shows their history at once.
+// Values a node cannot read leave a gap, never a 0.
+//
+// Cost on the GUI thread (issue 26: no event over 100 ms of CPU, for up to the protocol's
+// kMaxGpusPerNode = 64 GPUs, i.e. 580 lines): the charts redraw on a 500 ms timer when something
+// changed, not per message, and a redraw is done in steps of one chart (or the info column) per
+// event; a hidden pane and charts scrolled out of view are not drawn until they are shown. Each
+// GPU's latest reading is an item of a list (laid out only where in view), and each
+// GPU keeps one color in every chart (transmit lines dashed), named in one compact legend above
+// the GPU charts and in a tooltip when the mouse is on a line, instead of a legend per chart
+// (Qt Charts' legend layout of 64 to 128 entries cost tens of ms each redraw). A y axis changes
+// only when its rounded top changes.
 // GUI thread only.
 #pragma once
 
+#include <QColor>
 #include <QHash>
 #include <QList>
 #include <QWidget>
@@ -23,6 +33,8 @@ class QChart;
 class QChartView;
 class QLabel;
 class QLineSeries;
+class QListWidget;
+class QScrollArea;
 class QStackedWidget;
 class QTimer;
 class QValueAxis;
@@ -48,12 +60,19 @@ class NodeDetailPane : public QWidget {
   // Telemetry samples held for `nodeId` (for tests).
   int sampleCount(const QString& nodeId) const;
   // Points on the charts' lines, by chart title (for tests): e.g. "CPU (%)" -> {cpu line's count}.
-  QHash<QString, QList<int>> chartPointCounts() const;
+  // Draws first what waits for being shown (charts of a hidden pane or scrolled out of view).
+  QHash<QString, QList<int>> chartPointCounts();
+  // The charts' line colors, one per GPU in every chart (Tableau 10, repeating): GPU `position`
+  // in the node's list.
+  static QColor gpuColor(int position);
   // One GPU's reading as the info column shows it: HTML lines, "N/A" for each absent value.
   static QString gpuReadingHtml(const ringside::v1::GpuTelemetry& gpu);
+  // The same lines, plain text.
+  static QStringList gpuReadingLines(const ringside::v1::GpuTelemetry& gpu);
 
  protected:
-  void changeEvent(QEvent* event) override;  // follows light / dark palette changes
+  void changeEvent(QEvent* event) override;    // follows light / dark palette changes
+  void showEvent(QShowEvent* event) override;  // draws what changed while hidden
 
  private:
   struct Chart {
@@ -62,14 +81,31 @@ class NodeDetailPane : public QWidget {
     QValueAxis* x = nullptr;
     QValueAxis* y = nullptr;
     QList<QLineSeries*> lines;
+    double top = 1.0;  // the y axis' range 0..top and tick step, as last set
+    double step = 0.2;
+    bool stale = true;   // data changed since it was drawn
+    bool wanted = true;  // to be shown (the node has GPUs; NVLink: a GPU reports it)
   };
 
   void onTelemetry(const QString& nodeId, const ringside::v1::NodeTelemetry& telemetry);
+  // Marks everything stale and starts the steps that draw it.
   void redraw();
+  // One step of a redraw (see the file comment); schedules the next while work is left.
+  void drawStep();
+  void drawChart(Chart& chart);
+  bool isOnScreen(const Chart& chart) const;
   void updateInfo();
+  void updateGpuReadings();
+  // The GPU legend and which GPU charts show.
+  void updateGpuCharts();
   Chart makeChart(const QString& title, const QString& yTitle);
-  // Makes `chart` hold exactly `names.size()` lines, named `names`.
-  void setLines(Chart& chart, const QStringList& names);
+  // Makes `chart` hold exactly `names.size()` lines, named `names`; lines per GPU (`perGpu`
+  // lines each) take the GPU's color, the second of two dashed.
+  void setLines(Chart& chart, const QStringList& names, int perGpu = 0);
+  void applyLinePens(Chart& chart, int perGpu);
+  // Sets the y axis to 0..top with 2 to 5 round ticks; `roundUp`: top raised to a tick, so the
+  // axis moves only when the data crosses a tick. Does nothing when the range is unchanged.
+  static void setYRange(Chart& chart, double top, bool roundUp);
   void applyTheme();
   QList<Chart*> allCharts();
   QList<const Chart*> allCharts() const;
@@ -78,10 +114,20 @@ class NodeDetailPane : public QWidget {
   QString nodeId_;
   QHash<QString, std::deque<v1::NodeTelemetry>> history_;  // by node id, oldest first
   bool dirty_ = false;
+  bool infoStale_ = false;  // the title and inventory
+  bool readingsStale_ = false;
+  bool legendStale_ = false;  // the GPU legend and which GPU charts show
+  int nextChart_ = 0;         // where drawStep() looks first
   QTimer* redrawTimer_;
+  QTimer* stepTimer_;  // 0 ms: the next drawStep() after the events already queued
   QStackedWidget* pages_;
   QLabel* title_;
   QLabel* info_;
+  QLabel* gpuReadingsTitle_;
+  QListWidget* gpuReadings_;  // each GPU's latest reading, one item per GPU
+  QLabel* gpuLegend_;
+  QString gpuLegendHtml_;
+  QScrollArea* chartScroll_;
   Chart gpuUtil_;
   Chart gpuMemory_;
   Chart gpuPower_;
