@@ -32,7 +32,9 @@ inline std::vector<JournaledVerdict> journaledVerdicts(
     bySteps[sample.step()][sample.name()] = sample;
   }
   std::vector<JournaledVerdict> verdicts;
-  for (const auto& [step, v] : bySteps) {
+  for (const auto& entry : bySteps) {
+    const int64_t step = entry.first;
+    const auto& v = entry.second;  // not a structured binding: clang 14 cannot capture one
     EXPECT_EQ(v.size(), 7u) << "step " << step;
     if (v.size() != 7u) continue;
     const auto value = [&v](const char* name) { return v.at(name).value(); };
