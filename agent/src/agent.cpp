@@ -332,7 +332,7 @@ Status Agent::start() {
     if (run.info.spec().has_trainer()) d.adoptedActive.insert(run.info.run_id());
     d.runs->adopt(run.info);
     d.tailers.emplace(run.info.run_id(),
-                      LogTailer(run.info.run_dir(), parsesStdoutRecords(run.info.spec())));
+                      LogTailer(run.info.run_dir(), stdoutRecordsOf(run.info.spec())));
     logLine("info",
             "adopted run " + run.info.run_id() + " (" + v1::RunState_Name(run.info.state()) + ")");
   }

@@ -41,7 +41,7 @@ void Agent::Impl::onRunState(const v1::RunInfo& run, const RunProcessIds& ids) {
     logLine("info", "run " + run.run_id() + " " + v1::RunState_Name(run.state()) +
                         (run.reason().empty() ? "" : ": " + run.reason()));
   } else if (!tailers.contains(run.run_id()) && !run.run_dir().empty()) {
-    tailers.emplace(run.run_id(), LogTailer(run.run_dir(), parsesStdoutRecords(run.spec())));
+    tailers.emplace(run.run_id(), LogTailer(run.run_dir(), stdoutRecordsOf(run.spec())));
   }
 }
 
@@ -266,7 +266,7 @@ void Agent::Impl::tailLogs() {
     }
     const v1::RunInfo* run = runs->find(runId);
     if (run == nullptr || isEnded(run->state())) {
-      if (chunk.lines.empty()) {
+      if (chunk.lines.empty() && !chunk.more) {
         it = tailers.erase(it);  // ended and fully read
         continue;
       }

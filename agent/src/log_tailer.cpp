@@ -9,8 +9,8 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
-#include <map>
 #include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <utility>
@@ -278,12 +278,17 @@ std::string logLineText(std::string_view line, uint64_t totalBytes) {
          std::to_string(kept) + "]";
 }
 
-std::vector<v1::MetricSample> parseMetricsLine(const std::string& taggedLine,
-                                               std::string* problem,
-                                               std::map<std::string, std::string>* params) {
+namespace {
+
+// parseMetricsLine, also saying the record's "type" (*type, empty when the line is no JSON object
+// with a string "type").
+std::vector<v1::MetricSample> parseRecord(const std::string& taggedLine, std::string* problem,
+                                          std::map<std::string, std::string>* params,
+                                          std::string* recordType) {
   std::string unused;
   std::string& why = problem != nullptr ? *problem : unused;
   why.clear();
+  recordType->clear();
   std::vector<v1::MetricSample> samples;
   const std::string line = textWithoutRankTags(taggedLine);
   if (line.empty() || line.front() != '{') return samples;
@@ -310,6 +315,7 @@ std::vector<v1::MetricSample> parseMetricsLine(const std::string& taggedLine,
                                  : "\"type\" is " + RecordReader::article(*type) + ", not a string";
       return samples;
     }
+    *recordType = type->get<std::string>();
     RecordReader reader(record);
     if (*type == "metrics") {
       readMetricsRecord(record, &reader, &samples);
@@ -330,23 +336,43 @@ std::vector<v1::MetricSample> parseMetricsLine(const std::string& taggedLine,
   return samples;
 }
 
-LogTailer::LogTailer(std::string runDir, bool parseMetrics)
-    : runDir_(std::move(runDir)), parseMetrics_(parseMetrics) {
+}  // namespace
+
+std::vector<v1::MetricSample> parseMetricsLine(const std::string& taggedLine, std::string* problem,
+                                               std::map<std::string, std::string>* params) {
+  std::string type;
+  return parseRecord(taggedLine, problem, params, &type);
+}
+
+bool isMetricsRecord(const std::string& line) {
+  const std::string_view text = splitRankTag(line).text;
+  if (text.empty() || text.front() != '{') return false;  // most lines: no parse
+  std::string problem;
+  std::string type;
+  parseRecord(line, &problem, nullptr, &type);
+  return problem.empty() && type == "metrics";
+}
+
+LogTailer::LogTailer(std::string runDir, StdoutRecords records)
+    : runDir_(std::move(runDir)), records_(records) {
   // "<stdout> <stderr>" offsets, then (since the long-line bound) the malformed-record count and
-  // per stream "<skipping 0|1> <line start>"; fields an older agent did not write stay 0.
+  // per stream "<skipping 0|1> <line start>", then (since issue 28) "<sink note 0|1>"; fields an
+  // older agent did not write stay 0.
   std::ifstream offsets(runDir_ + "/tail_offsets");
   offsets >> committed_[0].offset >> committed_[1].offset >> malformedCommitted_ >>
       committed_[0].skipping >> committed_[0].lineStart >> committed_[1].skipping >>
-      committed_[1].lineStart;
+      committed_[1].lineStart >> sinkNoteCommitted_;
   pending_[0] = committed_[0];
   pending_[1] = committed_[1];
   malformedPending_ = malformedCommitted_;
+  sinkNotePending_ = sinkNoteCommitted_;
 }
 
 LogTailer::Chunk LogTailer::poll() {
   Chunk chunk;
   const double now = wallSeconds();
   malformedPending_ = malformedCommitted_;
+  sinkNotePending_ = sinkNoteCommitted_;
   for (int s = 0; s < 2; ++s) {
     pending_[s] = committed_[s];
     readStream(s, now, &chunk);
@@ -365,6 +391,7 @@ void LogTailer::readStream(int s, double now, Chunk* chunk) {
   if (fd < 0) return;
   struct stat info {};
   const uint64_t size = ::fstat(fd, &info) == 0 ? static_cast<uint64_t>(info.st_size) : 0;
+  bool capped = false;  // the last block read stopped at kMaxChunkBytes before the file's end
   // Two rounds: an over-long line that ends beyond the first block, then the lines after it.
   for (int round = 0; round < 2 && size > state.offset; ++round) {
     if (state.skipping) {
@@ -379,6 +406,7 @@ void LogTailer::readStream(int s, double now, Chunk* chunk) {
       state = StreamState{.offset = *newline + 1};
       if (size <= state.offset) break;
     }
+    capped = size - state.offset > kMaxChunkBytes;
     const std::string bytes =
         readAt(fd, state.offset, std::min(size - state.offset, kMaxChunkBytes));
     size_t begin = 0;
@@ -406,6 +434,8 @@ void LogTailer::readStream(int s, double now, Chunk* chunk) {
       break;
     }
   }
+  // Bytes beyond this poll's blocks (not a partial last line, which waits for its newline).
+  if (capped || (state.skipping && size > state.offset)) chunk->more = true;
   ::close(fd);
 }
 
@@ -413,8 +443,13 @@ void LogTailer::addLine(int s, std::string_view raw, double now, Chunk* chunk) {
   std::string problem;
   std::vector<v1::MetricSample> samples;
   // A record is parsed from the bytes printed; invalid UTF-8 inside one makes it malformed.
-  if (parseMetrics_ && s == 0) {
+  if (records_ == StdoutRecords::kParse && s == 0) {
     samples = parseMetricsLine(std::string(raw), &problem, &chunk->params);
+  } else if (records_ == StdoutRecords::kSentToSink && s == 0 &&
+             isMetricsRecord(std::string(raw))) {
+    ++chunk->recordsNotJournaled;
+    noteSentToSink(now, chunk);
+    return;
   }
   v1::LogLine line;
   line.set_wall_time(now);
@@ -437,7 +472,7 @@ void LogTailer::addTruncatedLine(int s, int fd, uint64_t lineStart, uint64_t new
   line.set_text(logLineText(head, total));
   chunk->lines.push_back(std::move(line));
   const std::string_view body = splitRankTag(head).text;
-  if (parseMetrics_ && s == 0 && !body.empty() && body.front() == '{') {
+  if (records_ == StdoutRecords::kParse && s == 0 && !body.empty() && body.front() == '{') {
     noteMalformed("a record of " + std::to_string(total) + " bytes, longer than a log line (" +
                       std::to_string(kMaxLogLineBytes) + ")",
                   now, chunk);
@@ -455,10 +490,24 @@ void LogTailer::noteMalformed(const std::string& problem, double now, Chunk* chu
   chunk->lines.push_back(std::move(note));
 }
 
+void LogTailer::noteSentToSink(double now, Chunk* chunk) {
+  if (sinkNotePending_) return;  // the run's first only
+  sinkNotePending_ = true;
+  v1::LogLine note;
+  note.set_wall_time(now);
+  note.set_stream(kStreams[0]);
+  note.set_text(
+      "[ringside-agent: the trainer's metrics records on stdout are journaled as the metric "
+      "samples its ranks send, not as log lines; the run's stdout.log keeps them "
+      "(docs/metrics.md)]");
+  chunk->lines.push_back(std::move(note));
+}
+
 void LogTailer::commit() {
   committed_[0] = pending_[0];
   committed_[1] = pending_[1];
   malformedCommitted_ = malformedPending_;
+  sinkNoteCommitted_ = sinkNotePending_;
   const std::string path = runDir_ + "/tail_offsets";
   {
     std::ofstream out(path + ".tmp");
@@ -466,7 +515,7 @@ void LogTailer::commit() {
     for (const StreamState& state : committed_) {
       out << " " << (state.skipping ? 1 : 0) << " " << state.lineStart;
     }
-    out << "\n";
+    out << " " << (sinkNoteCommitted_ ? 1 : 0) << "\n";
   }
   std::rename((path + ".tmp").c_str(), path.c_str());
 }

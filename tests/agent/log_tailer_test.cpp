@@ -171,7 +171,7 @@ class LogTailerTest : public ::testing::Test {
 TEST_F(LogTailerTest, LineOverOneMebibyteIsTruncatedAndTailingGoesOn) {
   append("stdout", std::string(2'100'000, 'x') + "\n" + metricsLine(1) + metricsLine(2) +
                        metricsLine(3) + "after\n");
-  LogTailer tailer(dir_, /*parseMetrics=*/true);
+  LogTailer tailer(dir_, StdoutRecords::kParse);
   const LogTailer::Chunk chunk = pollAndCommit(tailer);
   ASSERT_EQ(chunk.lines.size(), 5u);
   const std::string& cut = chunk.lines[0].text();
@@ -188,14 +188,14 @@ TEST_F(LogTailerTest, LineOverOneMebibyteIsTruncatedAndTailingGoesOn) {
 TEST_F(LogTailerTest, OverLongLineStillBeingWrittenIsSkippedAcrossPollsAndRestarts) {
   append("stderr", std::string(100'000, 'y'));
   {
-    LogTailer tailer(dir_, false);
+    LogTailer tailer(dir_, StdoutRecords::kSentToSink);
     EXPECT_TRUE(tailer.poll().lines.empty()) << "no newline yet";
     append("stderr", std::string(3'000'000, 'y'));
     EXPECT_TRUE(tailer.poll().lines.empty());
   }
   // An agent restart in the middle of the line: the next tailer goes on from tail_offsets.
   append("stderr", std::string(10, 'y') + "\nnext\n");
-  LogTailer restarted(dir_, false);
+  LogTailer restarted(dir_, StdoutRecords::kSentToSink);
   const LogTailer::Chunk chunk = pollAndCommit(restarted);
   ASSERT_EQ(chunk.lines.size(), 2u);
   EXPECT_TRUE(
@@ -209,7 +209,7 @@ TEST_F(LogTailerTest, OverLongLineStillBeingWrittenIsSkippedAcrossPollsAndRestar
 TEST_F(LogTailerTest, TruncationKeepsWholeCharacters) {
   const std::string euro = "\xE2\x82\xAC";
   append("stdout", std::string(kMaxLogLineBytes - 1, 'a') + euro + std::string(100, 'b') + "\n");
-  LogTailer tailer(dir_, false);
+  LogTailer tailer(dir_, StdoutRecords::kSentToSink);
   const LogTailer::Chunk chunk = pollAndCommit(tailer);
   ASSERT_EQ(chunk.lines.size(), 1u);
   EXPECT_TRUE(isValidUtf8(chunk.lines[0].text()));
@@ -224,7 +224,7 @@ TEST_F(LogTailerTest, TruncationKeepsWholeCharacters) {
 TEST_F(LogTailerTest, NonUtf8BytesInOutputBecomeReplacementCharacters) {
   append("stdout", "caf\351\n");
   append("stderr", "\xC0\x80 overlong\n");
-  LogTailer tailer(dir_, true);
+  LogTailer tailer(dir_, StdoutRecords::kParse);
   const LogTailer::Chunk chunk = pollAndCommit(tailer);
   ASSERT_EQ(chunk.lines.size(), 2u);
   EXPECT_EQ(chunk.lines[0].text(), "caf\xEF\xBF\xBD");
@@ -237,7 +237,7 @@ TEST_F(LogTailerTest, MalformedRecordsAreCountedAndNotedOncePerRunAcrossRestarts
   append("stdout", std::string(R"({"type":5,"metrics":{"x":1}})") + "\n" + metricsLine(7) +
                        R"({"type":"metrics","metrics":[]})" + "\n");
   {
-    LogTailer tailer(dir_, true);
+    LogTailer tailer(dir_, StdoutRecords::kParse);
     const LogTailer::Chunk chunk = pollAndCommit(tailer);
     ASSERT_EQ(chunk.lines.size(), 4u) << "3 lines and one note";
     EXPECT_EQ(chunk.lines[1].text(),
@@ -248,7 +248,7 @@ TEST_F(LogTailerTest, MalformedRecordsAreCountedAndNotedOncePerRunAcrossRestarts
     EXPECT_EQ(tailer.malformedRecords(), 2u);
   }
   append("stdout", "{not json\n" + metricsLine(8));
-  LogTailer restarted(dir_, true);
+  LogTailer restarted(dir_, StdoutRecords::kParse);
   const LogTailer::Chunk chunk = pollAndCommit(restarted);
   EXPECT_EQ(chunk.lines.size(), 2u) << "no second note in the same run";
   EXPECT_EQ(chunk.samples.size(), 1u);
@@ -258,7 +258,7 @@ TEST_F(LogTailerTest, MalformedRecordsAreCountedAndNotedOncePerRunAcrossRestarts
 TEST_F(LogTailerTest, UncommittedPollIsReadAgain) {
   append("stdout", R"({"type":5})"
                    "\n");
-  LogTailer tailer(dir_, true);
+  LogTailer tailer(dir_, StdoutRecords::kParse);
   EXPECT_EQ(tailer.poll().lines.size(), 2u);
   // The journal failed: nothing was committed, the same lines (and the note) come again.
   EXPECT_EQ(tailer.poll().lines.size(), 2u);
@@ -273,7 +273,7 @@ TEST_F(LogTailerTest, RankTagsBecomeARankPrefixAndTaggedRecordsAreParsed) {
   append("stdout", "[1,3]<stdout>:" + metricsLine(7) + "[12,0]<stdout>:hello\n" +
                        "[1,0]<stdout>: looks [like] a tag\n" + "[x,1]<stdout>:not a tag\n");
   append("stderr", "[1,1]<stderr>:boom\nmpirun: the job aborted\n");
-  LogTailer tailer(dir_, /*parseMetrics=*/true);
+  LogTailer tailer(dir_, StdoutRecords::kParse);
   const LogTailer::Chunk chunk = pollAndCommit(tailer);
   ASSERT_EQ(chunk.lines.size(), 6u);
   EXPECT_TRUE(chunk.lines[0].text().starts_with("[rank 3] {\"type\":\"metrics\""));
@@ -284,6 +284,86 @@ TEST_F(LogTailerTest, RankTagsBecomeARankPrefixAndTaggedRecordsAreParsed) {
   EXPECT_EQ(chunk.lines[5].text(), "mpirun: the job aborted");
   ASSERT_EQ(chunk.samples.size(), 1u);
   EXPECT_EQ(chunk.samples[0].step(), 7);
+}
+
+// Regression (issue 28 item 4): at every logged step a trainer's rank 0 prints every rank's
+// metrics record, and the agent journaled each as a log line although the ranks send the same
+// samples to its sink: each sample was stored twice (the lines ~60 % of the stored bytes).
+TEST_F(LogTailerTest, TrainerMetricsRecordsWereJournaledTwice) {
+  const std::string start =
+      R"([1,0]<stdout>:{"type":"start","world_size":2,"total_steps":10,"first_step":0})"
+      "\n";
+  const std::string perRank =
+      R"([1,0]<stdout>:{"type":"metrics","step":5,"epoch":0,"time":1.5,"rank":1,)"
+      R"("metrics":{"time/step_ms":1.25}})"
+      "\n";
+  append("stdout", start + "[1,0]<stdout>:" + metricsLine(5) + perRank +
+                       R"([1,0]<stdout>:{"type":"metrics","metrics":[]})" + "\n" +
+                       "[1,0]<stdout>:plain text\n");
+  append("stderr", "[1,0]<stderr>:epoch 0 step 5\n");
+  {
+    LogTailer tailer(dir_, StdoutRecords::kSentToSink);
+    const LogTailer::Chunk chunk = pollAndCommit(tailer);
+    EXPECT_EQ(chunk.recordsNotJournaled, 2u);
+    EXPECT_TRUE(chunk.samples.empty()) << "the ranks send them to the sink";
+    EXPECT_FALSE(chunk.more);
+    std::vector<std::string> texts;
+    for (const auto& line : chunk.lines) texts.push_back(line.text());
+    ASSERT_EQ(texts.size(), 5u) << ::testing::PrintToString(texts);
+    EXPECT_TRUE(texts[0].starts_with("[rank 0] {\"type\":\"start\"")) << texts[0];
+    EXPECT_EQ(texts[1],
+              "[ringside-agent: the trainer's metrics records on stdout are journaled as the "
+              "metric samples its ranks send, not as log lines; the run's stdout.log keeps them "
+              "(docs/metrics.md)]");
+    EXPECT_EQ(texts[2], "[rank 0] {\"type\":\"metrics\",\"metrics\":[]}")
+        << "a malformed record stays a line";
+    EXPECT_EQ(texts[3], "[rank 0] plain text");
+    EXPECT_EQ(texts[4], "[rank 0] epoch 0 step 5");
+    EXPECT_EQ(chunk.lines[4].stream(), "stderr");
+  }
+  // The records stay in stdout.log, the source of recovery (metrics_recovery.h).
+  std::ifstream log(dir_ + "/stdout.log");
+  std::string all((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+  EXPECT_NE(all.find(perRank), std::string::npos);
+  // An agent restart: the note is not repeated, later records are still not lines.
+  append("stdout", "[1,0]<stdout>:" + metricsLine(10) +
+                       "[1,0]<stdout>:{\"type\":\"end\",\"status\":\"completed\"}\n");
+  LogTailer restarted(dir_, StdoutRecords::kSentToSink);
+  const LogTailer::Chunk chunk = pollAndCommit(restarted);
+  ASSERT_EQ(chunk.lines.size(), 1u);
+  EXPECT_EQ(chunk.lines[0].text(), "[rank 0] {\"type\":\"end\",\"status\":\"completed\"}");
+  EXPECT_EQ(chunk.recordsNotJournaled, 1u);
+}
+
+// With no line to journal, a poll of skipped records commits its progress itself and says that
+// more is to be read, so that the agent does not let go of an ended run's log before its end.
+TEST_F(LogTailerTest, SkippedRecordsOverManyPollsReachTheLogsEnd) {
+  std::string records;
+  while (records.size() < 3 * 1024 * 1024) records += "[1,0]<stdout>:" + metricsLine(1);
+  append("stdout", records + "[1,0]<stdout>:last\n");
+  LogTailer tailer(dir_, StdoutRecords::kSentToSink);
+  std::vector<std::string> texts;
+  int polls = 0;
+  for (bool more = true; more && polls < 10; ++polls) {
+    const LogTailer::Chunk chunk = tailer.poll();
+    for (const auto& line : chunk.lines) texts.push_back(line.text());
+    if (!chunk.lines.empty()) tailer.commit();
+    more = chunk.more;
+  }
+  EXPECT_GE(polls, 3) << "1 MiB per poll";
+  ASSERT_EQ(texts.size(), 2u) << ::testing::PrintToString(texts);
+  EXPECT_EQ(texts[1], "[rank 0] last");
+  EXPECT_TRUE(tailer.poll().lines.empty()) << "nothing read twice";
+}
+
+TEST(IsMetricsRecordTest, OnlyWellFormedMetricsRecords) {
+  EXPECT_TRUE(isMetricsRecord(R"({"type":"metrics","step":1,"metrics":{"x":1}})"));
+  EXPECT_TRUE(isMetricsRecord(R"([1,0]<stdout>:{"type":"metrics","rank":3,"metrics":{}})"));
+  for (const char* other : {R"({"type":"start","total_steps":3})", R"({"type":"end"})",
+                            R"({"type":"metrics","metrics":{"x":"1"}})", "{not json", "text",
+                            R"({"type":"metrics","rank":-7,"metrics":{"x":1}})", ""}) {
+    EXPECT_FALSE(isMetricsRecord(other)) << other;
+  }
 }
 
 TEST(SplitRankTagTest, OnlyOpenMpisTagFormIsSplit) {

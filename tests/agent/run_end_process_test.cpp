@@ -2,13 +2,15 @@
 // after every sample of the run, also after an agent restart that recovered samples from the
 // run's stdout.log, and after it the run takes no sample on ranks.sock, whatever the connection;
 // samples of ranks outside the world size or with steps outside 0 to 2^53 are refused, counted
-// and reported.
+// and reported; a trainer run's metrics records are journaled once, as samples, not also as log
+// lines (issue 28 item 4).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <filesystem>
 
 #include "agent_fixture.h"
+#include "ringside/agent/log_tailer.h"
 #include "ringside/common/run_limits.h"
 
 namespace ringside::agent {
@@ -183,6 +185,43 @@ TEST_F(RunEndTest, RecoveredSamplesWereJournaledAfterTheFinalState) {
     }
   }
   EXPECT_TRUE(noted);
+}
+
+// Issue 28 item 4: a trainer run's metrics records, printed by rank 0 for every rank at every
+// logged step, were journaled as log lines beside the samples the ranks sent, so each sample was
+// stored twice. Now the journal holds each printed sample once (as a sample), the log holds the
+// other lines (start and end records) and one note, and stdout.log keeps every record.
+TEST_F(RunEndTest, TrainerMetricsLinesWereJournaledTwice) {
+  nlohmann::json config = smallRun(1);
+  const v1::RunInfo launched = launch(config);
+  const v1::RunInfo run = waitForState(launched.run_id(), {v1::COMPLETED, v1::FAILED});
+  ASSERT_EQ(run.state(), v1::COMPLETED) << run.reason();
+  const Journaled all = fetchRun(run.run_id());
+  const size_t printed = pointsInStdout(run.run_dir());
+  ASSERT_GT(printed, 100u) << "rank 0 printed every rank's records in stdout.log";
+  size_t sent = 0;  // the agent's own straggler verdicts are not printed
+  for (const auto& sample : all.samples) sent += sample.name().starts_with("straggler/") ? 0 : 1;
+  EXPECT_EQ(sent, printed) << "every printed sample journaled once, as a sample";
+  size_t records = 0;
+  size_t notes = 0;
+  size_t startOrEnd = 0;
+  std::string texts;
+  for (const auto& line : all.lines) {
+    texts += line.text() + "\n";
+    const std::string& text = line.text();
+    // "[rank N] " as the agent writes mpirun's tag (docs/protocol.md, Log lines).
+    const size_t body = text.starts_with("[rank ") ? text.find("] ") + 2 : 0;
+    records += isMetricsRecord(text.substr(body)) ? 1 : 0;
+    notes += text.starts_with("[ringside-agent: the trainer's metrics records on stdout") ? 1 : 0;
+    const auto record = nlohmann::json::parse(text.substr(body), nullptr, false);
+    if (record.is_object()) {
+      const std::string type = record.value("type", "");
+      startOrEnd += type == "start" || type == "end" ? 1 : 0;
+    }
+  }
+  EXPECT_EQ(records, 0u) << texts;
+  EXPECT_EQ(notes, 1u) << texts;
+  EXPECT_EQ(startOrEnd, 2u) << "the start and end records are still lines\n" << texts;
 }
 
 }  // namespace

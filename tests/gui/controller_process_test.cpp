@@ -222,6 +222,28 @@ class ControllerProcessTest : public QObject {
     QVERIFY(record.isOk());
     QVERIFY(record->bestAccuracy.has_value());
     QVERIFY(*record->bestAccuracy > 0.7);
+    // Issue 28 item 4: the log the dashboard shows (MetricsStore::logTail) holds each printed
+    // sample once, as a sample: rank 0's metrics records are not log lines too, one note says
+    // where they are, and the run's other lines (the end record) are there.
+    auto log = controller.store().logTail(runId, 10000).result();
+    QVERIFY(log.isOk());
+    int records = 0;
+    int notes = 0;
+    int ends = 0;
+    for (const v1::LogLine& line : log.value()) {
+      const QString text = QString::fromStdString(line.text());
+      notes +=
+          text.startsWith(QStringLiteral("[ringside-agent: the trainer's metrics records")) ? 1 : 0;
+      const qsizetype body =
+          text.startsWith(QStringLiteral("[rank ")) ? text.indexOf(QStringLiteral("] ")) + 2 : 0;
+      const QString type =
+          QJsonDocument::fromJson(text.mid(body).toUtf8()).object().value("type").toString();
+      records += type == QStringLiteral("metrics") ? 1 : 0;
+      ends += type == QStringLiteral("end") ? 1 : 0;
+    }
+    QCOMPARE(records, 0);
+    QCOMPARE(notes, 1);
+    QCOMPARE(ends, 1);
   }
 
   void guiClosedMidRunAndReopenedHasTheCompleteHistory() {

@@ -1,6 +1,9 @@
 // LogTailer: follows a run's stdout.log and stderr.log (written by its mpirun, see
 // run_manager.h) and turns new complete lines into log lines; for custom commands it also parses
-// the JSON Lines metrics and start records on stdout (docs/metrics.md) into samples.
+// the JSON Lines metrics and start records on stdout (docs/metrics.md) into samples. For a
+// trainer run, whose ranks send every sample to the agent's sink, the metrics records rank 0
+// prints on stdout are not log lines (StdoutRecords::kSentToSink): each sample is journaled once,
+// and the run's stdout.log keeps the records for recovery (metrics_recovery.h).
 //
 // A run's output is whatever its programs print; what leaves here is bounded and valid:
 // - every line's text is valid UTF-8 (proto3 strings must be): invalid bytes become U+FFFD;
@@ -35,16 +38,34 @@ inline constexpr size_t kMaxLogLineBytes = 64 * 1024;
 inline constexpr size_t kMaxMetricsPerRecord = 1024;
 inline constexpr size_t kMaxMetricNameBytes = 256;
 
+// What the agent does with the JSON Lines records (docs/metrics.md) a run prints on stdout.
+enum class StdoutRecords {
+  // Custom commands and Python scripts: metrics, start and config records are parsed into
+  // samples and params; every line is also journaled as a log line.
+  kParse,
+  // The trainer: its ranks send every sample to the agent's sink, so a well-formed "metrics"
+  // record on stdout is neither parsed nor journaled as a log line (it would store each sample a
+  // second time, as ~400 bytes of text: issue 28). The first one of a run is replaced by one note
+  // in the run's log saying so (once per run, also across agent restarts). Other lines, the
+  // start and end records and anything malformed, are log lines as usual.
+  kSentToSink,
+};
+
 class LogTailer {
  public:
   struct Chunk {
     std::vector<v1::LogLine> lines;         // seq unset: the journal assigns it
-    std::vector<v1::MetricSample> samples;  // parsed metrics (parseMetrics only), seq unset
-    // The params of "config" records in these lines (parseMetrics only; later ones win).
+    std::vector<v1::MetricSample> samples;  // parsed metrics (kParse only), seq unset
+    // The params of "config" records in these lines (kParse only; later ones win).
     std::map<std::string, std::string> params;
+    // Metrics records read and not journaled as log lines (kSentToSink).
+    uint64_t recordsNotJournaled = 0;
+    // Bytes of the log files not read yet by this poll (at most 2 MiB per stream are): poll again
+    // before taking an ended run's log as read.
+    bool more = false;
   };
 
-  LogTailer(std::string runDir, bool parseMetrics);
+  LogTailer(std::string runDir, StdoutRecords records);
 
   // New complete lines since the last commit(): per stream per call at most two 1 MiB blocks of
   // lines, and up to 64 MiB scanned (and dropped) for the end of an over-long line. A call that
@@ -68,13 +89,16 @@ class LogTailer {
   void addTruncatedLine(int stream, int fd, uint64_t lineStart, uint64_t newline, double now,
                         Chunk* chunk);
   void noteMalformed(const std::string& problem, double now, Chunk* chunk);
+  void noteSentToSink(double now, Chunk* chunk);
 
   std::string runDir_;
-  bool parseMetrics_;
+  StdoutRecords records_;
   StreamState committed_[2];  // stdout, stderr
   StreamState pending_[2];
   uint64_t malformedCommitted_ = 0;
   uint64_t malformedPending_ = 0;
+  bool sinkNoteCommitted_ = false;  // the kSentToSink note was journaled for this run
+  bool sinkNotePending_ = false;
 };
 
 // Whether the agent reads metrics and config records from a run's stdout: custom commands and
@@ -83,6 +107,13 @@ class LogTailer {
 inline bool parsesStdoutRecords(const v1::RunSpec& spec) {
   return spec.has_command() || spec.has_python();
 }
+inline StdoutRecords stdoutRecordsOf(const v1::RunSpec& spec) {
+  return parsesStdoutRecords(spec) ? StdoutRecords::kParse : StdoutRecords::kSentToSink;
+}
+
+// Whether `line` (as printed, with or without a rank tag) is a well-formed "metrics" record of
+// docs/metrics.md: what parseMetricsLine reads without a problem.
+bool isMetricsRecord(const std::string& line);
 
 // The text one line of a run's output travels with (LogLine.text): `line` (without its newline)
 // with a rank tag (common/rank_tag.h splitRankTag) written the way users read it, "[rank 1]
@@ -107,8 +138,8 @@ std::string logLineText(std::string_view line, uint64_t totalBytes = 0);
 // agent) adds its params, nested objects flattened to dotted keys and each leaf kept as its JSON
 // text, to `*params` (when not null); over validateRunParams' bounds it is a problem.
 // Records of other types give nothing and no problem.
-std::vector<v1::MetricSample> parseMetricsLine(const std::string& line,
-                                               std::string* problem = nullptr,
-                                               std::map<std::string, std::string>* params = nullptr);
+std::vector<v1::MetricSample> parseMetricsLine(
+    const std::string& line, std::string* problem = nullptr,
+    std::map<std::string, std::string>* params = nullptr);
 
 }  // namespace ringside::agent
