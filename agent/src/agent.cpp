@@ -181,16 +181,22 @@ void Agent::Impl::applyRetention() {
                           std::to_string(config.telemetryMaxMiB) + " MiB");
     }
   }
-  if (config.retentionDays <= 0) return;
+  if (config.retentionDays <= 0 && config.retentionMaxRuns == 0) return;
   RetentionPolicy policy;
-  policy.maxAgeDays = config.retentionDays;
+  if (config.retentionDays > 0) policy.maxAgeDays = config.retentionDays;
+  if (config.retentionMaxRuns > 0) policy.maxEndedRuns = config.retentionMaxRuns;
   auto report = journal->applyRetention(policy, wallSeconds());
   if (!report.isOk()) {
     logLine("warning", "retention: " + report.status().toString());
   } else if (report->runsDeleted > 0) {
-    logLine("info", "retention deleted " + std::to_string(report->runsDeleted) +
-                        " ended run(s) older than " + std::to_string(config.retentionDays) +
-                        " days");
+    std::string bounds;
+    if (policy.maxAgeDays) bounds = "older than " + std::to_string(config.retentionDays) + " days";
+    if (policy.maxEndedRuns) {
+      bounds += (bounds.empty() ? "" : " or ") + std::string("beyond the newest ") +
+                std::to_string(config.retentionMaxRuns) + " ended runs";
+    }
+    logLine("info",
+            "retention deleted " + std::to_string(report->runsDeleted) + " ended run(s) " + bounds);
   }
 }
 

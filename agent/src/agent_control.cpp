@@ -59,10 +59,8 @@ v1::Envelope Agent::Impl::handle(const v1::Envelope& request) {
       reply.mutable_hello_reply()->set_protocol_version(protocol::kProtocolVersion);
       return reply;
     case v1::Envelope::kListRuns: {
-      auto stored = journal->loadRuns(!request.list_runs().include_ended());
-      if (!stored.isOk()) return fail(stored.status());
-      auto page =
-          listRunsPage(*stored, request.list_runs().page_token(), protocol::kMaxReplyPageBytes);
+      auto page = listRunsPage(*journal, !request.list_runs().include_ended(),
+                               request.list_runs().page_token(), protocol::kMaxReplyPageBytes);
       if (!page.isOk()) return fail(page.status());
       *reply.mutable_list_runs_reply() = std::move(page).value();  // set even with no runs
       return reply;

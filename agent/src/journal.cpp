@@ -80,11 +80,13 @@ Status Journal::Impl::prepareStatements() {
       {
           {&readRun,
            "SELECT run_key, info, last_seq, pid, pgid, run_id FROM runs WHERE run_id = ?1"},
+          // A range of the primary key from ?1 on: a page of a long run list reads that page.
           {&readRuns,
-           "SELECT run_key, info, last_seq, pid, pgid, run_id FROM runs ORDER BY run_key"},
+           "SELECT run_key, info, last_seq, pid, pgid, run_id FROM runs WHERE run_key > ?1 "
+           "ORDER BY run_key"},
           {&readActiveRuns,
            "SELECT run_key, info, last_seq, pid, pgid, run_id FROM runs "
-           "WHERE state NOT IN (4, 5, 6) ORDER BY run_key"},
+           "WHERE run_key > ?1 AND state NOT IN (4, 5, 6) ORDER BY run_key"},
           {&readSamples,
            "SELECT s.seq, s.step, s.epoch, s.wall_time, s.rank, k.name, s.value "
            "FROM metric_samples s JOIN metric_keys k ON k.key_id = s.key_id "

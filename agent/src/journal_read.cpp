@@ -73,26 +73,39 @@ void endRead(Connection& reader) {
 }  // namespace
 
 Result<std::vector<StoredRun>> Journal::loadRuns(bool activeOnly) {
+  std::vector<StoredRun> runs;
+  RINGSIDE_RETURN_IF_ERROR(forEachRunAfter(activeOnly, 0, [&](StoredRun&& run) {
+    runs.push_back(std::move(run));
+    return true;
+  }));
+  return runs;
+}
+
+Status Journal::forEachRunAfter(bool activeOnly, int64_t afterRunKey,
+                                const std::function<bool(StoredRun&&)>& take) {
   Impl& impl = *impl_;
   MutexLock lock(impl.readMutex);
   Statement& query = activeOnly ? impl.readActiveRuns : impl.readRuns;
-  std::vector<StoredRun> runs;
+  query.bindInt(1, afterRunKey);
   // One record that cannot be read must not hide the others: skip it, report it after the scan.
   std::vector<std::pair<int64_t, Status>> unreadable;
-  const Status status = query.forEachRow([&](const Statement& row) {
+  bool stopped = false;
+  Status status = query.forEachRow([&](const Statement& row) {
     auto run = readRunRow(row, 1, path_);
-    if (run.isOk()) {
-      run->runKey = row.columnInt(0);
-      runs.push_back(std::move(run).value());
-    } else {
+    if (!run.isOk()) {
       unreadable.emplace_back(row.columnInt(0), run.status());
+      return Status::ok();
     }
-    return Status::ok();
+    run->runKey = row.columnInt(0);
+    if (take(std::move(run).value())) return Status::ok();
+    stopped = true;
+    return Status::aborted("the caller has the runs it wants");  // stops the scan
   });
+  if (stopped) status = Status::ok();
   for (const auto& [runKey, why] : unreadable) impl.reportUnreadableRun(runKey, why);
   if (status.code() == Status::Code::kCorruption) return impl.damageOf(status, "listing the runs");
   if (!status.isOk()) return status.withContext("loading runs from journal " + path_);
-  return runs;
+  return Status::ok();
 }
 
 Result<StoredRun> Journal::Impl::readRunById(const std::string& runId, int64_t* runKey) {

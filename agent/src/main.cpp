@@ -157,6 +157,9 @@ int main(int argc, char** argv) {
                  "docs/protocol.md); removed again on a clean stop");
   app.add_option("--retention-days", config.retentionDays,
                  "Delete runs that ended more than N days ago (0 = keep)");
+  app.add_option("--retention-max-runs", config.retentionMaxRuns,
+                 "Keep at most N ended runs, deleting the earliest ended first (0 = no bound)")
+      ->capture_default_str();
   app.add_option("--stop-grace", config.stopGraceS,
                  "Seconds from SIGTERM to SIGKILL on stop (above 0, at most " +
                      std::to_string(static_cast<int>(ringside::agent::kMaxStopGraceSeconds)) + ")")

@@ -6,7 +6,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <set>
+#include <string>
+#include <vector>
 
 namespace ringside::agent {
 namespace {
@@ -71,6 +74,145 @@ TEST(ListRunsPageTest, ATokenNotWrittenByTheAgentIsInvalidArgument) {
   ASSERT_TRUE(past.isOk());
   EXPECT_EQ(past->runs_size(), 0);
   EXPECT_TRUE(past->next_page_token().empty());
+}
+
+// ListRuns from the journal (issue 28 item 5): the agent reads one page's runs per request, not
+// every run it holds, and the pages together still list each run once, oldest first.
+class JournalRunPagesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("ringside_run_pages_" + std::to_string(getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    auto opened = Journal::open((dir_ / "journal.sqlite").string());
+    ASSERT_TRUE(opened.isOk()) << opened.status().toString();
+    journal_ = std::move(opened).value();
+  }
+  void TearDown() override {
+    journal_.reset();
+    fs::remove_all(dir_);
+  }
+
+  // `count` runs in one transaction; every third one is still running, the others ended.
+  void addRuns(int count) {
+    ASSERT_TRUE(journal_
+                    ->inTransaction([&] {
+                      for (int i = 0; i < count; ++i) {
+                        v1::RunInfo info;
+                        info.set_run_id("run-" + std::to_string(i));
+                        info.set_state(i % 3 == 0 ? v1::RUNNING : v1::COMPLETED);
+                        info.set_created_time(1000 + i);
+                        info.mutable_spec()->set_name(std::string(200, 'n'));
+                        ASSERT_TRUE(journal_->upsertRun(info).isOk());
+                      }
+                    })
+                    .isOk());
+  }
+
+  // Every page from the first, as run ids in the order listed; the page count in *pages.
+  std::vector<std::string> listAll(bool activeOnly, size_t budget, int* pages) {
+    std::vector<std::string> listed;
+    std::string token;
+    *pages = 0;
+    do {
+      auto page = listRunsPage(*journal_, activeOnly, token, budget);
+      EXPECT_TRUE(page.isOk()) << page.status().toString();
+      if (!page.isOk()) break;
+      ++*pages;
+      EXPECT_GE(page->runs_size(), 1);
+      EXPECT_LE(page->ByteSizeLong(), budget + 64);
+      for (const auto& run : page->runs()) listed.push_back(run.run_id());
+      token = page->next_page_token();
+    } while (!token.empty());
+    return listed;
+  }
+
+  fs::path dir_;
+  std::unique_ptr<Journal> journal_;
+};
+
+TEST_F(JournalRunPagesTest, ManyRunsArePagedEachOnceInOrderAndTheActiveFilterHolds) {
+  const int kRuns = 3000;
+  addRuns(kRuns);
+  int pages = 0;
+  const std::vector<std::string> all = listAll(false, 16 * 1024, &pages);
+  ASSERT_EQ(all.size(), size_t{kRuns});
+  for (int i = 0; i < kRuns; ++i) ASSERT_EQ(all[i], "run-" + std::to_string(i)) << i;
+  EXPECT_GT(pages, 30);  // ~70 runs of ~230 bytes per 16 KiB page
+  const std::vector<std::string> active = listAll(true, 16 * 1024, &pages);
+  ASSERT_EQ(active.size(), size_t{kRuns / 3});
+  for (size_t i = 0; i < active.size(); ++i) {
+    ASSERT_EQ(active[i], "run-" + std::to_string(3 * i)) << i;
+  }
+  // One page of the whole list at the protocol's budget.
+  auto one = listRunsPage(*journal_, false, "", protocol::kMaxReplyPageBytes);
+  ASSERT_TRUE(one.isOk());
+  EXPECT_EQ(one->runs_size(), kRuns);
+  EXPECT_TRUE(one->next_page_token().empty());
+}
+
+TEST_F(JournalRunPagesTest, RunsDeletedOrAddedBetweenPagesDoNotDisturbTheListing) {
+  addRuns(300);
+  auto first = listRunsPage(*journal_, false, "", 8 * 1024);
+  ASSERT_TRUE(first.isOk());
+  ASSERT_FALSE(first->next_page_token().empty());
+  const int firstCount = first->runs_size();
+  // Retention deletes every ended run, the page's last one included; a new run is added.
+  auto report = journal_->applyRetention({.maxAgeDays = std::nullopt, .maxEndedRuns = 0}, 0);
+  ASSERT_TRUE(report.isOk()) << report.status().toString();
+  EXPECT_EQ(report->runsDeleted, 200u);
+  v1::RunInfo added;
+  added.set_run_id("added");
+  added.set_state(v1::QUEUED);
+  ASSERT_TRUE(journal_->upsertRun(added).isOk());
+  std::vector<std::string> rest;
+  std::string token = first->next_page_token();
+  while (!token.empty()) {
+    auto page = listRunsPage(*journal_, false, token, 8 * 1024);
+    ASSERT_TRUE(page.isOk()) << page.status().toString();
+    for (const auto& run : page->runs()) rest.push_back(run.run_id());
+    token = page->next_page_token();
+  }
+  // The running runs after the first page (every third run), then the new one, each once.
+  std::vector<std::string> expected;
+  for (int i = firstCount; i < 300; ++i) {
+    if (i % 3 == 0) expected.push_back("run-" + std::to_string(i));
+  }
+  expected.push_back("added");
+  EXPECT_EQ(rest, expected);
+}
+
+// The bug this pins: each ListRuns page loaded every run of the journal (quadratic in the runs
+// over a whole listing). A scan from a key visits the runs after it, and stops when told.
+TEST_F(JournalRunPagesTest, ListRunsPagesLoadedEveryRunOfTheJournal) {
+  addRuns(1000);
+  std::vector<int64_t> keys;
+  ASSERT_TRUE(journal_
+                  ->forEachRunAfter(false, 0,
+                                    [&](StoredRun&& run) {
+                                      keys.push_back(run.runKey);
+                                      return true;
+                                    })
+                  .isOk());
+  ASSERT_EQ(keys.size(), 1000u);
+  int offered = 0;
+  ASSERT_TRUE(journal_
+                  ->forEachRunAfter(false, keys[899],
+                                    [&](StoredRun&& run) {
+                                      EXPECT_GT(run.runKey, keys[899]);
+                                      return ++offered < 10;
+                                    })
+                  .isOk());
+  EXPECT_EQ(offered, 10);
+  // A page of k runs reads k + 1 (the one that did not fit): a page's cost is its size.
+  auto page = listRunsPage(*journal_, false, std::to_string(keys[499]), 4 * 1024);
+  ASSERT_TRUE(page.isOk());
+  ASSERT_GE(page->runs_size(), 1);
+  EXPECT_EQ(page->runs(0).run_id(), "run-500");
+  EXPECT_LT(page->runs_size(), 30);
+  EXPECT_EQ(page->next_page_token(), std::to_string(keys[499 + page->runs_size()]));
+  EXPECT_EQ(listRunsPage(*journal_, false, "x", 4096).status().code(),
+            Status::Code::kInvalidArgument);
 }
 
 class TailLogReplyTest : public ::testing::Test {

@@ -48,7 +48,10 @@ struct AgentConfig {
   std::string mpirunPath = "mpirun";
   std::vector<std::string> labels;
   double retentionDays = 0.0;  // > 0: delete runs that ended longer ago
-  double stopGraceS = 30.0;    // SIGTERM -> SIGKILL for stops that name none
+  // > 0: keep at most this many ended runs in the journal, deleting the earliest ended first
+  // (at start and hourly, with retentionDays); runs that have not ended are never deleted.
+  uint32_t retentionMaxRuns = 0;
+  double stopGraceS = 30.0;  // SIGTERM -> SIGKILL for stops that name none
   std::string nvmlLibrary = "libnvidia-ml.so.1";
   // When set, start() writes the AgentReady JSON here once the agent serves (agent_ready.h),
   // and a clean stop removes it.

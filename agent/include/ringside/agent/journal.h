@@ -167,6 +167,14 @@ class Journal {
   // runs are returned. Errors: kCorruption when SQLite finds the file damaged (the journal is
   // then marked damaged, see the class comment); other SQLite errors.
   Result<std::vector<StoredRun>> loadRuns(bool activeOnly);
+  // The run records with a key above `afterRunKey` (StoredRun::runKey; 0: from the first), in
+  // key order, handed to `take` one at a time until it returns false or none is left;
+  // activeOnly and unreadable records as loadRuns. One read of the primary key's range, so a
+  // caller that stops after k runs pays for about k records, however many the journal holds
+  // (ListRuns pages, reply_pages.h). `take` runs with the read lock held: it must not call into
+  // the journal. Errors: as loadRuns.
+  Status forEachRunAfter(bool activeOnly, int64_t afterRunKey,
+                         const std::function<bool(StoredRun&&)>& take);
   // One run record. Errors: kNotFound for an unknown run_id; kCorruption when its record does not
   // parse (the message names the run; other runs are unaffected) or the file is damaged.
   Result<StoredRun> findRun(const std::string& runId);

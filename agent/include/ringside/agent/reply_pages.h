@@ -2,7 +2,8 @@
 // (protocol.h kMaxReplyPageBytes) so that none passes the 16 MiB frame limit: the pages of
 // ListRuns and the lines of TailLog. (FetchRunData pages are cut by the journal, journal.h.)
 //
-// Thread-safety: pure functions (tailLogReply reads files).
+// Thread-safety: pure functions (tailLogReply reads files; the journal's listRunsPage reads the
+// journal, whose methods may be called from any thread).
 #pragma once
 
 #include <cstddef>
@@ -25,6 +26,13 @@ inline constexpr uint32_t kMaxTailLines = 10000;
 // last run of the previous page, as a decimal number; a run deleted since then does not disturb
 // it. Errors: InvalidArgument for a token that is not one this function wrote.
 Result<v1::ListRunsReply> listRunsPage(const std::vector<StoredRun>& runs,
+                                       const std::string& pageToken, size_t budgetBytes);
+
+// The same page read from the journal (Journal::forEachRunAfter; include_ended false:
+// activeOnly): only the runs after the token's run are read, and the scan stops at the first run
+// that does not fit, so a page costs what it holds plus one run, not the whole list. Errors:
+// InvalidArgument for a token this function did not write; the journal's errors.
+Result<v1::ListRunsReply> listRunsPage(Journal& journal, bool activeOnly,
                                        const std::string& pageToken, size_t budgetBytes);
 
 // The last `maxLines` lines (0: 100; more than kMaxTailLines: kMaxTailLines) of the run's
