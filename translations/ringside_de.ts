@@ -2864,6 +2864,38 @@
         <source>slowest: rank %1 on node %2, step %3 ms (%4% over median)</source>
         <translation>Am langsamsten: Rang %1 auf Knoten %2, Schritt %3 ms (%4 % über dem Median)</translation>
     </message>
+    <message>
+        <source>%1 slowest</source>
+        <translation>die %1 langsamsten</translation>
+    </message>
+    <message>
+        <source>All ranks</source>
+        <translation>Alle Ränge</translation>
+    </message>
+    <message>
+        <source>Filter: rank or node</source>
+        <translation>Filter: Rang oder Knoten</translation>
+    </message>
+    <message>
+        <source>Group by node</source>
+        <translation>Nach Knoten gruppieren</translation>
+    </message>
+    <message>
+        <source>One row per node (its slowest rank's step time and its longest wait) that expands to its ranks.</source>
+        <translation>Eine Zeile je Knoten (Schrittzeit seines langsamsten Rangs und seine längste Wartezeit), die sich zu seinen Rängen aufklappen lässt.</translation>
+    </message>
+    <message>
+        <source>Only the ranks with the longest latest step time.</source>
+        <translation>Nur die Ränge mit der längsten letzten Schrittzeit.</translation>
+    </message>
+    <message>
+        <source>Show:</source>
+        <translation>Zeigen:</translation>
+    </message>
+    <message>
+        <source>Shows the rank with this number and the ranks on nodes whose name contains the text.</source>
+        <translation>Zeigt den Rang mit dieser Nummer und die Ränge auf Knoten, deren Name den Text enthält.</translation>
+    </message>
 </context>
 <context>
     <name>ringside::gui::RunGpuPanel</name>
@@ -3848,6 +3880,13 @@
         <location filename="../gui/widgets/src/straggler_timeline.cpp" line="140"/>
         <source>step %1</source>
         <translation>Schritt %1</translation>
+    </message>
+</context>
+<context>
+    <name>ringside::gui::RankTableModel</name>
+    <message>
+        <source>%1 ranks</source>
+        <translation>%1 Ränge</translation>
     </message>
 </context>
 </TS>

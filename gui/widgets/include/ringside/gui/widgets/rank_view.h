@@ -1,6 +1,10 @@
 // RankView: the dashboard's per-rank view. A table of each rank's latest step time and all-reduce
 // wait (time/step_ms and time/exposed_comm_ms, docs/metrics.md) with the node it runs on, each
-// cell coloured by how far it is above the median over ranks; beside it the rank × step heatmap
+// cell coloured by how far it is above the median over ranks (RankTableModel); above it a filter
+// (rank number or node name), a "Show" box that keeps only the k slowest ranks and a "Group by
+// node" switch (a row per node that expands to its ranks); every column sorts by a click on its
+// header. Above kLargeWorldSize (64) ranks the table opens on the 16 slowest ranks, slowest
+// first, until the user picks otherwise. Beside it the rank × step heatmap
 // (RankHeatmapView) of the whole run; above both a label with the owner agent's straggler verdict
 // (or, without one, the slowest rank and its node) and a strip with the verdict over the run
 // (StragglerTimeline).
@@ -15,12 +19,16 @@
 
 #include "ringside/gui/rank_heatmap.h"
 #include "ringside/gui/rank_stats.h"
+#include "ringside/gui/rank_table_model.h"
 #include "ringside/gui/straggler_history.h"
 #include "ringside/gui/straggler_text.h"
 
+class QCheckBox;
+class QComboBox;
 class QLabel;
+class QLineEdit;
 class QSplitter;
-class QTableWidget;
+class QTreeView;
 
 namespace ringside::gui {
 
@@ -46,7 +54,13 @@ class RankView : public QWidget {
   QString summaryText() const;
   // Replaces the heatmap (buildRankHeatmap() of the ranks' compute and wait series).
   void setHeatmap(RankHeatmap heatmap);
-  QTableWidget* table() const { return table_; }
+  // For tests and screenshots: the table (a tree view over tableProxy()) and its controls.
+  QTreeView* table() const { return table_; }
+  RankTableModel* tableModel() const { return model_; }
+  RankTableProxy* tableProxy() const { return proxy_; }
+  QLineEdit* filterEdit() const { return filter_; }
+  QComboBox* topKBox() const { return topK_; }
+  QCheckBox* groupByNodeBox() const { return groupByNode_; }
   RankHeatmapView* heatmapView() const { return heatmap_; }
   StragglerTimeline* stragglerTimeline() const { return timeline_; }
 
@@ -57,14 +71,23 @@ class RankView : public QWidget {
   // Gives the table the width of its columns (at most half), until the user moves the divider.
   void fitTableWidth();
   void updateSummary();
+  // Hands ranks_ to the model with the current grouping and bold row.
+  void showRanks();
 
   QLabel* summary_;
   StragglerTimeline* timeline_;
-  QTableWidget* table_;
+  RankTableModel* model_;
+  RankTableProxy* proxy_;
+  QLineEdit* filter_;
+  QComboBox* topK_;
+  QCheckBox* groupByNode_;
+  QTreeView* table_;
   RankHeatmapView* heatmap_;
   QSplitter* splitter_;
   bool userSizedSplitter_ = false;
-  std::vector<RankStat> ranks_;  // as last set, ascending
+  bool userChoseView_ = false;       // the user touched the sort, Show or grouping
+  bool largeWorldDefaults_ = false;  // the large-world defaults were applied
+  std::vector<RankStat> ranks_;      // as last set, ascending
   std::optional<StragglerView> straggler_;
 };
 
