@@ -8,6 +8,8 @@
 
 #include <atomic>
 #include <cmath>
+#include <map>
+#include <optional>
 #include <thread>
 
 #include "ringside/common/metric_names.h"
@@ -259,6 +261,57 @@ class MetricsStoreTest : public QObject {
     QCOMPARE(tail->size(), size_t{2});
     QCOMPARE(tail->at(0).text(), std::string("line 5104"));
     QCOMPARE(tail->at(1).stream(), std::string("stdout"));
+  }
+
+  // Issue 28 item 6: the sample inserts went from QtSql to the SQLite C API, in primary-key
+  // order and 64 rows per statement. Every field of every sample is stored as sent, across chunk
+  // boundaries and the tail; a NaN is NULL; of two samples with the same key in one batch the
+  // first one sent is kept (as before the sort); summary samples still count once.
+  void everyFieldIsStoredAsSentInChunksAndTail() {
+    const QString file = path("fields.sqlite");
+    MetricsStore store(file);
+    QVERIFY(await(store.open()).isOk());
+    IngestBatch batch = syntheticBatch("run-f", 1, 203);  // 3 chunks of 64 and a tail of 11
+    batch.samples[5].set_value(NAN);
+    v1::MetricSample twin = batch.samples[7];  // same key, rank, step and seq, another value
+    twin.set_value(-1.0);
+    batch.samples.push_back(twin);
+    batch.samples.push_back(sample(204, 5, metric::kTrainLoss, 0.75));  // a summary sample
+    auto stored = await(store.ingest(batch));
+    QVERIFY2(stored.isOk(), stored.status().toString().c_str());
+    QCOMPARE(stored->newSamples, int64_t{204});
+    QCOMPARE(await(store.run("run-f"))->finalLoss, std::optional<double>(0.75));
+    std::map<uint64_t, const v1::MetricSample*> sent;
+    for (const v1::MetricSample& s : batch.samples) sent.emplace(s.seq(), &s);  // first wins
+    int rows = 0;
+    {
+      QSqlDatabase db = QSqlDatabase::addDatabase("QSQLITE", "fields");
+      db.setDatabaseName(file);
+      db.setConnectOptions("QSQLITE_OPEN_READONLY");
+      QVERIFY(db.open());
+      QSqlQuery query(db);
+      QVERIFY(
+          query.exec("SELECT k.name, m.rank, m.step, m.seq, m.epoch, m.wall_time, m.value "
+                     "FROM metrics m JOIN metric_keys k ON k.key_id = m.key_id"));
+      while (query.next()) {
+        ++rows;
+        const auto it = sent.find(query.value(3).toULongLong());
+        QVERIFY(it != sent.end());
+        const v1::MetricSample& s = *it->second;
+        QCOMPARE(query.value(0).toString().toStdString(), s.name());
+        QCOMPARE(query.value(1).toInt(), s.rank());
+        QCOMPARE(query.value(2).toLongLong(), s.step());
+        QCOMPARE(query.value(4).toLongLong(), s.epoch());
+        QCOMPARE(query.value(5).toDouble(), s.wall_time());
+        if (std::isnan(s.value())) {
+          QVERIFY(query.value(6).isNull());
+        } else {
+          QCOMPARE(query.value(6).toDouble(), s.value());
+        }
+      }
+    }
+    QSqlDatabase::removeDatabase("fields");
+    QCOMPARE(rows, 204);
   }
 
   void seriesIsOrderedByStepPerRank() {

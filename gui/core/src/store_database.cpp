@@ -1,17 +1,21 @@
 #include "store_database.h"
 
+#include <sqlite3.h>
 #include <QDir>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QSqlDriver>
 #include <QSqlError>
 #include <QVariant>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <tuple>
 
 #include "ringside/common/metric_names.h"
 #include "ringside/common/run_spec.h"
@@ -23,39 +27,30 @@ namespace {
 
 using store::sqlError;
 
-// Rows per multi-row INSERT: one statement execution per chunk instead of per row is what makes
-// ingestion fast through QtSql (8 parameters per row; SQLite allows 32766 per statement).
+// Rows per multi-row INSERT: one statement execution per chunk instead of per row (8 parameters
+// per row; SQLite allows 32766 per statement).
 constexpr int kChunkRows = 64;
 constexpr int kSampleColumns = 8;
 
-// Named placeholders ":r<row>c<column>", built once. Binding by a prebuilt name is a hash lookup;
-// QSqlResult::bindValue(int, ...) formats a name string for every call, which costs more than
-// SQLite's own work per row.
-const QString& placeholder(int row, int column) {
-  static const std::vector<QString> kNames = [] {
-    std::vector<QString> names;
-    for (int row = 0; row < kChunkRows; ++row) {
-      for (int column = 0; column < kSampleColumns; ++column) {
-        names.push_back(QString(":r%1c%2").arg(row).arg(column));
-      }
-    }
-    return names;
-  }();
-  return kNames[row * kSampleColumns + column];
-}
-
-QString sampleInsertSql(int rows) {
-  QString sql =
+std::string sampleInsertSql(int rows) {
+  std::string sql =
       "INSERT OR IGNORE INTO metrics "
       "(run_key, key_id, rank, step, seq, epoch, wall_time, value) VALUES ";
-  for (int row = 0; row < rows; ++row) {
-    sql += row == 0 ? "(" : ",(";
-    for (int column = 0; column < kSampleColumns; ++column) {
-      sql += (column == 0 ? "" : ",") + placeholder(row, column);
-    }
-    sql += ")";
-  }
+  for (int row = 0; row < rows; ++row) sql += row == 0 ? "(?,?,?,?,?,?,?,?)" : ",(?,?,?,?,?,?,?,?)";
   return sql;
+}
+
+// Binds one sample's row to parameters first .. first + 7 (1-based) of `statement`.
+void bindSample(sqlite3_stmt* statement, int first, int64_t runKey, int64_t key,
+                const v1::MetricSample& sample) {
+  sqlite3_bind_int64(statement, first, runKey);
+  sqlite3_bind_int64(statement, first + 1, key);
+  sqlite3_bind_int64(statement, first + 2, sample.rank());
+  sqlite3_bind_int64(statement, first + 3, sample.step());
+  sqlite3_bind_int64(statement, first + 4, static_cast<int64_t>(sample.seq()));
+  sqlite3_bind_int64(statement, first + 5, sample.epoch());
+  sqlite3_bind_double(statement, first + 6, sample.wall_time());
+  sqlite3_bind_double(statement, first + 7, sample.value());  // NaN is stored as NULL by SQLite
 }
 
 // A null QString binds as SQL NULL; text columns are NOT NULL, so bind "" instead.
@@ -170,10 +165,16 @@ MetricsStore::Database::Database(QString path)
     : path_(std::move(path)),
       connectionName_(QString("ringside-store-%1").arg(connectionCounter.fetch_add(1))) {}
 
+void MetricsStore::Database::StatementFinalizer::operator()(sqlite3_stmt* statement) const {
+  sqlite3_finalize(statement);
+}
+
 MetricsStore::Database::~Database() {
   statements_.clear();
+  // Finalized before the connection closes (an unfinalized statement keeps it open).
   chunkInsert_.reset();
   singleInsert_.reset();
+  handle_ = nullptr;
   if (db_.isValid()) {
     db_.close();
     db_ = QSqlDatabase();
@@ -210,9 +211,28 @@ Status MetricsStore::Database::open() {
     db_.close();
     return status;
   }
-  chunkInsert_ = std::make_unique<QSqlQuery>(db_);
-  if (!chunkInsert_->prepare(sampleInsertSql(kChunkRows))) {
-    return sqlError(chunkInsert_->lastError(), "preparing the metrics insert");
+  const QVariant handle = db_.driver()->handle();
+  if (!handle.isValid() || qstrcmp(handle.typeName(), "sqlite3*") != 0 ||
+      *static_cast<sqlite3* const*>(handle.constData()) == nullptr) {
+    db_.close();
+    return Status::internal("the Qt SQLite driver (QSQLITE) gave no SQLite connection for " +
+                            path_.toStdString() + "; reinstall libqt6sql6-sqlite");
+  }
+  handle_ = *static_cast<sqlite3* const*>(handle.constData());
+  for (auto [statement, rows] :
+       {std::pair{&chunkInsert_, kChunkRows}, std::pair{&singleInsert_, 1}}) {
+    sqlite3_stmt* prepared = nullptr;
+    const int code = sqlite3_prepare_v3(handle_, sampleInsertSql(rows).c_str(), -1,
+                                        SQLITE_PREPARE_PERSISTENT, &prepared, nullptr);
+    statement->reset(prepared);
+    if (code != SQLITE_OK) {
+      const Status failed = rawFail(code, "preparing the metrics insert");
+      chunkInsert_.reset();
+      singleInsert_.reset();
+      handle_ = nullptr;
+      db_.close();
+      return failed;
+    }
   }
   open_ = true;
   return Status::ok();
@@ -234,6 +254,23 @@ Status MetricsStore::Database::fail(const QSqlQuery& query, const QString& what)
   if (status.code() != Status::Code::kCorruption) return status;
   return Status::corruption(status.message() + ": the database is damaged. " +
                             store::damagedAdvice(path_).toStdString());
+}
+
+Status MetricsStore::Database::rawFail(int code, const QString& what) {
+  const QString message = what + " in " + path_ + ": " + QString::fromUtf8(sqlite3_errmsg(handle_));
+  switch (code & 0xff) {  // the primary result code, as store::sqlError reads it
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+      return Status::corruption(message.toStdString() + ": the database is damaged. " +
+                                store::damagedAdvice(path_).toStdString());
+    case SQLITE_NOMEM:
+    case SQLITE_IOERR:
+    case SQLITE_FULL:
+    case SQLITE_CANTOPEN:
+      return Status::ioError(message.toStdString());
+    default:
+      return Status::internal(message.toStdString());
+  }
 }
 
 Status MetricsStore::Database::rowsDone(const QSqlQuery& query, const QString& what) {
@@ -442,55 +479,46 @@ Result<int64_t> MetricsStore::Database::keyId(const std::string& name) {
 Status MetricsStore::Database::insertSamples(int64_t runKey,
                                              const std::vector<v1::MetricSample>& samples,
                                              Summary& summary, int64_t& inserted) {
-  const auto bindRow = [runKey](QSqlQuery& query, int row, int64_t key,
-                                const v1::MetricSample& sample) {
-    query.bindValue(placeholder(row, 0), qlonglong(runKey));
-    query.bindValue(placeholder(row, 1), qlonglong(key));
-    query.bindValue(placeholder(row, 2), sample.rank());
-    query.bindValue(placeholder(row, 3), qlonglong(sample.step()));
-    query.bindValue(placeholder(row, 4), qlonglong(sample.seq()));
-    query.bindValue(placeholder(row, 5), qlonglong(sample.epoch()));
-    query.bindValue(placeholder(row, 6), sample.wall_time());
-    query.bindValue(placeholder(row, 7), sample.value());  // NaN is stored as NULL by SQLite
+  // Runs `statement` (bound), counting the rows it stored; a failure resets it and says why.
+  const auto run = [this, &inserted](sqlite3_stmt* statement) -> Status {
+    const int code = sqlite3_step(statement);
+    sqlite3_reset(statement);
+    if (code != SQLITE_DONE) return rawFail(code, "storing metric samples");
+    inserted += sqlite3_changes(handle_);
+    return Status::ok();
   };
-  if (!singleInsert_) {
-    singleInsert_ = std::make_unique<QSqlQuery>(db_);
-    if (!singleInsert_->prepare(sampleInsertSql(1))) {
-      return fail(*singleInsert_, "preparing the metrics insert");
-    }
-  }
-  QSqlQuery& single = *singleInsert_;
-
-  // Global summary metrics go one by one so that only newly stored rows count; everything else
-  // goes in chunks of kChunkRows.
-  int pending = 0;
+  struct Row {
+    int64_t key;
+    const v1::MetricSample* sample;
+  };
+  std::vector<Row> rows;
+  rows.reserve(samples.size());
   int64_t maxStep = 0;
   int64_t maxEpoch = 0;
+  const std::string* lastName = nullptr;  // samples come in runs of a few names: skip the lookup
+  int64_t lastKey = 0;
   for (const auto& sample : samples) {
     maxStep = std::max<int64_t>(maxStep, sample.step());
     maxEpoch = std::max<int64_t>(maxEpoch, sample.epoch());
-    auto key = keyId(sample.name());
-    if (!key.isOk()) return key.status();
     const std::string& name = sample.name();
+    if (lastName == nullptr || *lastName != name) {
+      auto key = keyId(name);
+      if (!key.isOk()) return key.status();
+      lastName = &name;
+      lastKey = *key;
+    }
     const bool summaryRow =
         sample.rank() == -1 && (name == metric::kTrainLoss || name == metric::kTestAccuracy ||
                                 name == metric::kTrainSamplesPerS);
     if (!summaryRow) {
-      bindRow(*chunkInsert_, pending, *key, sample);
-      if (++pending == kChunkRows) {
-        if (!chunkInsert_->exec()) return fail(*chunkInsert_, "storing metric samples");
-        inserted += chunkInsert_->numRowsAffected();
-        pending = 0;
-      }
+      rows.push_back(Row{lastKey, &sample});
       continue;
     }
-    bindRow(single, 0, *key, sample);
-    if (!single.exec()) return fail(single, "storing metric samples");
-    if (single.numRowsAffected() != 1 || std::isnan(sample.value())) {
-      inserted += std::max(0, single.numRowsAffected());
-      continue;
-    }
-    ++inserted;
+    // Global summary metrics go one by one so that only newly stored rows count.
+    bindSample(singleInsert_.get(), 1, runKey, lastKey, sample);
+    const int64_t before = inserted;
+    RINGSIDE_RETURN_IF_ERROR(run(singleInsert_.get()));
+    if (inserted == before || std::isnan(sample.value())) continue;
     summary.any = true;
     const double value = sample.value();
     if (name == metric::kTrainLoss) {
@@ -511,16 +539,26 @@ Status MetricsStore::Database::insertSamples(int64_t runKey,
     cached->second.first = std::max(cached->second.first, maxStep);
     cached->second.second = std::max(cached->second.second, maxEpoch);
   }
-  if (pending > 0) {
-    // The tail of the batch: the chunk statement holds `pending` bound rows; run them singly.
-    for (int row = 0; row < pending; ++row) {
-      for (int column = 0; column < kSampleColumns; ++column) {
-        single.bindValue(placeholder(0, column),
-                         chunkInsert_->boundValue(placeholder(row, column)));
-      }
-      if (!single.exec()) return fail(single, "storing metric samples");
-      inserted += single.numRowsAffected();
+  // In primary-key order: one series' rows after each other, so that consecutive inserts land
+  // on the same B-tree leaf instead of hopping between the series of the batch. Stable: of two
+  // rows with the same key the first one sent is stored, as without the sort.
+  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+    const v1::MetricSample& x = *a.sample;
+    const v1::MetricSample& y = *b.sample;
+    return std::tuple(a.key, x.rank(), x.step(), x.seq()) <
+           std::tuple(b.key, y.rank(), y.step(), y.seq());
+  });
+  size_t next = 0;
+  for (; next + kChunkRows <= rows.size(); next += kChunkRows) {
+    for (int row = 0; row < kChunkRows; ++row) {
+      bindSample(chunkInsert_.get(), 1 + row * kSampleColumns, runKey, rows[next + row].key,
+                 *rows[next + row].sample);
     }
+    RINGSIDE_RETURN_IF_ERROR(run(chunkInsert_.get()));
+  }
+  for (; next < rows.size(); ++next) {
+    bindSample(singleInsert_.get(), 1, runKey, rows[next].key, *rows[next].sample);
+    RINGSIDE_RETURN_IF_ERROR(run(singleInsert_.get()));
   }
   return Status::ok();
 }

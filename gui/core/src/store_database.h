@@ -16,6 +16,9 @@
 
 #include "ringside/gui/metrics_store.h"
 
+struct sqlite3;
+struct sqlite3_stmt;
+
 namespace ringside::gui {
 
 class MetricsStore::Database {
@@ -84,6 +87,8 @@ class MetricsStore::Database {
   // The query's error as a Status naming `what` and the file; kCorruption (a damaged file) says
   // what to do.
   Status fail(const QSqlQuery& query, const QString& what);
+  // The same for a failed call of the SQLite C API on handle_ that returned `code`.
+  Status rawFail(int code, const QString& what);
   // After a loop of query.next(): OK at the end of the rows, fail(query, what) when next()
   // stopped on an error (QSqlQuery::next() returns false for both).
   Status rowsDone(const QSqlQuery& query, const QString& what);
@@ -107,8 +112,15 @@ class MetricsStore::Database {
   QString path_;
   QString connectionName_;
   QSqlDatabase db_;
-  std::unique_ptr<QSqlQuery> chunkInsert_;   // kChunkRows samples per execution
-  std::unique_ptr<QSqlQuery> singleInsert_;  // one sample
+  // The sample inserts go through the SQLite C API on db_'s own connection (QSqlDriver::handle,
+  // inside db_'s transactions): binding a QVariant per value through QtSql cost more than
+  // SQLite's own work per row (bench/README.md, "chart").
+  struct StatementFinalizer {
+    void operator()(sqlite3_stmt* statement) const;
+  };
+  sqlite3* handle_ = nullptr;
+  std::unique_ptr<sqlite3_stmt, StatementFinalizer> chunkInsert_;   // kChunkRows samples
+  std::unique_ptr<sqlite3_stmt, StatementFinalizer> singleInsert_;  // one sample
   bool open_ = false;
   QHash<QString, int64_t> runKeys_;                  // run_id -> run_key
   std::unordered_map<std::string, int64_t> keyIds_;  // metric name -> key_id
