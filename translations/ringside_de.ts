@@ -2813,6 +2813,34 @@
         <source>(%1 of the median compute time)</source>
         <translation>(%1 der mittleren Rechenzeit)</translation>
     </message>
+    <message>
+        <source>All-reduce wait: N/A</source>
+        <translation>All-Reduce-Wartezeit: k. A.</translation>
+    </message>
+    <message>
+        <source>All-reduce wait: rank %1 furthest from the median (%2 of the median compute time)</source>
+        <translation>All-Reduce-Wartezeit: Rang %1 am weitesten vom Median entfernt (%2 der medianen Rechenzeit)</translation>
+    </message>
+    <message>
+        <source>Compute: N/A</source>
+        <translation>Rechenzeit: k. A.</translation>
+    </message>
+    <message>
+        <source>Compute: rank %1 furthest from the median (%2)</source>
+        <translation>Rechenzeit: Rang %1 am weitesten vom Median entfernt (%2)</translation>
+    </message>
+    <message>
+        <source>Node %1: %2 ranks (click to collapse)</source>
+        <translation>Knoten %1: %2 Ränge (Klick zum Zuklappen)</translation>
+    </message>
+    <message>
+        <source>Node %1: %2 ranks (click to show them)</source>
+        <translation>Knoten %1: %2 Ränge (Klick zum Anzeigen)</translation>
+    </message>
+    <message>
+        <source>One row per node, coloured by its rank furthest from the median; click a node's row to show its ranks.</source>
+        <translation>Eine Zeile je Knoten, gefärbt nach seinem Rang mit der größten Abweichung vom Median; ein Klick auf die Zeile eines Knotens zeigt seine Ränge.</translation>
+    </message>
 </context>
 <context>
     <name>ringside::gui::RankView</name>

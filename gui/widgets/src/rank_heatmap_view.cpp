@@ -1,5 +1,6 @@
 #include "ringside/gui/widgets/rank_heatmap_view.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QEvent>
 #include <QHBoxLayout>
@@ -7,7 +8,9 @@
 #include <QLabel>
 #include <QLinearGradient>
 #include <QLocale>
+#include <QMouseEvent>
 #include <QPainter>
+#include <QSignalBlocker>
 #include <QToolTip>
 #include <QVBoxLayout>
 
@@ -49,6 +52,15 @@ int64_t roundSteps(double steps) {
   return std::numeric_limits<int64_t>::max() / 10;
 }
 
+// "▾ gpu-node-03" / "▸ gpu-node-03": a node row's label, with whether it is expanded.
+QString nodeRowLabel(const QString& node, bool expanded) {
+  return QString(expanded ? QChar(0x25BE) : QChar(0x25B8)) + QLatin1Char(' ') + nodeName(node);
+}
+
+QString rankCountLabel(size_t ranks) {
+  return RankHeatmapView::tr("%1 ranks").arg(static_cast<qulonglong>(ranks));
+}
+
 // Where the parts of the canvas lie for a heatmap at a widget size: labels on the left, the
 // step axis below, the cells in between.
 struct Geometry {
@@ -58,14 +70,22 @@ struct Geometry {
   double rowHeight = 0;
   double windowWidth = 0;
 
-  Geometry(const RankHeatmap& heatmap, QSize size, const QFontMetrics& metrics) {
-    if (heatmap.empty()) return;
+  Geometry(const RankHeatmapView& view, QSize size, const QFontMetrics& metrics) {
+    const RankHeatmap& heatmap = view.heatmap();
+    if (heatmap.empty() || view.displayRows().empty()) return;
     int nodeWidth = 0;
-    for (const HeatmapNodeGroup& group : heatmap.nodeGroups()) {
-      nodeWidth = std::max(nodeWidth, metrics.horizontalAdvance(nodeName(group.node)));
+    int rankWidth = metrics.horizontalAdvance(RankHeatmapView::tr("rank %1").arg(0));
+    for (const HeatmapNodeRow& node : view.nodeRows()) {
+      const QString name =
+          view.groupedByNode() ? nodeRowLabel(node.group.node, false) : nodeName(node.group.node);
+      nodeWidth = std::max(nodeWidth, metrics.horizontalAdvance(name));
+      if (view.groupedByNode()) {
+        rankWidth = std::max(
+            rankWidth,
+            metrics.horizontalAdvance(rankCountLabel(node.group.endRow - node.group.firstRow)));
+      }
     }
     nodeWidth = std::min(nodeWidth, kMaxNodeLabelWidth);
-    int rankWidth = metrics.horizontalAdvance(RankHeatmapView::tr("rank %1").arg(0));
     for (const HeatmapRow& row : heatmap.rows) {
       rankWidth = std::max(rankWidth,
                            metrics.horizontalAdvance(RankHeatmapView::tr("rank %1").arg(row.rank)));
@@ -76,7 +96,7 @@ struct Geometry {
     const double top = 4;
     const double bottom = 2 * metrics.height() + 8;
     const double width = std::max(1.0, size.width() - left - 10);
-    const auto rows = static_cast<double>(heatmap.rows.size());
+    const auto rows = static_cast<double>(view.displayRows().size());
     rowHeight = std::min(kMaxRowHeight, std::max(1.0, size.height() - top - bottom) / rows);
     windowWidth = width / static_cast<double>(heatmap.windows.size());
     cells = QRectF(left, top, width, rowHeight * rows);
@@ -94,9 +114,21 @@ class RankHeatmapView::Canvas : public QWidget {
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
   }
 
-  Geometry geometryNow() const { return Geometry(view_->heatmap_, size(), fontMetrics()); }
+  Geometry geometryNow() const { return Geometry(*view_, size(), fontMetrics()); }
 
  protected:
+  // A click on a node's row (its cells or its labels) expands or collapses it.
+  void mousePressEvent(QMouseEvent* event) override {
+    const auto row = view_->displayRowAt(event->position().toPoint());
+    if (event->button() != Qt::LeftButton || !row || !view_->groupedByNode() ||
+        view_->displayRows()[*row].row) {
+      QWidget::mousePressEvent(event);
+      return;
+    }
+    const QString& node = view_->nodeRows()[view_->displayRows()[*row].node].group.node;
+    view_->setNodeExpanded(node, !view_->nodeExpanded(node));
+  }
+
   bool event(QEvent* event) override {
     if (event->type() == QEvent::ToolTip) {
       auto* help = static_cast<QHelpEvent*>(event);
@@ -125,53 +157,85 @@ class RankHeatmapView::Canvas : public QWidget {
     const Geometry geometry = geometryNow();
     const HeatmapLayer layer = view_->layer();
     const QRectF& cells = geometry.cells;
+    const std::vector<DisplayRow>& rows = view_->displayRows();
     // Cells: each window's rectangle widened by half a pixel so that no seam shows between them.
     painter.setPen(Qt::NoPen);
-    for (size_t row = 0; row < heatmap.rows.size(); ++row) {
+    for (size_t row = 0; row < rows.size(); ++row) {
       const double y = cells.top() + static_cast<double>(row) * geometry.rowHeight;
       for (size_t window = 0; window < heatmap.windows.size(); ++window) {
         const double x = cells.left() + static_cast<double>(window) * geometry.windowWidth;
         painter.fillRect(QRectF(x, y, geometry.windowWidth + 0.5, geometry.rowHeight + 0.5),
-                         heatmapColor(heatmap.excess(row, window, layer)));
+                         heatmapColor(view_->displayExcess(row, window, layer)));
       }
     }
     // A hairline between rows tall enough to spare it, so that neighbouring ranks stay apart.
     if (geometry.rowHeight >= 8) {
       painter.setPen(QPen(palette().color(QPalette::Window), 1));
-      for (size_t row = 1; row < heatmap.rows.size(); ++row) {
+      for (size_t row = 1; row < rows.size(); ++row) {
         const double y = cells.top() + static_cast<double>(row) * geometry.rowHeight;
         painter.drawLine(QPointF(cells.left(), y), QPointF(cells.right(), y));
       }
     }
     const QColor text = palette().color(QPalette::WindowText);
     const QFontMetrics metrics = fontMetrics();
-    // Rank labels, thinned out when rows are shorter than the text.
+    // Row labels, thinned out when rows are shorter than the text.
     const int every = std::max(
         1, static_cast<int>(std::ceil(metrics.height() / std::max(1.0, geometry.rowHeight))));
     painter.setPen(text);
-    for (size_t row = 0; row < heatmap.rows.size(); row += static_cast<size_t>(every)) {
-      const QRectF label(geometry.rankColumn,
-                         cells.top() + static_cast<double>(row) * geometry.rowHeight,
-                         cells.left() - geometry.rankColumn - 6,
-                         std::max<double>(geometry.rowHeight, metrics.height()));
+    const auto rowLabel = [&](size_t row) {
+      return QRectF(geometry.rankColumn,
+                    cells.top() + static_cast<double>(row) * geometry.rowHeight,
+                    cells.left() - geometry.rankColumn - 6,
+                    std::max<double>(geometry.rowHeight, metrics.height()));
+    };
+    for (size_t row = 0; row < rows.size(); row += static_cast<size_t>(every)) {
+      if (rows[row].row) {
+        painter.drawText(rowLabel(row), Qt::AlignRight | Qt::AlignVCenter,
+                         RankHeatmapView::tr("rank %1").arg(heatmap.rows[*rows[row].row].rank));
+        continue;
+      }
+      // A node's row: its name (with the expand marker) and how many ranks it holds.
+      const HeatmapNodeGroup& group = view_->nodeRows()[rows[row].node].group;
+      QFont bold = painter.font();
+      bold.setBold(true);
+      painter.save();
+      painter.setFont(bold);
+      const QRectF label = rowLabel(row);
+      painter.drawText(
+          QRectF(geometry.nodeColumn, label.top(), geometry.rankColumn - geometry.nodeColumn,
+                 label.height()),
+          Qt::AlignLeft | Qt::AlignVCenter,
+          metrics.elidedText(nodeRowLabel(group.node, view_->nodeExpanded(group.node)),
+                             Qt::ElideMiddle, geometry.rankColumn - geometry.nodeColumn - 6));
+      painter.restore();
       painter.drawText(label, Qt::AlignRight | Qt::AlignVCenter,
-                       RankHeatmapView::tr("rank %1").arg(heatmap.rows[row].rank));
+                       rankCountLabel(group.endRow - group.firstRow));
     }
-    // Node names beside their rows, and a line between nodes.
-    const std::vector<HeatmapNodeGroup> groups = heatmap.nodeGroups();
-    for (size_t index = 0; index < groups.size(); ++index) {
-      const HeatmapNodeGroup& group = groups[index];
-      const double top = cells.top() + static_cast<double>(group.firstRow) * geometry.rowHeight;
-      const double bottom = cells.top() + static_cast<double>(group.endRow) * geometry.rowHeight;
-      painter.setPen(text);
-      const QString name = metrics.elidedText(nodeName(group.node), Qt::ElideMiddle,
-                                              geometry.rankColumn - geometry.nodeColumn - 6);
-      painter.drawText(QRectF(geometry.nodeColumn, top, geometry.rankColumn - geometry.nodeColumn,
-                              std::max<double>(bottom - top, metrics.height())),
-                       Qt::AlignLeft | Qt::AlignVCenter, name);
-      if (index > 0) {
-        painter.setPen(QPen(text, 1.5));
-        painter.drawLine(QPointF(geometry.nodeColumn, top), QPointF(cells.right(), top));
+    if (view_->groupedByNode()) {
+      // A line above each node's row.
+      painter.setPen(QPen(text, 1.5));
+      for (size_t row = 1; row < rows.size(); ++row) {
+        if (rows[row].row) continue;
+        const double y = cells.top() + static_cast<double>(row) * geometry.rowHeight;
+        painter.drawLine(QPointF(geometry.nodeColumn, y), QPointF(cells.right(), y));
+      }
+    } else {
+      // Node names beside their rows, and a line between nodes.
+      const std::vector<HeatmapNodeGroup> groups = heatmap.nodeGroups();
+      for (size_t index = 0; index < groups.size(); ++index) {
+        const HeatmapNodeGroup& group = groups[index];
+        const double top = cells.top() + static_cast<double>(group.firstRow) * geometry.rowHeight;
+        const double bottom = cells.top() + static_cast<double>(group.endRow) * geometry.rowHeight;
+        painter.setPen(text);
+        const QString name = metrics.elidedText(nodeName(group.node), Qt::ElideMiddle,
+                                                geometry.rankColumn - geometry.nodeColumn - 6);
+        painter.drawText(QRectF(geometry.nodeColumn, top, geometry.rankColumn - geometry.nodeColumn,
+                                std::max<double>(bottom - top, metrics.height())),
+                         Qt::AlignLeft | Qt::AlignVCenter, name);
+        if (index > 0) {
+          painter.setPen(QPen(text, 1.5));
+          painter.drawLine(QPointF(geometry.nodeColumn, top), QPointF(cells.right(), top));
+        }
       }
     }
     painter.setPen(palette().color(QPalette::Mid));
@@ -271,6 +335,7 @@ class RankHeatmapView::Legend : public QWidget {
 RankHeatmapView::RankHeatmapView(QWidget* parent)
     : QWidget(parent),
       layerBox_(new QComboBox(this)),
+      groupByNode_(new QCheckBox(tr("Group by node"), this)),
       scaleNote_(new QLabel(this)),
       canvas_(new Canvas(this)),
       legend_(new Legend(this)) {
@@ -280,6 +345,14 @@ RankHeatmapView::RankHeatmapView(QWidget* parent)
       tr("Compute time: forward and backward of each rank; a slow rank (a straggler) is red. "
          "All-reduce wait: time blocked on communication after backward; a straggler waits "
          "least (blue), the ranks that wait for it most."));
+  groupByNode_->setToolTip(
+      tr("One row per node, coloured by its rank furthest from the median; "
+         "click a node's row to show its ranks."));
+  connect(groupByNode_, &QCheckBox::clicked, this, [this] { userChoseGrouping_ = true; });
+  connect(groupByNode_, &QCheckBox::toggled, this, [this] {
+    layOutRows();
+    canvas_->update();
+  });
   scaleNote_->setWordWrap(true);
   auto* controls = new QHBoxLayout;
   controls->setContentsMargins(0, 0, 0, 0);
@@ -288,6 +361,7 @@ RankHeatmapView::RankHeatmapView(QWidget* parent)
   controls->addSpacing(8);
   controls->addWidget(legend_);
   controls->addStretch(1);
+  controls->addWidget(groupByNode_);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addLayout(controls);
@@ -307,7 +381,52 @@ RankHeatmapView::RankHeatmapView(QWidget* parent)
 
 void RankHeatmapView::setHeatmap(RankHeatmap heatmap) {
   heatmap_ = std::move(heatmap);
+  nodeRows_ = heatmapNodeRows(heatmap_);
+  if (!userChoseGrouping_) {
+    const QSignalBlocker quiet(groupByNode_);  // one layout below, not two
+    groupByNode_->setChecked(heatmap_.rows.size() > kGroupAboveRows && nodeRows_.size() > 1);
+  }
+  layOutRows();
   canvas_->update();
+}
+
+bool RankHeatmapView::groupedByNode() const { return groupByNode_->isChecked(); }
+
+void RankHeatmapView::setGroupedByNode(bool grouped) {
+  userChoseGrouping_ = true;
+  groupByNode_->setChecked(grouped);
+}
+
+void RankHeatmapView::setNodeExpanded(const QString& node, bool expanded) {
+  if (expanded == expanded_.contains(node)) return;
+  if (expanded) {
+    expanded_.insert(node);
+  } else {
+    expanded_.remove(node);
+  }
+  layOutRows();
+  canvas_->update();
+}
+
+void RankHeatmapView::layOutRows() {
+  displayRows_.clear();
+  for (size_t node = 0; node < nodeRows_.size(); ++node) {
+    const HeatmapNodeGroup& group = nodeRows_[node].group;
+    const bool grouped = groupedByNode();
+    if (grouped) displayRows_.push_back({.node = node, .row = std::nullopt});
+    if (!grouped || expanded_.contains(group.node)) {
+      for (size_t row = group.firstRow; row < group.endRow; ++row) {
+        displayRows_.push_back({.node = node, .row = row});
+      }
+    }
+  }
+}
+
+std::optional<double> RankHeatmapView::displayExcess(size_t displayRow, size_t window,
+                                                     HeatmapLayer layer) const {
+  const DisplayRow& row = displayRows_[displayRow];
+  if (row.row) return heatmap_.excess(*row.row, window, layer);
+  return nodeRows_[row.node].cells(layer)[window].excess;
 }
 
 QWidget* RankHeatmapView::canvas() const { return canvas_; }
@@ -326,28 +445,65 @@ std::optional<RankHeatmapView::CellIndex> RankHeatmapView::cellAt(QPoint positio
   const auto row = static_cast<size_t>((position.y() - geometry.cells.top()) / geometry.rowHeight);
   const auto window =
       static_cast<size_t>((position.x() - geometry.cells.left()) / geometry.windowWidth);
-  if (row >= heatmap_.rows.size() || window >= heatmap_.windows.size()) return std::nullopt;
+  if (row >= displayRows_.size() || window >= heatmap_.windows.size()) return std::nullopt;
   return CellIndex{.row = row, .window = window};
+}
+
+std::optional<size_t> RankHeatmapView::displayRowAt(QPoint position) const {
+  const Geometry geometry = canvas_->geometryNow();
+  if (heatmap_.empty() || position.x() < 0 || position.x() > geometry.cells.right() ||
+      position.y() < geometry.cells.top() || position.y() >= geometry.cells.bottom()) {
+    return std::nullopt;
+  }
+  const auto row = static_cast<size_t>((position.y() - geometry.cells.top()) / geometry.rowHeight);
+  if (row >= displayRows_.size()) return std::nullopt;
+  return row;
 }
 
 QString RankHeatmapView::toolTipAt(QPoint position) const {
   const auto index = cellAt(position);
   if (!index) return {};
-  const HeatmapRow& row = heatmap_.rows[index->row];
   const HeatmapWindow& window = heatmap_.windows[index->window];
-  const HeatmapCell& cell = heatmap_.cell(index->row, index->window);
+  const DisplayRow& shown = displayRows_[index->row];
+  if (!shown.row) {
+    // A node's row: which of its ranks lies furthest from the median, in each layer.
+    const HeatmapNodeRow& node = nodeRows_[shown.node];
+    const size_t ranks = node.group.endRow - node.group.firstRow;
+    QString text =
+        (expanded_.contains(node.group.node) ? tr("Node %1: %2 ranks (click to collapse)")
+                                             : tr("Node %1: %2 ranks (click to show them)"))
+            .arg(nodeName(node.group.node), QString::number(ranks));
+    text += QLatin1Char('\n') + tr("Steps %L1 to %L2")
+                                    .arg(static_cast<qlonglong>(window.firstStep))
+                                    .arg(static_cast<qlonglong>(window.lastStep));
+    const HeatmapNodeCell& compute = node.compute[index->window];
+    const HeatmapNodeCell& wait = node.wait[index->window];
+    text +=
+        QLatin1Char('\n') +
+        (compute.excess ? tr("Compute: rank %1 furthest from the median (%2)")
+                              .arg(QString::number(compute.rank), signedPercent(*compute.excess))
+                        : tr("Compute: N/A"));
+    text += QLatin1Char('\n') +
+            (wait.excess ? tr("All-reduce wait: rank %1 furthest from the median (%2 of the median "
+                              "compute time)")
+                               .arg(QString::number(wait.rank), signedPercent(*wait.excess))
+                         : tr("All-reduce wait: N/A"));
+    return text;
+  }
+  const HeatmapRow& row = heatmap_.rows[*shown.row];
+  const HeatmapCell& cell = heatmap_.cell(*shown.row, index->window);
   QString text = tr("Rank %1 on %2").arg(QString::number(row.rank), nodeName(row.node));
   text += QLatin1Char('\n') + tr("Steps %L1 to %L2")
                                   .arg(static_cast<qlonglong>(window.firstStep))
                                   .arg(static_cast<qlonglong>(window.lastStep));
   text += QLatin1Char('\n') + tr("Compute: %1 ms, median %2 ms")
                                   .arg(formatMs(cell.computeMs), formatMs(window.medianComputeMs));
-  if (const auto excess = heatmap_.excess(index->row, index->window, HeatmapLayer::kCompute)) {
+  if (const auto excess = heatmap_.excess(*shown.row, index->window, HeatmapLayer::kCompute)) {
     text += QStringLiteral(" (%1)").arg(signedPercent(*excess));
   }
   text += QLatin1Char('\n') + tr("All-reduce wait: %1 ms, median %2 ms")
                                   .arg(formatMs(cell.waitMs), formatMs(window.medianWaitMs));
-  if (const auto excess = heatmap_.excess(index->row, index->window, HeatmapLayer::kWait)) {
+  if (const auto excess = heatmap_.excess(*shown.row, index->window, HeatmapLayer::kWait)) {
     text += QLatin1Char(' ') + tr("(%1 of the median compute time)").arg(signedPercent(*excess));
   }
   return text;
