@@ -8,6 +8,8 @@
 #include <QLocale>
 #include <QScopeGuard>
 #include <QSignalSpy>
+#include <QSqlDatabase>
+#include <QSqlQuery>
 #include <QTemporaryDir>
 
 #include "ringside/common/metric_names.h"
@@ -284,6 +286,83 @@ class RunTableModelTest : public QObject {
     QCOMPARE(removed.count(), 1);
     QCOMPARE(inserted.count(), 1);
     QVERIFY(aBefore >= 0 && model.rowOfRun("r-a") >= 0);
+  }
+
+  // Issue 28 item 5, the bug this pins: every change of one run (a live run's samples, a tag)
+  // made the table read every run of the store again, 40 queries of 250 runs at 10,000 runs,
+  // four times a second while a run was live. Only the changed run is read now: a row changed
+  // behind the store's back (no signal) stays as it was while another run's change shows.
+  void aChangeOfOneRunReReadEveryRun() {
+    RunTableModel model(*store_);
+    model.refresh();
+    QTRY_VERIFY(model.loaded());
+    {
+      QSqlDatabase side = QSqlDatabase::addDatabase("QSQLITE", "behind-the-store");
+      side.setDatabaseName(dir_->filePath("ringside.sqlite"));
+      QVERIFY(side.open());
+      QSqlQuery rename(side);
+      QVERIFY(rename.exec("UPDATE runs SET name = 'renamed' WHERE run_id = 'r-b'"));
+      side.close();
+    }
+    QSqlDatabase::removeDatabase("behind-the-store");
+    QSignalSpy refreshed(&model, &RunTableModel::refreshed);
+    QVERIFY(await(store_->setTags("r-a", "changed")).isOk());
+    QTRY_COMPARE(model.record(model.rowOfRun("r-a"))->tags, QStringLiteral("changed"));
+    QTRY_VERIFY(refreshed.count() >= 1);
+    QCOMPARE(model.record(model.rowOfRun("r-b"))->name, QStringLiteral("beta"));
+    // A deleted run's row goes without a read; the others' rows stay found.
+    QVERIFY(await(store_->deleteRun("r-c")).isOk());
+    QTRY_COMPARE(model.rowOfRun("r-c"), -1);
+    QCOMPARE(model.rowCount(), 3);
+    for (const char* runId : {"r-a", "r-b", "r-d"}) {
+      const RunRecord* run = model.record(model.rowOfRun(runId));
+      QVERIFY(run != nullptr);
+      QCOMPARE(run->runId, QString::fromLatin1(runId));
+    }
+    // More changes at once than a page holds (a node's run list): the whole table is read,
+    // and with it the row changed behind the store's back.
+    std::vector<v1::RunInfo> many;
+    for (int i = 0; i < 1100; ++i) {
+      many.push_back(runInfo(QString("m-%1").arg(i), "many", v1::COMPLETED, 10000 + i, 10001 + i));
+    }
+    QVERIFY(await(store_->upsertRuns("n1", many)).isOk());
+    QTRY_COMPARE(model.rowCount(), 1103);
+    QTRY_COMPARE(model.record(model.rowOfRun("r-b"))->name, QStringLiteral("renamed"));
+  }
+
+  // Issue 28 item 5: a history longer than several refresh pages is listed each run once, and
+  // the text and state filters count right over it.
+  void manyRunsAreListedOnceAndFilteredRight() {
+    std::vector<v1::RunInfo> many;
+    for (int i = 0; i < 2500; ++i) {
+      many.push_back(runInfo(QString("m-%1").arg(i), i % 10 == 0 ? "tenth" : "other",
+                             i % 4 == 0 ? v1::FAILED : v1::COMPLETED, 10000 + i, 10001 + i));
+    }
+    QVERIFY(await(store_->upsertRuns("n1", many)).isOk());
+    RunTableModel model(*store_);
+    RunFilterProxy proxy;
+    proxy.setSourceModel(&model);
+    proxy.sort(RunTableModel::kStart, Qt::DescendingOrder);
+    model.refresh();
+    QTRY_VERIFY(model.loaded());
+    QCOMPARE(model.rowCount(), 2504);
+    QSet<QString> ids;
+    for (int row = 0; row < model.rowCount(); ++row) {
+      ids.insert(model.record(row)->runId);
+      QCOMPARE(model.rowOfRun(model.record(row)->runId), row);
+    }
+    QCOMPARE(ids.size(), 2504);
+    proxy.setTextFilter("TENTH");
+    QCOMPARE(proxy.rowCount(), 250);
+    proxy.setStateFilter(RunFilterProxy::StateFilter::kFailed);
+    QCOMPARE(proxy.rowCount(), 125);  // i % 10 == 0 and i % 4 == 0: i % 20 == 0
+    proxy.setTextFilter({});
+    QCOMPARE(proxy.rowCount(), 625 + 1);  // and beta
+    proxy.setStateFilter(RunFilterProxy::StateFilter::kAll);
+    QCOMPARE(proxy.rowCount(), 2504);
+    // Newest start first.
+    QCOMPARE(proxy.index(0, 0).data(RunTableModel::kRunIdRole).toString(),
+             QStringLiteral("m-2499"));
   }
 
   // Issue 24: a script's hyperparameters (ringside.config -> RunInfo.params) are History columns,

@@ -16,6 +16,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
+#include <utility>
 
 namespace ringside::gui {
 
@@ -72,8 +74,8 @@ RunTableModel::RunTableModel(MetricsStore& store, QObject* parent)
   refreshTimer_.setSingleShot(true);
   refreshTimer_.setInterval(kRefreshCoalesceMs);
   connect(&refreshTimer_, &QTimer::timeout, this, &RunTableModel::refresh);
-  connect(&store_, &MetricsStore::runChanged, this, &RunTableModel::scheduleRefresh);
-  connect(&store_, &MetricsStore::runDeleted, this, &RunTableModel::scheduleRefresh);
+  connect(&store_, &MetricsStore::runChanged, this, &RunTableModel::noteChangedRun);
+  connect(&store_, &MetricsStore::runDeleted, this, &RunTableModel::removeRun);
 }
 
 int RunTableModel::rowCount(const QModelIndex& parent) const {
@@ -89,10 +91,11 @@ const RunRecord* RunTableModel::record(int row) const {
 }
 
 int RunTableModel::rowOfRun(const QString& runId) const {
-  for (int row = 0; row < runs_.size(); ++row) {
-    if (runs_[row].runId == runId) return row;
+  if (rowOf_.size() != runs_.size()) {  // rows were removed since the index was built
+    rowOf_.clear();
+    for (int row = 0; row < runs_.size(); ++row) rowOf_.insert(runs_[row].runId, row);
   }
-  return -1;
+  return rowOf_.value(runId, -1);
 }
 
 QString RunTableModel::stateText(v1::RunState state) {
@@ -351,7 +354,7 @@ bool RunTableModel::setData(const QModelIndex& index, const QVariant& value, int
     emit errorOccurred(tr("Could not save the %1 of run %2: %3")
                            .arg(column == kTags ? tr("tags") : tr("notes"), runId,
                                 QString::fromStdString(status.message())));
-    scheduleRefresh();
+    noteChangedRun(runId);  // shows what the store holds again
   });
   return true;
 }
@@ -360,14 +363,64 @@ void RunTableModel::scheduleRefresh() {
   if (!refreshTimer_.isActive()) refreshTimer_.start();
 }
 
+void RunTableModel::noteChangedRun(const QString& runId) {
+  if (changed_.size() <= kRefreshPageRuns) changed_.insert(runId);
+  scheduleRefresh();
+}
+
+void RunTableModel::removeRun(const QString& runId) {
+  changed_.remove(runId);
+  const int row = rowOfRun(runId);
+  if (row < 0) return;
+  beginRemoveRows({}, row, row);
+  runs_.remove(row);
+  params_.remove(runId);
+  rowOf_.clear();  // rebuilt by the next look-up
+  endRemoveRows();
+}
+
 void RunTableModel::refresh() {
   if (inFlight_) {
     pending_ = true;
     return;
   }
   inFlight_ = true;
+  // Before the first load, and after more runs changed than a page holds (a node's run list),
+  // the whole table is read again; otherwise only the runs that changed, one look-up each, so a
+  // live run costs its own row, not the history's.
+  if (loaded_ && !changed_.isEmpty() && changed_.size() <= kRefreshPageRuns) {
+    readChanged();
+    return;
+  }
+  changed_.clear();
   seen_.clear();
   readPage(0);
+}
+
+void RunTableModel::readChanged() {
+  const QSet<QString> changed = std::exchange(changed_, {});
+  auto left = std::make_shared<int>(static_cast<int>(changed.size()));
+  auto read = std::make_shared<std::vector<RunRecord>>();
+  for (const QString& runId : changed) {
+    whenReady(this, store_.run(runId), [this, runId, left, read](Result<RunRecord> run) {
+      if (run.isOk()) {
+        read->push_back(std::move(run).value());
+      } else if (run.status().code() == Status::Code::kNotFound) {
+        removeRun(runId);  // deleted meanwhile
+      } else {
+        emit errorOccurred(tr("Could not read run %1: %2")
+                               .arg(runId, QString::fromStdString(run.status().message())));
+      }
+      if (--*left > 0) return;
+      // In store order, as a full refresh appends them.
+      std::sort(read->begin(), read->end(),
+                [](const RunRecord& a, const RunRecord& b) { return a.runKey < b.runKey; });
+      mergePage(std::move(*read));
+      updateParams();
+      emit refreshed();
+      finishRefresh();
+    });
+  }
 }
 
 void RunTableModel::readPage(int64_t afterRunKey) {
@@ -408,12 +461,9 @@ void RunTableModel::finishRefresh() {
 }
 
 void RunTableModel::mergePage(std::vector<RunRecord> runs) {
-  if (rowOf_.size() != runs_.size()) {
-    rowOf_.clear();
-    for (int row = 0; row < runs_.size(); ++row) rowOf_.insert(runs_[row].runId, row);
-  }
-  std::vector<int> changed;  // rows whose columns changed
-  std::vector<int> live;     // unchanged rows of active runs: their duration keeps counting
+  (void)rowOfRun(QString());  // brings rowOf_ up to date
+  std::vector<int> changed;   // rows whose columns changed
+  std::vector<int> live;      // unchanged rows of active runs: their duration keeps counting
   QVector<RunRecord> added;
   for (RunRecord& run : runs) {
     seen_.insert(run.runId);
@@ -466,7 +516,7 @@ void RunTableModel::removeUnseen() {
     removed = true;
     row = first;
   }
-  if (removed) rowOf_.clear();  // rebuilt by the next mergePage
+  if (removed) rowOf_.clear();  // rebuilt by the next look-up
 }
 
 void RunTableModel::updateParams() {
@@ -475,12 +525,18 @@ void RunTableModel::updateParams() {
   QHash<QString, ParsedParams> previous;
   previous.swap(params_);
   QHash<QString, int> runsWithKey;
-  for (const RunRecord& run : std::as_const(runs_)) {
-    if (!run.configJson.contains(QLatin1String("\"params."))) continue;
+  std::vector<int> changedRows;  // rows whose hyperparameters were parsed again or went
+  for (int row = 0; row < runs_.size(); ++row) {
+    const RunRecord& run = runs_[row];
     auto cached = previous.constFind(run.runId);
+    if (!run.configJson.contains(QLatin1String("\"params."))) {
+      if (cached != previous.constEnd()) changedRows.push_back(row);
+      continue;
+    }
     if (cached != previous.constEnd() && cached->configJson == run.configJson) {
       params_.insert(run.runId, *cached);
     } else {
+      changedRows.push_back(row);
       const QJsonObject config = QJsonDocument::fromJson(run.configJson.toUtf8()).object();
       ParsedParams parsed{run.configJson, {}};
       for (auto it = config.begin(); it != config.end(); ++it) {
@@ -501,8 +557,15 @@ void RunTableModel::updateParams() {
   if (keys.size() > kMaxParamColumns) keys = keys.mid(0, kMaxParamColumns);
   std::sort(keys.begin(), keys.end());
   if (keys == paramKeys_) {
-    if (!paramKeys_.isEmpty() && !runs_.isEmpty()) {
-      emit dataChanged(index(0, kColumnCount), index(rowCount() - 1, columnCount() - 1));
+    // Only the rows whose values may differ, in blocks of adjacent rows: a refresh of one live
+    // run among thousands must not make the proxy look at every row.
+    if (paramKeys_.isEmpty()) return;
+    for (size_t i = 0; i < changedRows.size();) {
+      size_t j = i;
+      while (j + 1 < changedRows.size() && changedRows[j + 1] == changedRows[j] + 1) ++j;
+      emit dataChanged(index(changedRows[i], kColumnCount),
+                       index(changedRows[j], columnCount() - 1));
+      i = j + 1;
     }
     return;
   }

@@ -1,9 +1,10 @@
 // RunTableModel: the run history table over MetricsStore::runs(), and RunFilterProxy, the sorting
-// and filtering in front of it. The model re-reads the store when the store reports a changed or
-// deleted run, coalesced by a timer, and merges the answer row by row so that the view keeps its
-// selection and scroll position while runs are live. Tags and notes are edited in place; the edit
-// shows at once and is written to the store asynchronously.
-// GUI thread only; the store's futures complete on its thread and are received here through
+// and filtering in front of it. The model reads every run once, a page at a time; afterwards it
+// re-reads only the runs the store reports changed (coalesced by a timer; the whole table again
+// when more than a page of runs changed at once) and drops a deleted run's row, merging row by
+// row so that the view keeps its selection and scroll position while runs are live. Tags and notes
+// are edited in place; the edit shows at once and is written to the store asynchronously. GUI
+// thread only; the store's futures complete on its thread and are received here through
 // QFutureWatcher, so the GUI thread never waits on SQLite.
 #pragma once
 
@@ -63,7 +64,7 @@ class RunTableModel : public QAbstractTableModel {
 
   // The record of a source row (nullptr when out of range).
   const RunRecord* record(int row) const;
-  // The source row of a run, -1 when the model does not hold it.
+  // The source row of a run, -1 when the model does not hold it. A hash look-up.
   int rowOfRun(const QString& runId) const;
   // The hyperparameter keys shown as columns after kColumnCount, in column order: the keys the
   // runs' scripts declared (ringside.config; RunInfo.params, the "params." keys of the stored
@@ -81,11 +82,16 @@ class RunTableModel : public QAbstractTableModel {
   static QString placementText(const RunRecord& run);
 
  public slots:
-  // Re-reads the runs now (one query in flight at a time; a request while one is in flight runs
-  // once it has answered).
+  // Re-reads now: every run before the first load (and after over a page of runs changed),
+  // otherwise the runs noted changed since the last read. One read in flight at a time; a
+  // request while one is in flight runs once it has answered.
   void refresh();
-  // Re-reads after the coalescing interval (the store's runChanged/runDeleted land here).
+  // refresh() after the coalescing interval.
   void scheduleRefresh();
+  // The store's runChanged: the run is re-read at the next refresh (scheduled).
+  void noteChangedRun(const QString& runId);
+  // The store's runDeleted: the run's row goes at once.
+  void removeRun(const QString& runId);
 
  signals:
   // A store query or edit failed; the message says what and why (for the status bar or a dialog).
@@ -99,6 +105,8 @@ class RunTableModel : public QAbstractTableModel {
   // (removeUnseen), refreshed() is emitted and finishRefresh() starts a refresh asked for
   // meanwhile.
   void readPage(int64_t afterRunKey);
+  // Reads the runs of changed_ (store().run each) and merges them when all have answered.
+  void readChanged();
   void mergePage(std::vector<RunRecord> runs);
   void removeUnseen();
   void finishRefresh();
@@ -118,10 +126,13 @@ class RunTableModel : public QAbstractTableModel {
   bool inFlight_ = false;  // a refresh is being read or merged
   bool pending_ = false;
   bool loaded_ = false;
-  // Runs per page of a refresh: each page costs the GUI thread a few ms to merge.
-  static constexpr int kRefreshPageRuns = 250;
-  QSet<QString> seen_;         // run ids of the refresh's pages so far
-  QHash<QString, int> rowOf_;  // run id -> row (rebuilt when rows were removed)
+  // Runs per page of a refresh: each page costs the GUI thread about 10 ms to merge (and the
+  // view a repaint), so 10,000 runs load in ten turns of the event loop.
+  static constexpr int kRefreshPageRuns = 1000;
+  QSet<QString> seen_;     // run ids of the refresh's pages so far
+  QSet<QString> changed_;  // runs the store reported changed since the last read
+  // run id -> row; cleared when rows are removed and rebuilt by the next rowOfRun.
+  mutable QHash<QString, int> rowOf_;
 };
 
 // Sorting and filtering of the history table. Numbers sort numerically with N/A below every
