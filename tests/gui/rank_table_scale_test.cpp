@@ -2,9 +2,13 @@
 // ranks it opens on the 16 slowest, slowest first; every column sorts (N/A last when descending);
 // the filter keeps a rank by number or the ranks of matching nodes; "Group by node" shows one
 // collapsed row per node with its slowest rank's step and its longest wait, which expands to its
-// ranks; an update with the same ranks changes values in place and keeps expanded nodes.
+// ranks; an update with the same ranks changes values in place and keeps expanded nodes. With
+// RINGSIDE_SCREENSHOT_DIR set it also saves the per-rank page at 512 ranks as rank-view-512.png
+// (the 16 slowest beside the heatmap grouped by node) and rank-view-512-grouped.png (the table
+// grouped, the straggler's node expanded in both): how docs/images/ gets them (docs/dashboard.md).
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
 #include <QLineEdit>
 #include <QLocale>
 #include <QTreeView>
@@ -12,7 +16,9 @@
 
 #include <cmath>
 
+#include "ringside/gui/rank_heatmap.h"
 #include "ringside/gui/rank_table_model.h"
+#include "ringside/gui/widgets/rank_heatmap_view.h"
 #include "ringside/gui/widgets/rank_view.h"
 
 using namespace ringside::gui;
@@ -44,6 +50,26 @@ std::vector<RankStat> cluster(double shift = 0) {
     ranks.push_back(stat);
   }
   return ranks;
+}
+
+// The same cluster's compute and wait over 3,000 steps logged every 10: the straggler computes
+// 60 % longer from step 1,500 on and the others wait for it.
+RankHeatmap clusterHeatmap() {
+  std::vector<RankTimingSeries> series;
+  for (const RankStat& rank : cluster()) {
+    RankTimingSeries one;
+    one.rank = rank.rank;
+    one.node = rank.node;
+    const double spread = ((rank.rank * 37) % 64) / 40.0;
+    for (int64_t step = 10; step <= 3'000; step += 10) {
+      const bool late = step >= 1'500;
+      const bool slow = rank.rank == kStraggler && late;
+      one.computeMs.push_back({static_cast<double>(step), (slow ? 96.0 : 60.0) + spread});
+      one.waitMs.push_back({static_cast<double>(step), late && !slow ? 36.0 - spread : 2.0});
+    }
+    series.push_back(std::move(one));
+  }
+  return buildRankHeatmap(series);
 }
 
 int rankAt(const QAbstractItemModel* model, int row, const QModelIndex& parent = {}) {
@@ -258,6 +284,35 @@ class RankTableScaleTest : public QObject {
       }
     }
     QVERIFY(stillExpanded);
+  }
+
+  void thePerRankPageAt512Ranks() {
+    RankView view;
+    view.resize(1500, 900);
+    view.setRanks(cluster());
+    view.setHeatmap(clusterHeatmap());
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    RankHeatmapView* heatmap = view.heatmapView();
+    QVERIFY(heatmap->groupedByNode());
+    QCOMPARE(heatmap->displayRows().size(), size_t{kNodes});
+    heatmap->setNodeExpanded(nodeName(37), true);
+    QCOMPARE(heatmap->displayRows().size(), size_t{kNodes + kGpusPerNode});
+    QCOMPARE(view.table()->model()->rowCount(), 16);
+    const QString screenshots = qEnvironmentVariable("RINGSIDE_SCREENSHOT_DIR");
+    if (!screenshots.isEmpty()) {
+      QVERIFY(view.grab().save(QDir(screenshots).filePath(QStringLiteral("rank-view-512.png"))));
+    }
+    view.topKBox()->setCurrentIndex(view.topKBox()->findData(0));
+    view.groupByNodeBox()->setChecked(true);
+    const QAbstractItemModel* table = view.table()->model();
+    QCOMPARE(table->rowCount(), kNodes);
+    view.table()->expand(table->index(0, 0));
+    QCOMPARE(table->index(0, 0).data().toString(), nodeName(37));
+    if (!screenshots.isEmpty()) {
+      QVERIFY(view.grab().save(
+          QDir(screenshots).filePath(QStringLiteral("rank-view-512-grouped.png"))));
+    }
   }
 };
 

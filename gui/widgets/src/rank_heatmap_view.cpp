@@ -10,6 +10,7 @@
 #include <QLocale>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QScrollArea>
 #include <QSignalBlocker>
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -212,10 +213,12 @@ class RankHeatmapView::Canvas : public QWidget {
                        rankCountLabel(group.endRow - group.firstRow));
     }
     if (view_->groupedByNode()) {
-      // A line above each node's row.
+      // A line around each expanded node: above its row and above the node row after its ranks.
       painter.setPen(QPen(text, 1.5));
       for (size_t row = 1; row < rows.size(); ++row) {
         if (rows[row].row) continue;
+        const QString& node = view_->nodeRows()[rows[row].node].group.node;
+        if (!rows[row - 1].row && !view_->nodeExpanded(node)) continue;
         const double y = cells.top() + static_cast<double>(row) * geometry.rowHeight;
         painter.drawLine(QPointF(geometry.nodeColumn, y), QPointF(cells.right(), y));
       }
@@ -366,7 +369,12 @@ RankHeatmapView::RankHeatmapView(QWidget* parent)
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addLayout(controls);
   layout->addWidget(scaleNote_);
-  layout->addWidget(canvas_, 1);
+  // Grouped, a row is at least a line of text tall (every node named); more rows than fit scroll.
+  scroll_ = new QScrollArea(this);
+  scroll_->setWidget(canvas_);
+  scroll_->setWidgetResizable(true);
+  scroll_->setFrameShape(QFrame::NoFrame);
+  layout->addWidget(scroll_, 1);
   const auto updateNote = [this] {
     scaleNote_->setText(layer() == HeatmapLayer::kCompute
                             ? tr("Each cell: the rank's mean compute time in a window of steps "
@@ -420,6 +428,15 @@ void RankHeatmapView::layOutRows() {
       }
     }
   }
+  fitCanvasHeight();
+}
+
+void RankHeatmapView::fitCanvasHeight() {
+  const int line = canvas_->fontMetrics().height();
+  // The rows at a line of text plus 2 pixels, and the margins Geometry leaves above and below.
+  const int wanted =
+      groupedByNode() ? static_cast<int>(displayRows_.size()) * (line + 2) + 4 + 2 * line + 8 : 80;
+  canvas_->setMinimumHeight(wanted);
 }
 
 std::optional<double> RankHeatmapView::displayExcess(size_t displayRow, size_t window,

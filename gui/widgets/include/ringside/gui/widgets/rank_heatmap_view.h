@@ -25,6 +25,7 @@
 
 class QCheckBox;
 class QComboBox;
+class QScrollArea;
 class QLabel;
 
 namespace ringside::gui {
@@ -86,6 +87,8 @@ class RankHeatmapView : public QWidget {
 
   // Rebuilds displayRows_ from the grouping and the expanded nodes.
   void layOutRows();
+  // Grouped: a canvas tall enough for a line of text per row (the scroll area scrolls it).
+  void fitCanvasHeight();
 
   RankHeatmap heatmap_;
   std::vector<HeatmapNodeRow> nodeRows_;
@@ -97,6 +100,7 @@ class RankHeatmapView : public QWidget {
   QLabel* scaleNote_;
   Canvas* canvas_;
   Legend* legend_;
+  QScrollArea* scroll_ = nullptr;
 };
 
 }  // namespace ringside::gui
