@@ -16,6 +16,7 @@
 #include <zmq.hpp>
 
 #include "agent_fixture.h"
+#include "ringside/agent/journal.h"
 #include "ringside/common/agent_ready.h"
 #include "ringside/common/allowlist.h"
 #include "ringside/common/curve.h"
@@ -433,6 +434,38 @@ TEST(AgentOptionsTest, InsecureIsRefusedOffLoopback) {
       dir.path(), 30);
   EXPECT_EQ(run.exitCode, 1);
   EXPECT_NE(run.err.find("loopback only"), std::string::npos) << run.err;
+}
+
+// Issue 28 item 5: --retention-max-runs bounds the journal by count. An agent started on a
+// journal of 5 ended runs keeps and lists the 2 that ended last, and says what it deleted.
+TEST_F(AgentProcessTest, RetentionMaxRunsKeepsTheLatestEndedRuns) {
+  agent_->kill9();
+  agent_.reset();
+  {
+    auto journal = Journal::open(state_ + "/journal.sqlite");
+    ASSERT_TRUE(journal.isOk()) << journal.status().toString();
+    for (int i = 0; i < 5; ++i) {
+      v1::RunInfo info;
+      info.set_run_id("ended-" + std::to_string(i));
+      info.set_state(v1::COMPLETED);
+      info.set_created_time(1000 + i);
+      info.set_end_time(2000 + i);
+      ASSERT_TRUE((*journal)->upsertRun(info).isOk());
+    }
+  }
+  agent_ = std::make_unique<AgentProcess>(state_, dir_.path(),
+                                          std::vector<std::string>{"--retention-max-runs", "2"});
+  connect();
+  v1::Envelope list;
+  list.mutable_list_runs()->set_include_ended(true);
+  const v1::Envelope reply = request(list);
+  ASSERT_TRUE(reply.has_list_runs_reply()) << reply.DebugString();
+  std::vector<std::string> listed;
+  for (const v1::RunInfo& run : reply.list_runs_reply().runs()) listed.push_back(run.run_id());
+  EXPECT_EQ(listed, (std::vector<std::string>{"ended-3", "ended-4"}));
+  EXPECT_NE(agent_->errors().find("retention deleted 3 ended run(s) beyond the newest 2"),
+            std::string::npos)
+      << agent_->errors();
 }
 
 }  // namespace
