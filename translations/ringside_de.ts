@@ -2648,6 +2648,10 @@
         <source>%1 free / %2 used gpu; %3</source>
         <translation>%1 frei / %2 belegt GPU; %3</translation>
     </message>
+    <message>
+        <source>%1 nodes, %2 online · GPUs in use: %3 of %4 · mean GPU utilization %5</source>
+        <translation>%1 Knoten, %2 online · GPUs belegt: %3 von %4 · mittlere GPU-Auslastung %5</translation>
+    </message>
 </context>
 <context>
     <name>ringside::gui::NodesPanel</name>

@@ -307,8 +307,9 @@ QString NodeTableModel::slotsText(const NodeView& node) {
   const QLocale locale;
   const int cpuTotal = static_cast<int>(node.info->cpu_slots_total());
   const int cpuUsed = cpuSlotsUsed(node);
-  const QString cpu = tr("%1 free / %2 used cpu")
-                          .arg(locale.toString(qMax(0, cpuTotal - cpuUsed)), locale.toString(cpuUsed));
+  const QString cpu =
+      tr("%1 free / %2 used cpu")
+          .arg(locale.toString(qMax(0, cpuTotal - cpuUsed)), locale.toString(cpuUsed));
   const int gpuTotal = static_cast<int>(node.info->gpu_slots_total());
   if (gpuTotal == 0) return cpu;
   const int gpuUsed = gpuSlotsUsed(node);
@@ -390,6 +391,40 @@ QSize GpuBarsDelegate::sizeHint(const QStyleOptionViewItem& option,
   }
   size.setHeight(qMax(size.height(), 22));
   return size;
+}
+
+NodeTableModel::ClusterGpuUse NodeTableModel::clusterGpuUse(const QList<NodeView>& nodes) {
+  ClusterGpuUse use;
+  double utilSum = 0;
+  int reporting = 0;
+  for (const NodeView& node : nodes) {
+    ++use.nodes;
+    if (node.state != NodeState::Online) continue;
+    ++use.onlineNodes;
+    if (!node.info) continue;
+    for (const v1::GpuInfo& gpu : node.info->gpus()) {
+      ++use.gpus;
+      if (gpuInUse(node, gpu.index())) ++use.gpusInUse;
+      if (!node.telemetry) continue;
+      for (const v1::GpuTelemetry& sample : node.telemetry->gpus()) {
+        if (sample.index() == gpu.index() && sample.has_util_pct()) {
+          utilSum += sample.util_pct();
+          ++reporting;
+          break;
+        }
+      }
+    }
+  }
+  if (reporting > 0) use.meanUtilPct = utilSum / reporting;
+  return use;
+}
+
+QString NodeTableModel::clusterText(const ClusterGpuUse& use) {
+  const QString util =
+      use.meanUtilPct ? tr("%1 %").arg(QLocale().toString(*use.meanUtilPct, 'f', 0)) : tr("N/A");
+  return tr("%1 nodes, %2 online · GPUs in use: %3 of %4 · mean GPU utilization %5")
+      .arg(QString::number(use.nodes), QString::number(use.onlineNodes),
+           QString::number(use.gpusInUse), QString::number(use.gpus), util);
 }
 
 }  // namespace ringside::gui

@@ -3,6 +3,7 @@
 #include <QAction>
 #include <QHeaderView>
 #include <QItemSelectionModel>
+#include <QLabel>
 #include <QMessageBox>
 #include <QSplitter>
 #include <QTableView>
@@ -92,8 +93,15 @@ NodesPanel::NodesPanel(Controller& controller, QWidget* parent)
             selectedChanged(current.isValid() ? current.data(NodeTableModel::kNodeIdRole).toString()
                                               : QString());
           });
+  cluster_ = new QLabel;
+  cluster_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  auto* tablePane = new QWidget;
+  auto* tableLayout = new QVBoxLayout(tablePane);
+  tableLayout->setContentsMargins(0, 0, 0, 0);
+  tableLayout->addWidget(cluster_);
+  tableLayout->addWidget(table_, 1);
   auto* splitter = new QSplitter(Qt::Vertical);
-  splitter->addWidget(table_);
+  splitter->addWidget(tablePane);
   splitter->addWidget(detail_);
   splitter->setStretchFactor(0, 1);
   splitter->setStretchFactor(1, 2);
@@ -119,6 +127,8 @@ NodesPanel::NodesPanel(Controller& controller, QWidget* parent)
 
 QString NodesPanel::selectedNodeId() const { return selected_; }
 
+QString NodesPanel::clusterSummary() const { return cluster_->text(); }
+
 void NodesPanel::selectNode(const QString& nodeId) {
   const int row = model_->rowOf(nodeId);
   if (row < 0) return;
@@ -139,6 +149,7 @@ void NodesPanel::refresh() {
   updatingModel_ = true;
   model_->setNodes(controller_.nodes());
   updatingModel_ = false;
+  cluster_->setText(NodeTableModel::clusterText(NodeTableModel::clusterGpuUse(model_->nodes())));
   if (model_->rowOf(selected_) >= 0) {
     selectNode(selected_);
   } else if (model_->rowCount() > 0) {

@@ -5,6 +5,8 @@
 // GUI thread only.
 #pragma once
 
+#include <optional>
+
 #include <QAbstractTableModel>
 #include <QList>
 #include <QStyledItemDelegate>
@@ -69,6 +71,20 @@ class NodeTableModel : public QAbstractTableModel {
   static QString slotsText(const NodeView& node);
   // True when the node is online and draining (NodeInfo.draining or the latest telemetry's).
   static bool isDraining(const NodeView& node);
+
+  // The cluster's GPU use over `nodes` (issue 28, item 3): the GPUs of the online nodes'
+  // inventories, how many of them a run holds (NodeTelemetry.gpus_in_use), and the mean of the
+  // utilizations they report (GPUs that report none are left out; nullopt when none reports).
+  struct ClusterGpuUse {
+    int nodes = 0;
+    int onlineNodes = 0;
+    int gpus = 0;
+    int gpusInUse = 0;
+    std::optional<double> meanUtilPct;
+  };
+  static ClusterGpuUse clusterGpuUse(const QList<NodeView>& nodes);
+  // "64 nodes, 64 online · GPUs in use: 412 of 512 · mean GPU utilization 63 %".
+  static QString clusterText(const ClusterGpuUse& use);
 
  private:
   QList<NodeView> nodes_;

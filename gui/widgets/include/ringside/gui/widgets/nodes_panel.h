@@ -15,6 +15,7 @@
 #include <QWidget>
 
 class QAction;
+class QLabel;
 class QTableView;
 class QTimer;
 
@@ -44,6 +45,8 @@ class NodesPanel : public QWidget {
 
   NodeTableModel* model() const { return model_; }
   QTableView* tableView() const { return table_; }
+  // The line above the table: NodeTableModel::clusterText() of the listed nodes.
+  QString clusterSummary() const;
   NodeDetailPane* detailPane() const { return detail_; }
 
  signals:
@@ -70,6 +73,7 @@ class NodesPanel : public QWidget {
   Controller& controller_;
   NodeTableModel* model_;
   QTableView* table_;
+  QLabel* cluster_ = nullptr;
   NodeDetailPane* detail_;
   QTimer* refreshTimer_;  // single shot, 250 ms: coalesces nodesChanged / telemetryReceived
   QTimer* ageTimer_;      // 1 s: heartbeat ages and offline detection
