@@ -87,10 +87,12 @@ struct Geometry {
       }
     }
     nodeWidth = std::min(nodeWidth, kMaxNodeLabelWidth);
-    for (const HeatmapRow& row : heatmap.rows) {
-      rankWidth = std::max(rankWidth,
-                           metrics.horizontalAdvance(RankHeatmapView::tr("rank %1").arg(row.rank)));
-    }
+    // The label of the largest rank is the widest (digits are equally wide): one measurement,
+    // not one per row, since the geometry is laid out again for every hover.
+    int largestRank = 0;
+    for (const HeatmapRow& row : heatmap.rows) largestRank = std::max(largestRank, row.rank);
+    rankWidth = std::max(
+        rankWidth, metrics.horizontalAdvance(RankHeatmapView::tr("rank %1").arg(largestRank)));
     nodeColumn = 4;
     rankColumn = nodeColumn + nodeWidth + 10;
     const double left = rankColumn + rankWidth + 6;
