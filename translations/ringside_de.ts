@@ -2725,6 +2725,14 @@
         <source>The agent and its runs are not touched; the run history stays in this GUI.</source>
         <translation>Der Agent und seine Läufe bleiben unberührt; der Laufverlauf bleibt in dieser GUI erhalten.</translation>
     </message>
+    <message>
+        <source>Filter nodes</source>
+        <translation>Knoten filtern</translation>
+    </message>
+    <message>
+        <source>Shows the nodes with this text in any column (name, address, state, CPU model, GPUs, agent version).</source>
+        <translation>Zeigt die Knoten mit diesem Text in einer beliebigen Spalte (Name, Adresse, Zustand, CPU-Modell, GPUs, Agent-Version).</translation>
+    </message>
 </context>
 <context>
     <name>ringside::gui::RankHeatmapView</name>

@@ -2,6 +2,7 @@
 // online, how many of the online nodes' GPUs runs hold, and the mean of the utilizations they
 // report (an offline node and a GPU that reports none are left out; N/A when none reports).
 #include <QLocale>
+#include <QSortFilterProxyModel>
 #include <QtTest>
 
 #include "ringside/gui/controller.h"
@@ -80,6 +81,38 @@ class NodesClusterTest : public QObject {
     QVERIFY(NodeTableModel::clusterText(use).endsWith(QStringLiteral("utilization N/A")));
     QCOMPARE(NodeTableModel::clusterText(NodeTableModel::clusterGpuUse({})),
              QStringLiteral("0 nodes, 0 online · GPUs in use: 0 of 0 · mean GPU utilization N/A"));
+  }
+
+  // The Nodes panel's table sorts by NodeTableModel::kSortRole: numbers, not their text.
+  void theNodesSortByTheirValues() {
+    NodeTableModel model;
+    QList<NodeView> nodes = cluster();
+    for (int n = 0; n < kNodes; ++n) nodes[n].telemetry->set_cpu_pct(n == 5 ? 100.0 : 9.0 + n % 7);
+    model.setNodes(nodes);
+    QSortFilterProxyModel proxy;
+    proxy.setSourceModel(&model);
+    proxy.setSortRole(NodeTableModel::kSortRole);
+    proxy.sort(NodeTableModel::kCpu, Qt::DescendingOrder);
+    QCOMPARE(proxy.index(0, NodeTableModel::kName).data().toString(),
+             QStringLiteral("gpu-node-05"));
+    for (int row = 1; row < kNodes; ++row) {
+      QVERIFY(
+          proxy.index(row - 1, NodeTableModel::kCpu).data(NodeTableModel::kSortRole).toDouble() >=
+          proxy.index(row, NodeTableModel::kCpu).data(NodeTableModel::kSortRole).toDouble());
+    }
+    proxy.sort(NodeTableModel::kGpus, Qt::AscendingOrder);
+    for (int row = 1; row < kNodes; ++row) {
+      QVERIFY(
+          proxy.index(row - 1, NodeTableModel::kGpus).data(NodeTableModel::kSortRole).toDouble() <=
+          proxy.index(row, NodeTableModel::kGpus).data(NodeTableModel::kSortRole).toDouble());
+    }
+    proxy.sort(NodeTableModel::kName, Qt::DescendingOrder);
+    QCOMPARE(proxy.index(0, NodeTableModel::kName).data().toString(),
+             QStringLiteral("gpu-node-63"));
+    proxy.setFilterKeyColumn(-1);
+    proxy.setFilterCaseSensitivity(Qt::CaseInsensitive);
+    proxy.setFilterFixedString(QStringLiteral("GPU-NODE-1"));
+    QCOMPARE(proxy.rowCount(), 10);  // gpu-node-10 to gpu-node-19
   }
 };
 

@@ -117,6 +117,34 @@ QVariant NodeTableModel::data(const QModelIndex& index, int role) const {
     }
     return utils;
   }
+  if (role == kSortRole) {
+    switch (index.column()) {
+      case kCpu:
+        return node.telemetry && node.telemetry->has_cpu_pct() ? QVariant(node.telemetry->cpu_pct())
+                                                               : QVariant();
+      case kMemory:
+        return node.telemetry && node.telemetry->has_mem_used_mib()
+                   ? QVariant(static_cast<double>(node.telemetry->mem_used_mib()))
+                   : QVariant();
+      case kGpus: {
+        // The mean over the GPUs that report a utilization, online or not.
+        NodeView asOnline = node;
+        asOnline.state = NodeState::Online;
+        const auto mean = clusterGpuUse({asOnline}).meanUtilPct;
+        return mean ? QVariant(*mean) : QVariant();
+      }
+      case kSlots: {
+        if (!node.info) return {};
+        const int freeGpus =
+            qMax(0, static_cast<int>(node.info->gpu_slots_total()) - gpuSlotsUsed(node));
+        const int freeCores =
+            qMax(0, static_cast<int>(node.info->cpu_slots_total()) - cpuSlotsUsed(node));
+        return static_cast<double>(freeGpus) * 1e6 + freeCores;
+      }
+      default:
+        return data(index, Qt::DisplayRole).toString().toLower();
+    }
+  }
   if (role == kGpuInUseRole) {
     if (index.column() != kGpus || !node.info) return {};
     QVariantList inUse;

@@ -1,10 +1,13 @@
 #include "ringside/gui/widgets/nodes_panel.h"
 
 #include <QAction>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMessageBox>
+#include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTableView>
 #include <QTimer>
@@ -65,8 +68,20 @@ NodesPanel::NodesPanel(Controller& controller, QWidget* parent)
 
   detail_ = new NodeDetailPane(controller_);
   model_ = new NodeTableModel(this);
+  proxy_ = new QSortFilterProxyModel(this);
+  proxy_->setSourceModel(model_);
+  proxy_->setSortRole(NodeTableModel::kSortRole);
+  proxy_->setFilterKeyColumn(-1);  // any column's text
+  proxy_->setFilterCaseSensitivity(Qt::CaseInsensitive);
+  filter_ = new QLineEdit;
+  filter_->setPlaceholderText(tr("Filter nodes"));
+  filter_->setClearButtonEnabled(true);
+  filter_->setToolTip(
+      tr("Shows the nodes with this text in any column (name, address, state, "
+         "CPU model, GPUs, agent version)."));
+  connect(filter_, &QLineEdit::textChanged, proxy_, &QSortFilterProxyModel::setFilterFixedString);
   table_ = new QTableView;
-  table_->setModel(model_);
+  table_->setModel(proxy_);
   table_->setItemDelegateForColumn(NodeTableModel::kGpus, new GpuBarsDelegate(table_));
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -84,6 +99,9 @@ NodesPanel::NodesPanel(Controller& controller, QWidget* parent)
   header->resizeSection(NodeTableModel::kGpus, 160);
   header->resizeSection(NodeTableModel::kSlots, 140);
   header->resizeSection(NodeTableModel::kAgentVersion, 80);
+  // In the agents' order until a header is clicked.
+  header->setSortIndicator(-1, Qt::AscendingOrder);
+  table_->setSortingEnabled(true);
   connect(table_, &QTableView::doubleClicked, this, [this] {
     if (editNode_->isEnabled()) editSelectedNode();
   });
@@ -98,7 +116,10 @@ NodesPanel::NodesPanel(Controller& controller, QWidget* parent)
   auto* tablePane = new QWidget;
   auto* tableLayout = new QVBoxLayout(tablePane);
   tableLayout->setContentsMargins(0, 0, 0, 0);
-  tableLayout->addWidget(cluster_);
+  auto* above = new QHBoxLayout;
+  above->addWidget(cluster_, 1);
+  above->addWidget(filter_);
+  tableLayout->addLayout(above);
   tableLayout->addWidget(table_, 1);
   auto* splitter = new QSplitter(Qt::Vertical);
   splitter->addWidget(tablePane);
@@ -130,12 +151,14 @@ QString NodesPanel::selectedNodeId() const { return selected_; }
 QString NodesPanel::clusterSummary() const { return cluster_->text(); }
 
 void NodesPanel::selectNode(const QString& nodeId) {
-  const int row = model_->rowOf(nodeId);
-  if (row < 0) return;
+  const int sourceRow = model_->rowOf(nodeId);
+  if (sourceRow < 0) return;
+  const QModelIndex shown = proxy_->mapFromSource(model_->index(sourceRow, 0));
+  if (!shown.isValid()) return;  // filtered out
   const QModelIndex current = table_->selectionModel()->currentIndex();
-  if (current.isValid() && current.row() == row && selected_ == nodeId) return;
+  if (current.isValid() && current.row() == shown.row() && selected_ == nodeId) return;
   table_->selectionModel()->setCurrentIndex(
-      model_->index(row, 0), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+      shown, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
 }
 
 void NodesPanel::scheduleRefresh() {

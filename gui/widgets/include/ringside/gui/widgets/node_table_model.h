@@ -41,6 +41,10 @@ class NodeTableModel : public QAbstractTableModel {
     // it (NodeTelemetry.gpus_in_use: handed to a run's ranks as CUDA_VISIBLE_DEVICES), false
     // when free or before the first telemetry sample.
     kGpuInUseRole,
+    // What a column sorts by: CPU %, memory used (MiB), the GPUs' mean utilization (%), free GPU
+    // slots then free cores (free GPUs × 1e6 + free cores); the text elsewhere. Invalid where
+    // the value is not known.
+    kSortRole,
   };
 
   explicit NodeTableModel(QObject* parent = nullptr);

@@ -16,6 +16,8 @@
 
 class QAction;
 class QLabel;
+class QLineEdit;
+class QSortFilterProxyModel;
 class QTableView;
 class QTimer;
 
@@ -47,6 +49,9 @@ class NodesPanel : public QWidget {
   QTableView* tableView() const { return table_; }
   // The line above the table: NodeTableModel::clusterText() of the listed nodes.
   QString clusterSummary() const;
+  // The table's sort and filter over model() (tableView()'s model), and the filter's text box.
+  QSortFilterProxyModel* proxy() const { return proxy_; }
+  QLineEdit* filterEdit() const { return filter_; }
   NodeDetailPane* detailPane() const { return detail_; }
 
  signals:
@@ -74,6 +79,8 @@ class NodesPanel : public QWidget {
   NodeTableModel* model_;
   QTableView* table_;
   QLabel* cluster_ = nullptr;
+  QSortFilterProxyModel* proxy_ = nullptr;  // sorts (kSortRole) and filters model_
+  QLineEdit* filter_ = nullptr;
   NodeDetailPane* detail_;
   QTimer* refreshTimer_;  // single shot, 250 ms: coalesces nodesChanged / telemetryReceived
   QTimer* ageTimer_;      // 1 s: heartbeat ages and offline detection
