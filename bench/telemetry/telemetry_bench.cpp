@@ -191,11 +191,12 @@ int runBenchmark(const Options& options) {
     return failWith(Status::internal("no event from the agent's PUB within 10 s:\n" + agent.log()));
   }
 
-  // The journal takes batches only for a run it knows: a placeholder run that just sleeps.
+  // The journal takes batches only for a run it knows, and only from its ranks (0 to its world
+  // size - 1): a placeholder run of as many ranks as are simulated, each of which just sleeps.
   v1::Envelope launch;
   v1::RunSpec* spec = launch.mutable_launch_run()->mutable_spec();
   spec->set_name("telemetry-bench");
-  spec->set_ranks_per_node(1);
+  spec->set_ranks_per_node(static_cast<uint32_t>(options.ranks));
   for (const char* arg : {"sleep", "600"}) spec->mutable_command()->add_argv(arg);
   auto launched = control.request(launch);
   if (!launched.isOk()) return failWith(launched.status());
