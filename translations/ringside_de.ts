@@ -3686,6 +3686,22 @@
         <source>Cannot write %1: %2</source>
         <translation>%1 kann nicht geschrieben werden: %2</translation>
     </message>
+    <message>
+        <source>Check all shown</source>
+        <translation>Alle angezeigten auswählen</translation>
+    </message>
+    <message>
+        <source>Checks every node the filter shows that is online and not draining.</source>
+        <translation>Wählt jeden angezeigten Knoten aus, der online und nicht gesperrt ist.</translation>
+    </message>
+    <message>
+        <source>Filter nodes by name or host</source>
+        <translation>Knoten nach Name oder Host filtern</translation>
+    </message>
+    <message>
+        <source>Uncheck all</source>
+        <translation>Alle abwählen</translation>
+    </message>
 </context>
 <context>
     <name>ringside::gui::RunTableModel</name>

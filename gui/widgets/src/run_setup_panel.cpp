@@ -18,6 +18,7 @@
 #include <QRadioButton>
 #include <QScopedValueRollback>
 #include <QScrollArea>
+#include <QSet>
 #include <QSpinBox>
 #include <QStackedWidget>
 #include <QVBoxLayout>
@@ -279,6 +280,21 @@ RunSetupPanel::RunSetupPanel(QWidget* parent) : QWidget(parent) {
   nodeList_->setToolTip(
       tr("Check the nodes to run on. Ranks are placed in list order and the first checked node "
          "owns the run; drag a node to change the order."));
+  // At 64 nodes: narrow the list by name or host, and check every shown node at once.
+  nodeFilter_ = new QLineEdit;
+  nodeFilter_->setPlaceholderText(tr("Filter nodes by name or host"));
+  nodeFilter_->setClearButtonEnabled(true);
+  checkAllNodes_ = new QPushButton(tr("Check all shown"));
+  checkAllNodes_->setToolTip(
+      tr("Checks every node the filter shows that is online and not "
+         "draining."));
+  uncheckAllNodes_ = new QPushButton(tr("Uncheck all"));
+  auto* nodeTools = new QHBoxLayout;
+  nodeTools->setContentsMargins(0, 0, 0, 0);
+  nodeTools->addWidget(nodeFilter_, 1);
+  nodeTools->addWidget(checkAllNodes_);
+  nodeTools->addWidget(uncheckAllNodes_);
+  placeForm->addRow(QString(), nodeTools);
   placeForm->addRow(tr("N&odes:"), nodeList_);
   addErrorLabel(QStringLiteral("nodeIds"), nullptr, placeForm);
   ranks_ = intBox(0, 4096);
@@ -299,8 +315,9 @@ RunSetupPanel::RunSetupPanel(QWidget* parent) : QWidget(parent) {
   addErrorLabel(QStringLiteral("hangTimeout"), nullptr, placeForm);
   environment_ = new QPlainTextEdit;
   environment_->setPlaceholderText(tr("NAME=value, one per line"));
-  environment_->setToolTip(tr("Extra environment of every rank, e.g. OMP_NUM_THREADS=1 or "
-                              "NCCL_DEBUG=INFO"));
+  environment_->setToolTip(
+      tr("Extra environment of every rank, e.g. OMP_NUM_THREADS=1 or "
+         "NCCL_DEBUG=INFO"));
   environment_->setTabChangesFocus(true);
   environment_->setFixedHeight(environment_->fontMetrics().lineSpacing() * 3 + 12);
   placeForm->addRow(tr("En&vironment:"), environment_);
@@ -353,9 +370,8 @@ RunSetupPanel::RunSetupPanel(QWidget* parent) : QWidget(parent) {
     if (canLaunch()) emit launchRequested(form());
   });
   // Revalidate on every edit.
-  for (QLineEdit* edit :
-       {name_, tags_, dataDir_, hidden_, channels_, seed_, resumeFrom_, command_, pythonScript_,
-        pythonArgs_, pythonInterpreter_, pythonWorkingDir_}) {
+  for (QLineEdit* edit : {name_, tags_, dataDir_, hidden_, channels_, seed_, resumeFrom_, command_,
+                          pythonScript_, pythonArgs_, pythonInterpreter_, pythonWorkingDir_}) {
     connect(edit, &QLineEdit::textChanged, this, &RunSetupPanel::revalidate);
   }
   connect(environment_, &QPlainTextEdit::textChanged, this, &RunSetupPanel::revalidate);
@@ -386,6 +402,9 @@ RunSetupPanel::RunSetupPanel(QWidget* parent) : QWidget(parent) {
     userChoseNodes_ = true;  // a check box was clicked
     revalidate();
   });
+  connect(nodeFilter_, &QLineEdit::textChanged, this, &RunSetupPanel::filterNodes);
+  connect(checkAllNodes_, &QPushButton::clicked, this, [this] { checkShownNodes(true); });
+  connect(uncheckAllNodes_, &QPushButton::clicked, this, [this] { checkShownNodes(false); });
   // A drag changes the rank order (and the owner) shown in the world-size read-out.
   connect(nodeList_->model(), &QAbstractItemModel::rowsMoved, this, [this] {
     if (!updatingNodes_) revalidate();
@@ -604,6 +623,7 @@ void RunSetupPanel::setNodes(const QList<NodeChoice>& nodes) {
       item->setToolTip(node.hostName.isEmpty() ? QString() : tr("Host: %1").arg(node.hostName));
     }
     if (!userChoseNodes_) checkDefaultNode();
+    filterNodes();  // a node that joined is hidden too when it does not match
     if (!userChoseRanks_) applyDefaultRanks();
     // Tall enough for up to six nodes without scrolling.
     const int rows = std::clamp(nodeList_->count(), 1, 6);
@@ -611,6 +631,35 @@ void RunSetupPanel::setNodes(const QList<NodeChoice>& nodes) {
                                                  : nodeList_->fontMetrics().height() + 4;
     nodeList_->setFixedHeight(rows * rowHeight + 2 * nodeList_->frameWidth() + 2);
   }
+  revalidate();
+}
+
+void RunSetupPanel::filterNodes() {
+  const QString text = nodeFilter_->text().trimmed();
+  for (int row = 0; row < nodeList_->count(); ++row) {
+    QListWidgetItem* item = nodeList_->item(row);
+    item->setHidden(!text.isEmpty() && !item->text().contains(text, Qt::CaseInsensitive) &&
+                    !item->toolTip().contains(text, Qt::CaseInsensitive));
+  }
+}
+
+void RunSetupPanel::checkShownNodes(bool checked) {
+  QSet<QString> usable;
+  for (const NodeChoice& node : nodes_) {
+    if (node.online && !node.draining) usable.insert(node.nodeId);
+  }
+  {
+    const QScopedValueRollback<bool> updating(updatingNodes_, true);
+    for (int row = 0; row < nodeList_->count(); ++row) {
+      QListWidgetItem* item = nodeList_->item(row);
+      if (!checked) {
+        item->setCheckState(Qt::Unchecked);
+      } else if (!item->isHidden() && usable.contains(item->data(Qt::UserRole).toString())) {
+        item->setCheckState(Qt::Checked);
+      }
+    }
+  }
+  userChoseNodes_ = true;
   revalidate();
 }
 

@@ -53,6 +53,12 @@ class RunSetupPanel : public QWidget {
   // The validation messages currently shown, by field (empty when the form is valid).
   QHash<QString, QString> fieldErrors() const { return shownErrors_; }
   bool canLaunch() const;
+  // The node list's tools (at 64 nodes): the filter by name or host ("" shows all), "Check all
+  // shown" (every node the filter shows that is online and not draining) and "Uncheck all".
+  QLineEdit* nodeFilter() const { return nodeFilter_; }
+  QPushButton* checkAllNodesButton() const { return checkAllNodes_; }
+  QPushButton* uncheckAllNodesButton() const { return uncheckAllNodes_; }
+  QListWidget* nodeList() const { return nodeList_; }
 
  signals:
   void launchRequested(const ringside::gui::RunForm& form);
@@ -71,6 +77,10 @@ class RunSetupPanel : public QWidget {
   void checkNodes(const QStringList& nodeIds);
   // While the user has not chosen: checks the default node (see the class comment).
   void checkDefaultNode();
+  // Hides the nodes that do not match nodeFilter_.
+  void filterNodes();
+  // Checks (`checked`) the shown usable nodes, or unchecks every node; the user's choice.
+  void checkShownNodes(bool checked);
   // While the user has not set them: the ranks per node the first checked node starts with
   // (defaultRanksPerNode, of the kind of slot the job takes there).
   void applyDefaultRanks();
@@ -118,6 +128,9 @@ class RunSetupPanel : public QWidget {
   QCheckBox* pythonUseGpus_;
   QPlainTextEdit* environment_;
   QListWidget* nodeList_;
+  QLineEdit* nodeFilter_;  // hides the nodes whose text and host do not contain it
+  QPushButton* checkAllNodes_;
+  QPushButton* uncheckAllNodes_;
   QSpinBox* ranks_;
   QLabel* worldSize_;
   QPushButton* launch_;

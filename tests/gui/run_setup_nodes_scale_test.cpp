@@ -1,0 +1,85 @@
+// Issue 28, item 3: the run form's node list with 64 nodes x 8 GPUs: each node shows its free
+// GPUs; the filter hides the nodes whose name and host do not contain its text; "Check all shown"
+// checks every shown node that is online and not draining, in list order, and "Uncheck all"
+// clears every check; the world size follows.
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPushButton>
+#include <QtTest>
+
+#include "gui_test_support.h"
+#include "ringside/gui/widgets/run_setup_panel.h"
+
+using namespace ringside::gui;
+using ringside::gui::testing::nodeChoice;
+
+namespace {
+
+QString name(int n) { return QStringLiteral("gpu-node-%1").arg(n, 2, 10, QLatin1Char('0')); }
+
+// 64 GPU nodes; node n has n % 9 free GPUs of 8 (at least 1 listed); node 13 is offline and
+// node 14 draining.
+QList<NodeChoice> cluster() {
+  QList<NodeChoice> nodes;
+  for (int n = 0; n < 64; ++n) {
+    NodeChoice node =
+        nodeChoice(QStringLiteral("id-%1").arg(n), name(n), n % 9, QStringLiteral("gpu"), n != 13,
+                   n == 14, QStringLiteral("host%1.cluster").arg(n));
+    node.gpuSlotsTotal = 8;
+    nodes.append(node);
+  }
+  return nodes;
+}
+
+int shown(const QListWidget* list) {
+  int count = 0;
+  for (int row = 0; row < list->count(); ++row) count += list->item(row)->isHidden() ? 0 : 1;
+  return count;
+}
+
+}  // namespace
+
+class RunSetupNodesScaleTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void sixtyFourNodesFilterAndCheckAll() {
+    RunSetupPanel panel;
+    panel.setNodes(cluster());
+    QListWidget* list = panel.nodeList();
+    QCOMPARE(list->count(), 64);
+    QVERIFY2(list->item(5)->text().contains(QStringLiteral("free: 5 of 8 GPUs")),
+             qPrintable(list->item(5)->text()));
+    QCOMPARE(panel.form().nodeIds, QStringList{QStringLiteral("id-0")});  // the default node
+
+    panel.nodeFilter()->setText(QStringLiteral("GPU-NODE-1"));
+    QCOMPARE(shown(list), 10);
+    panel.checkAllNodesButton()->click();
+    // gpu-node-10 to 19 without the offline 13 and the draining 14, and the default node kept.
+    QStringList expected{QStringLiteral("id-0")};
+    for (int n = 10; n < 20; ++n) {
+      if (n != 13 && n != 14) expected << QStringLiteral("id-%1").arg(n);
+    }
+    QCOMPARE(panel.form().nodeIds, expected);
+    // By host as well.
+    panel.nodeFilter()->setText(QStringLiteral("host63.cluster"));
+    QCOMPARE(shown(list), 1);
+    QVERIFY(!list->item(63)->isHidden());
+    panel.nodeFilter()->clear();
+    QCOMPARE(shown(list), 64);
+    panel.checkAllNodesButton()->click();
+    QCOMPARE(panel.form().nodeIds.size(), 62);
+    QVERIFY2(panel.worldSizeText().startsWith(QStringLiteral("62 nodes")),
+             qPrintable(panel.worldSizeText()));
+    // A new list keeps the user's checks and the filter.
+    panel.nodeFilter()->setText(QStringLiteral("gpu-node-2"));
+    panel.setNodes(cluster());
+    QCOMPARE(shown(list), 10);
+    QCOMPARE(panel.form().nodeIds.size(), 62);
+    panel.uncheckAllNodesButton()->click();
+    QVERIFY(panel.form().nodeIds.isEmpty());
+  }
+};
+
+QTEST_MAIN(RunSetupNodesScaleTest)
+#include "run_setup_nodes_scale_test.moc"
