@@ -162,6 +162,7 @@ void RankView::setStraggler(std::optional<StragglerView> verdict) {
       (verdict && (verdict->rank != straggler_->rank || verdict->step != straggler_->step));
   straggler_ = verdict;
   if (changed) showRanks();  // the bold row follows the verdict
+  updateSummary();           // the sentence says the latest verdict (its cost, its confidence)
 }
 
 void RankView::setStragglerHistory(std::vector<StragglerSpan> spans) {
