@@ -75,6 +75,33 @@ class StragglerTimelineTest : public QObject {
     view.setStragglerHistory({});
     QVERIFY(!view.stragglerTimeline()->isVisible());
   }
+
+  // A finished run opened from History gets its ranks first and the verdict after: the sentence
+  // must then say the verdict, and follow a newer one at the same rank (its cost changes).
+  void verdictAfterTheRanksIsTheSentence() {
+    RankView view;
+    view.setRanks(
+        {{0, QStringLiteral("node-a"), 10.0, 4.0}, {1, QStringLiteral("node-b"), 10.2, 0.1}});
+    QVERIFY(view.summaryText().startsWith(QStringLiteral("slowest: rank 1")));
+    StragglerView verdict;
+    verdict.step = 100;
+    verdict.rank = 1;
+    verdict.stage = 2;
+    verdict.stageMs = 14.0;
+    verdict.medianMs = 10.0;
+    verdict.othersWaitMs = 4.0;
+    verdict.costShare = 0.25;
+    verdict.confidence = 0.9;
+    view.setStraggler(verdict);
+    QVERIFY2(view.summaryText().startsWith(QStringLiteral("straggler: rank 1 on node-b")),
+             qPrintable(view.summaryText()));
+    QVERIFY2(view.summaryText().contains(QStringLiteral("25 %")), qPrintable(view.summaryText()));
+    verdict.costShare = 0.31;  // the same rank and step, a newer figure
+    view.setStraggler(verdict);
+    QVERIFY2(view.summaryText().contains(QStringLiteral("31 %")), qPrintable(view.summaryText()));
+    view.setStraggler(std::nullopt);
+    QVERIFY(view.summaryText().startsWith(QStringLiteral("slowest: rank 1")));
+  }
 };
 
 QTEST_MAIN(StragglerTimelineTest)
