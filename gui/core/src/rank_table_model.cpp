@@ -9,6 +9,8 @@
 #include <array>
 #include <numeric>
 
+#include "ringside/gui/rank_heatmap.h"
+
 namespace ringside::gui {
 
 namespace {
@@ -23,10 +25,10 @@ QString signedPercent(double pct) {
 }
 
 // A heat colour for a value relative to the median: none at or below it, deepening red up to
-// 50 % above (the heatmap's saturation, rank_heatmap.h).
+// kHeatmapSaturation above (50 %, the heatmap's saturation).
 QColor heat(const std::optional<double>& value, const std::optional<double>& median) {
   if (!value || !median || !(*median > 0)) return {};
-  const double excess = std::clamp((*value / *median - 1.0) / 0.5, 0.0, 1.0);
+  const double excess = std::clamp((*value / *median - 1.0) / kHeatmapSaturation, 0.0, 1.0);
   if (excess <= 0) return {};
   return QColor::fromRgbF(1.0, 1.0 - 0.55 * excess, 1.0 - 0.55 * excess);
 }

@@ -24,6 +24,21 @@ bool gpuInUse(const NodeView& node, uint32_t index) {
   return std::find(used.begin(), used.end(), index) != used.end();
 }
 
+// Adds the utilization (%) of each of the node's inventory GPUs that its latest telemetry reports
+// one for to *sum, and counts them in *reporting.
+void addGpuUtilizations(const NodeView& node, double* sum, int* reporting) {
+  if (!node.info || !node.telemetry) return;
+  for (const v1::GpuInfo& gpu : node.info->gpus()) {
+    for (const v1::GpuTelemetry& sample : node.telemetry->gpus()) {
+      if (sample.index() == gpu.index() && sample.has_util_pct()) {
+        *sum += sample.util_pct();
+        ++*reporting;
+        break;
+      }
+    }
+  }
+}
+
 constexpr double kMiBPerGiB = 1024.0;
 constexpr int kBarMaxWidth = 46;  // px per GPU bar
 constexpr int kBarMinWidth = 8;
@@ -128,10 +143,10 @@ QVariant NodeTableModel::data(const QModelIndex& index, int role) const {
                    : QVariant();
       case kGpus: {
         // The mean over the GPUs that report a utilization, online or not.
-        NodeView asOnline = node;
-        asOnline.state = NodeState::Online;
-        const auto mean = clusterGpuUse({asOnline}).meanUtilPct;
-        return mean ? QVariant(*mean) : QVariant();
+        double sum = 0;
+        int reporting = 0;
+        addGpuUtilizations(node, &sum, &reporting);
+        return reporting > 0 ? QVariant(sum / reporting) : QVariant();
       }
       case kSlots: {
         if (!node.info) return {};
@@ -433,15 +448,8 @@ NodeTableModel::ClusterGpuUse NodeTableModel::clusterGpuUse(const QList<NodeView
     for (const v1::GpuInfo& gpu : node.info->gpus()) {
       ++use.gpus;
       if (gpuInUse(node, gpu.index())) ++use.gpusInUse;
-      if (!node.telemetry) continue;
-      for (const v1::GpuTelemetry& sample : node.telemetry->gpus()) {
-        if (sample.index() == gpu.index() && sample.has_util_pct()) {
-          utilSum += sample.util_pct();
-          ++reporting;
-          break;
-        }
-      }
     }
+    addGpuUtilizations(node, &utilSum, &reporting);
   }
   if (reporting > 0) use.meanUtilPct = utilSum / reporting;
   return use;

@@ -636,10 +636,14 @@ void RunSetupPanel::setNodes(const QList<NodeChoice>& nodes) {
 
 void RunSetupPanel::filterNodes() {
   const QString text = nodeFilter_->text().trimmed();
+  // By the item's text and the node's host name (not its tooltip, whose "Host:" every node has).
+  QHash<QString, QString> hostOf;
+  for (const NodeChoice& node : nodes_) hostOf.insert(node.nodeId, node.hostName);
   for (int row = 0; row < nodeList_->count(); ++row) {
     QListWidgetItem* item = nodeList_->item(row);
+    const QString host = hostOf.value(item->data(Qt::UserRole).toString());
     item->setHidden(!text.isEmpty() && !item->text().contains(text, Qt::CaseInsensitive) &&
-                    !item->toolTip().contains(text, Qt::CaseInsensitive));
+                    !host.contains(text, Qt::CaseInsensitive));
   }
 }
 
