@@ -401,12 +401,14 @@ void RunTableModel::readChanged() {
   const QSet<QString> changed = std::exchange(changed_, {});
   auto left = std::make_shared<int>(static_cast<int>(changed.size()));
   auto read = std::make_shared<std::vector<RunRecord>>();
+  auto removed = std::make_shared<bool>(false);
   for (const QString& runId : changed) {
-    whenReady(this, store_.run(runId), [this, runId, left, read](Result<RunRecord> run) {
+    whenReady(this, store_.run(runId), [this, runId, left, read, removed](Result<RunRecord> run) {
       if (run.isOk()) {
         read->push_back(std::move(run).value());
       } else if (run.status().code() == Status::Code::kNotFound) {
         removeRun(runId);  // deleted meanwhile
+        *removed = true;
       } else {
         emit errorOccurred(tr("Could not read run %1: %2")
                                .arg(runId, QString::fromStdString(run.status().message())));
@@ -415,8 +417,8 @@ void RunTableModel::readChanged() {
       // In store order, as a full refresh appends them.
       std::sort(read->begin(), read->end(),
                 [](const RunRecord& a, const RunRecord& b) { return a.runKey < b.runKey; });
-      mergePage(std::move(*read));
-      updateParams();
+      // A live run's new samples leave its config as it was: no need to look at every run's.
+      if (mergePage(std::move(*read)) || *removed) updateParams();
       emit refreshed();
       finishRefresh();
     });
@@ -460,11 +462,12 @@ void RunTableModel::finishRefresh() {
   }
 }
 
-void RunTableModel::mergePage(std::vector<RunRecord> runs) {
+bool RunTableModel::mergePage(std::vector<RunRecord> runs) {
   (void)rowOfRun(QString());  // brings rowOf_ up to date
   std::vector<int> changed;   // rows whose columns changed
   std::vector<int> live;      // unchanged rows of active runs: their duration keeps counting
   QVector<RunRecord> added;
+  bool configChanged = false;
   for (RunRecord& run : runs) {
     seen_.insert(run.runId);
     const auto it = rowOf_.constFind(run.runId);
@@ -473,6 +476,7 @@ void RunTableModel::mergePage(std::vector<RunRecord> runs) {
       continue;
     }
     RunRecord& current = runs_[it.value()];
+    configChanged = configChanged || current.configJson != run.configJson;
     if (!sameRow(current, run)) {
       changed.push_back(it.value());
     } else if (isActive(run.state)) {
@@ -499,7 +503,9 @@ void RunTableModel::mergePage(std::vector<RunRecord> runs) {
     for (int i = 0; i < added.size(); ++i) rowOf_.insert(added[i].runId, first + i);
     runs_.append(std::move(added));
     endInsertRows();
+    return true;
   }
+  return configChanged;
 }
 
 void RunTableModel::removeUnseen() {

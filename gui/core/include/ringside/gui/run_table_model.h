@@ -107,7 +107,9 @@ class RunTableModel : public QAbstractTableModel {
   void readPage(int64_t afterRunKey);
   // Reads the runs of changed_ (store().run each) and merges them when all have answered.
   void readChanged();
-  void mergePage(std::vector<RunRecord> runs);
+  // Returns whether a run was added or a run's stored config changed (its hyperparameters may
+  // have: updateParams is due).
+  bool mergePage(std::vector<RunRecord> runs);
   void removeUnseen();
   void finishRefresh();
   // Re-reads every row's hyperparameters and the columns they make (paramKeys()).
