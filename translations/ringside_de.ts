@@ -58,6 +58,10 @@
 <context>
     <name>StragglerText</name>
     <message>
+        <source>waiting for a CPU</source>
+        <translation>wartet auf eine CPU</translation>
+    </message>
+    <message>
         <location filename="../gui/core/src/straggler_text.cpp" line="33"/>
         <source>straggler: none at step %1: no rank&apos;s data or compute time keeps the others waiting</source>
         <translation>Nachzügler: keiner bei Schritt %1: die Daten- oder Rechenzeit keines Rangs lässt die anderen warten</translation>
@@ -3879,6 +3883,10 @@
 </context>
 <context>
     <name>ringside::gui::StragglerTimeline</name>
+    <message>
+        <source>waiting for a CPU</source>
+        <translation>wartet auf eine CPU</translation>
+    </message>
     <message>
         <location filename="../gui/widgets/src/straggler_timeline.cpp" line="45"/>
         <location filename="../gui/widgets/src/straggler_timeline.cpp" line="112"/>

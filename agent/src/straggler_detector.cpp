@@ -26,6 +26,25 @@ double medianWithout(const std::vector<double>& values, size_t skip) {
   return (lower + upper) / 2.0;
 }
 
+// For each element of `values`, the median of the others (medianWithout for every index, in
+// O(n log n) rather than O(n^2)); 0 for each when there are fewer than two values.
+std::vector<double> mediansWithoutEach(const std::vector<double>& values) {
+  const size_t n = values.size();
+  std::vector<double> result(n, 0.0);
+  if (n < 2) return result;
+  std::vector<double> sorted = values;
+  std::sort(sorted.begin(), sorted.end());
+  const size_t k = (n - 1) / 2;  // the median's index among the n - 1 others
+  for (size_t i = 0; i < n; ++i) {
+    // Equal values are interchangeable: removing any one of them leaves the same others.
+    const size_t p = static_cast<size_t>(std::lower_bound(sorted.begin(), sorted.end(), values[i]) -
+                                         sorted.begin());
+    const auto other = [&](size_t j) { return j < p ? sorted[j] : sorted[j + 1]; };
+    result[i] = (n - 1) % 2 == 1 ? other(k) : (other(k - 1) + other(k)) / 2.0;
+  }
+  return result;
+}
+
 double median(std::vector<double> values) {
   return medianWithout(values, values.size());  // skips nothing
 }
@@ -54,6 +73,16 @@ std::optional<StragglerVerdict> StragglerDetector::onSample(int rank, int64_t st
                                                             double wallTime) {
   if (rank < 0 || rank >= worldSize_ || worldSize_ < 2) return std::nullopt;
   if (lastStep_ && step <= *lastStep_) return std::nullopt;
+  if (name == metric::kRunQueueMs) {
+    if (!std::isfinite(value)) return std::nullopt;
+    Record& record = pending_[step];
+    if (record.ranks.empty()) record.ranks.resize(static_cast<size_t>(worldSize_));
+    Timings& t = record.ranks[static_cast<size_t>(rank)];
+    t.runQueue = std::max(value, 0.0);
+    t.hasRunQueue = true;
+    while (pending_.size() > rule_.maxPendingSteps) pending_.erase(pending_.begin());
+    return std::nullopt;
+  }
   int bit = 0;
   if (name == metric::kDataMs) bit = 1;
   if (name == metric::kComputeMs) bit = 2;
@@ -108,16 +137,20 @@ void StragglerDetector::addRecord(const Record& record, int64_t steps) {
   const size_t n = record.ranks.size();
   const double weight = static_cast<double>(steps);
   if (filling_.ranks.empty()) filling_.ranks.resize(n);
-  std::vector<double> cycles(n);
+  std::vector<double> cycles(n), runQueue(n);
   size_t last = 0;  // the rank that waited least: the one the group waited for
+  bool everyRunQueue = true;
   for (size_t r = 0; r < n; ++r) {
     const Timings& t = record.ranks[r];
     cycles[r] = t.data + t.compute + t.wait;
+    runQueue[r] = t.runQueue;
+    everyRunQueue = everyRunQueue && t.hasRunQueue;
     if (t.wait < record.ranks[last].wait) last = r;
     RankSums& sums = filling_.ranks[r];
     sums.data += weight * t.data;
     sums.compute += weight * t.compute;
     sums.wait += weight * t.wait;
+    sums.runQueue += weight * t.runQueue;
   }
   // Without `last`, the step would have ended when the next-to-last rank arrived: the group
   // waited the next-smallest wait minus its wait for it. The frontier of the other ranks' stage
@@ -142,6 +175,22 @@ void StragglerDetector::addRecord(const Record& record, int64_t steps) {
     sums.chargedData += weight * inData;
     sums.chargedCompute += weight * inCompute;
     sums.chargedOther += weight * inOther;
+  }
+  // Time another process took from a rank beyond what it took from a typical rank: charged where
+  // the late-arrival charge above did not already count it (for the late rank, beyond that
+  // charge), as the most it can have cost the group.
+  // It cannot have cost the group more than the others waited in that step.
+  if (everyRunQueue) {
+    const std::vector<double> othersRunQueue = mediansWithoutEach(runQueue);
+    std::vector<double> waits(n);
+    for (size_t r = 0; r < n; ++r) waits[r] = record.ranks[r].wait;
+    const std::vector<double> othersWait = mediansWithoutEach(waits);
+    for (size_t r = 0; r < n; ++r) {
+      const double excess = runQueue[r] - othersRunQueue[r];
+      const double explained = r == last ? charged : 0.0;
+      filling_.ranks[r].chargedCpu +=
+          weight * std::clamp(excess - explained, 0.0, std::max(othersWait[r] - explained, 0.0));
+    }
   }
   filling_.lateRanks.push_back(static_cast<int>(last));
   filling_.otherPerStep.push_back(inOther);
@@ -227,6 +276,8 @@ StragglerVerdict StragglerDetector::judge(int64_t step, double wallTime) {
       sums[r].wait += s.wait;
       sums[r].chargedData += s.chargedData;
       sums[r].chargedCompute += s.chargedCompute;
+      sums[r].chargedCpu += s.chargedCpu;
+      sums[r].runQueue += s.runQueue;
       sums[r].chargedOther += s.chargedOther;
       sums[r].otherBursts += s.otherBursts;
     }
@@ -260,15 +311,21 @@ StragglerVerdict StragglerDetector::judge(int64_t step, double wallTime) {
     return verdict;
   }
   const RankSums& mine = sums[static_cast<size_t>(named)];
-  // The stage that explains more of the charged time; a named stage changes only when the other
-  // explains clearly more (1.5 x), so that two close stages do not alternate.
-  StragglerVerdict::Stage stage =
-      mine.chargedData > mine.chargedCompute ? StragglerVerdict::kData : StragglerVerdict::kCompute;
-  if (named == held && verdict_.stage != StragglerVerdict::kNone && stage != verdict_.stage) {
-    const double keep =
-        verdict_.stage == StragglerVerdict::kData ? mine.chargedData : mine.chargedCompute;
-    const double other = stage == StragglerVerdict::kData ? mine.chargedData : mine.chargedCompute;
-    if (other < 1.5 * keep) stage = verdict_.stage;
+  // The stage that explains most of the charged time (compute among equals); a named stage
+  // changes only when another explains clearly more (1.5 x), so that close stages do not
+  // alternate.
+  const auto chargedIn = [&](StragglerVerdict::Stage s) {
+    return s == StragglerVerdict::kData  ? mine.chargedData
+           : s == StragglerVerdict::kCpu ? mine.chargedCpu
+                                         : mine.chargedCompute;
+  };
+  StragglerVerdict::Stage stage = StragglerVerdict::kCompute;
+  for (StragglerVerdict::Stage s : {StragglerVerdict::kData, StragglerVerdict::kCpu}) {
+    if (chargedIn(s) > chargedIn(stage)) stage = s;
+  }
+  if (named == held && verdict_.stage != StragglerVerdict::kNone && stage != verdict_.stage &&
+      chargedIn(stage) < 1.5 * chargedIn(verdict_.stage)) {
+    stage = verdict_.stage;
   }
   verdict.rank = named;
   verdict.stage = stage;
@@ -277,7 +334,10 @@ StragglerVerdict StragglerDetector::judge(int64_t step, double wallTime) {
   if (steps > 0) {
     std::vector<double> stageMeans(n), waitMeans(n);
     for (size_t r = 0; r < n; ++r) {
-      stageMeans[r] = (stage == StragglerVerdict::kData ? sums[r].data : sums[r].compute) / steps;
+      stageMeans[r] = (stage == StragglerVerdict::kData  ? sums[r].data
+                       : stage == StragglerVerdict::kCpu ? sums[r].runQueue
+                                                         : sums[r].compute) /
+                      steps;
       waitMeans[r] = sums[r].wait / steps;
     }
     const size_t me = static_cast<size_t>(named);

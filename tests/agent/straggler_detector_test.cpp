@@ -310,6 +310,153 @@ TEST(StragglerDetectorTest, AVerdictNeedsEveryRanksRecordAndOldPartialStepsAreDr
   EXPECT_FALSE(alone.onSample(0, 1, metric::kWaitMs, 0.0, 1.0));
 }
 
+// Feeds one record of every rank with each rank's run-queue delay first, as the trainer sends it.
+std::optional<StragglerVerdict> recordWithRunQueue(
+    StragglerDetector& d, int64_t step, double wall,
+    const std::vector<std::array<double, 3>>& timings, const std::vector<double>& runQueue) {
+  for (size_t r = 0; r < runQueue.size(); ++r) {
+    EXPECT_FALSE(d.onSample(static_cast<int>(r), step, metric::kRunQueueMs, runQueue[r], wall));
+  }
+  return record(d, step, wall, timings);
+}
+
+// A run over TCP where another process takes `contendedRank`'s CPU (-1: none) in bursts of
+// `burstMs` with probability `burstProbability` per step while `busy(t)`: the rank does not
+// arrive late (its compute was not hit), but the all-reduce it takes part in is slowed by the
+// burst for every rank. Every rank has a little run-queue delay of its own. `withRunQueue`:
+// the ranks report time/runqueue_ms.
+template <typename Busy>
+Simulated simulateContendedAllreduce(int world, double seconds, int contendedRank, double burstMs,
+                                     double burstProbability, Busy busy, bool withRunQueue,
+                                     uint32_t seed = 5) {
+  StragglerDetector d(world);
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> jitter(0.0, 0.03);
+  std::uniform_real_distribution<double> coin(0.0, 1.0);
+  Simulated out;
+  double t = 1000.0;
+  for (int64_t step = 1; t < 1000.0 + seconds; ++step) {
+    std::vector<double> data(world), compute(world), runQueue(world);
+    double burst = 0.0;
+    for (int r = 0; r < world; ++r) {
+      data[r] = 0.05 + std::abs(jitter(rng)) / 3;
+      compute[r] = 0.9 + std::abs(jitter(rng));
+      runQueue[r] = std::abs(jitter(rng)) / 3;
+      if (r == contendedRank && busy(t - 1000.0) && coin(rng) < burstProbability) {
+        burst = burstMs;
+        runQueue[r] += burstMs;
+      }
+    }
+    const auto timings = syncStep(data, compute, 0.3 + burst);
+    t += (timings[0][0] + timings[0][1] + timings[0][2]) / 1000.0;
+    const auto verdict = withRunQueue ? recordWithRunQueue(d, step, t, timings, runQueue)
+                                      : record(d, step, t, timings);
+    if (verdict) out.verdicts.push_back(*verdict);
+  }
+  return out;
+}
+
+TEST(StragglerDetectorTest, ARankWhoseCpuIsTakenInsideTheAllreduceIsNamedForCpu) {
+  // Busy from 10 s to 25 s of a 40 s run: one step in five loses 3 ms inside the all-reduce.
+  const auto busy = [](double t) { return t >= 10.0 && t < 25.0; };
+  const Simulated run = simulateContendedAllreduce(3, 40.0, 1, 3.0, 0.2, busy, true);
+  std::optional<double> detected, cleared;
+  size_t whileBusy = 0, namedWhileBusy = 0;
+  for (const StragglerVerdict& v : run.verdicts) {
+    const double t = v.wallTime - 1000.0;
+    if (t < 10.0) {
+      EXPECT_EQ(v.rank, -1) << t;
+    }
+    if (!detected && t >= 10.0 && v.rank == 1) detected = t - 10.0;
+    if (detected && t >= 10.0 + *detected && t < 25.0) {
+      ++whileBusy;
+      if (v.rank != 1) continue;
+      ++namedWhileBusy;
+      EXPECT_EQ(v.stage, StragglerVerdict::kCpu);
+      // 3 ms in one step of five of about 1.3 ms + 0.6 ms: about 32 % of the group's time.
+      EXPECT_NEAR(v.costShare, 0.6 / 1.9, 0.08) << t;
+      EXPECT_NEAR(v.stageMs, 0.6, 0.15) << t;  // its run-queue delay per step
+      EXPECT_LT(v.medianMs, 0.05) << t;
+    }
+    if (!cleared && t >= 25.0 && v.rank == -1) cleared = t - 25.0;
+    if (cleared && t >= 25.0 + *cleared) {
+      EXPECT_EQ(v.rank, -1) << t;
+    }
+  }
+  ASSERT_TRUE(detected);
+  ASSERT_TRUE(cleared);
+  EXPECT_LE(*detected, 5.0);
+  EXPECT_LE(*cleared, 5.0);
+  EXPECT_EQ(namedWhileBusy, whileBusy);
+  EXPECT_GT(whileBusy, 15u);
+}
+
+TEST(StragglerDetectorTest, WithoutRunQueueTheSlowedAllreduceIsChargedToNobody) {
+  // The same run without time/runqueue_ms: every rank waits longer, none arrives late, and the
+  // late-arrival rule alone has nobody to name (the limit the run-queue delay removes).
+  const auto busy = [](double t) { return t >= 10.0 && t < 25.0; };
+  const Simulated run = simulateContendedAllreduce(3, 40.0, 1, 3.0, 0.2, busy, false);
+  ASSERT_GT(run.verdicts.size(), 60u);
+  for (const StragglerVerdict& v : run.verdicts) EXPECT_EQ(v.rank, -1) << v.wallTime;
+}
+
+TEST(StragglerDetectorTest, CleanRunWithEveryRanksOwnRunQueueDelaySaysNone) {
+  for (int world : {2, 3, 8}) {
+    const Simulated run = simulateContendedAllreduce(
+        world, 20.0, -1, 0.0, 0.0, [](double) { return false; }, true, 21 + world);
+    ASSERT_GT(run.verdicts.size(), 30u);
+    for (const StragglerVerdict& v : run.verdicts) {
+      EXPECT_EQ(v.rank, -1) << world << " ranks at " << v.wallTime;
+    }
+  }
+}
+
+TEST(StragglerDetectorTest, RunQueueDelayThatMadeTheRankLateIsNotChargedTwice) {
+  // Rank 1 loses 4 ms of compute in one step of 20 to another process and arrives late by that:
+  // its run-queue delay says the same thing the late-arrival charge says, so the cost and stage
+  // are those of the run without it.
+  StragglerDetector with(2), without(2);
+  std::optional<StragglerVerdict> a, b;
+  double t = 0.0;
+  for (int64_t step = 1; step <= 20000; ++step) {
+    const double burst = step % 20 == 0 ? 4.0 : 0.0;
+    const auto timings = syncStep({0.05, 0.05}, {0.95, 0.95 + burst});
+    t += (timings[0][0] + timings[0][1] + timings[0][2]) / 1000.0;
+    if (auto v = recordWithRunQueue(with, step, t, timings, {0.01, 0.01 + burst})) a = v;
+    if (auto v = record(without, step, t, timings)) b = v;
+  }
+  ASSERT_TRUE(a);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(a->rank, 1);
+  EXPECT_EQ(a->stage, StragglerVerdict::kCompute);
+  EXPECT_EQ(b->rank, 1);
+  EXPECT_NEAR(a->costShare, b->costShare, 1e-9);
+}
+
+TEST(StragglerDetectorTest, RunQueueCountsOnlyWhenEveryRankSentItBeforeItsRecordCompleted) {
+  // Rank 1's run-queue delay is large, but rank 0 never reports one: no CPU charge. Nor when the
+  // delay comes after the rank's record of that step completed.
+  StragglerDetector partial(2), late(2);
+  std::optional<StragglerVerdict> a, b;
+  double t = 0.0;
+  for (int64_t step = 1; step <= 20000; ++step) {
+    const auto timings = syncStep({0.05, 0.05}, {0.95, 0.95}, 0.3 + (step % 5 == 0 ? 3.0 : 0.0));
+    t += (timings[0][0] + timings[0][1] + timings[0][2]) / 1000.0;
+    partial.onSample(1, step, metric::kRunQueueMs, step % 5 == 0 ? 3.0 : 0.0, t);
+    if (auto v = record(partial, step, t, timings)) a = v;
+    auto v = record(late, step, t, timings);
+    late.onSample(0, step, metric::kRunQueueMs, 0.0, t);
+    late.onSample(1, step, metric::kRunQueueMs, step % 5 == 0 ? 3.0 : 0.0, t);
+    if (v) b = v;
+  }
+  ASSERT_TRUE(a);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(a->rank, -1);
+  EXPECT_EQ(b->rank, -1);
+  EXPECT_EQ(a->leadingCostShare, 0.0);
+  EXPECT_EQ(b->leadingCostShare, 0.0);
+}
+
 TEST(StragglerDetectorTest, VerdictBecomesGlobalSamples) {
   StragglerVerdict verdict;
   verdict.step = 40;

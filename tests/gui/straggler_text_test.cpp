@@ -55,6 +55,11 @@ class StragglerTextTest : public QObject {
                             "90 %, step 1750)"));
     QVERIFY(stragglerText(view(12, 0, 1, 3.0, 0.5, 2.4, 0.5, 1.0), QString())
                 .startsWith(QStringLiteral("straggler: rank 0, data:")));
+    // Stage 3: another process had its CPU; the times are its run-queue delay per step.
+    QCOMPARE(stragglerText(view(900, 1, 3, 0.61, 0.01, 2.5, 0.32, 1.0), QStringLiteral("node-b")),
+             QStringLiteral("straggler: rank 1 on node-b, waiting for a CPU: 0.61 ms vs median "
+                            "0.01 ms; the other ranks wait 2.50 ms for it: 32 % of the step time "
+                            "(confidence 100 %, step 900)"));
   }
 
   void aVerdictRecordedWithoutCostLeavesItOut() {

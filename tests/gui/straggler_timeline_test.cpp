@@ -61,6 +61,13 @@ class StragglerTimelineTest : public QObject {
     QCOMPARE(timeline.toolTipAt({noneStart + 2, y}),
              QStringLiteral("steps 0 to 400: no straggler"));
     QVERIFY(timeline.toolTipAt({rankStart + 5, timeline.height() - 1}).isEmpty());
+    // A span whose rank waited for a CPU another process had (stage 3).
+    auto cpu = spans();
+    cpu[1].stage = 3;
+    timeline.setSpans(cpu, {{1, QStringLiteral("node-2")}});
+    QCOMPARE(timeline.toolTipAt({rankStart + 5, y}),
+             QStringLiteral("steps 400 to 800: rank 1 on node-2 held the group back (waiting for a "
+                            "CPU), up to 14 % of the step time"));
   }
 
   void rankViewShowsTheStripOnceThereIsAVerdict() {

@@ -1,9 +1,14 @@
 """ringside._comm_math: the hook's arithmetic on known timings (nccl-tests' algbw and busbw, bucket
-durations, step decomposition, interval records)."""
+durations, step decomposition, interval records); and ringside._run_queue's reading of the
+kernel's run-queue delay."""
 
+import os
+import threading
+import time
 import unittest
 
 from ringside import _comm_math as cm
+from ringside import _run_queue
 
 
 def bucket(index, nbytes, ready, done):
@@ -124,6 +129,40 @@ class IntervalTest(unittest.TestCase):
 
     def test_bucket_metric_names(self):
         self.assertEqual(cm.bucket_metric(12, "busbw_GBps"), "comm/bucket12/busbw_GBps")
+
+
+class RunQueueTest(unittest.TestCase):
+    def test_parses_the_second_field_of_a_schedstat_line(self):
+        self.assertEqual(_run_queue.parse_schedstat_ms("123456789 2500000 17\n"), 2.5)
+        self.assertEqual(_run_queue.parse_schedstat_ms("0 0 0"), 0.0)
+        self.assertIsNone(_run_queue.parse_schedstat_ms(""))
+        self.assertIsNone(_run_queue.parse_schedstat_ms("12 34"))
+        self.assertIsNone(_run_queue.parse_schedstat_ms("12 -34 5"))
+        self.assertIsNone(_run_queue.parse_schedstat_ms("twelve 34 5"))
+
+    def test_a_thread_sharing_its_cpu_with_a_busy_process_waits(self):
+        me = threading.get_native_id()
+        if _run_queue.thread_run_queue_ms(me) is None:
+            self.skipTest("this kernel has no schedstat")
+        saved = os.sched_getaffinity(0)
+        os.sched_setaffinity(0, {0})
+        busy = os.fork()
+        if busy == 0:  # a busy child on the same CPU (inherits the affinity)
+            while True:
+                pass
+        try:
+            start = _run_queue.thread_run_queue_ms(me)
+            end = time.monotonic() + 0.4
+            while time.monotonic() < end:
+                pass
+            shared = _run_queue.thread_run_queue_ms(me) - start
+        finally:
+            os.kill(busy, 9)
+            os.waitpid(busy, 0)
+            os.sched_setaffinity(0, saved)
+        # About 200 ms of the 400; at least 50 even on a loaded machine.
+        self.assertGreaterEqual(shared, 50.0)
+        self.assertIsNone(_run_queue.thread_run_queue_ms(2 ** 31 - 1))  # no such thread
 
 
 if __name__ == "__main__":

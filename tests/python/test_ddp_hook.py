@@ -12,7 +12,7 @@ from launch import json_lines, run_torchrun_like
 
 WORKER = pathlib.Path(__file__).resolve().parent / "ddp_worker.py"
 RANK_NAMES = {"time/step_ms", "time/compute_ms", "time/allreduce_ms", "time/exposed_comm_ms",
-              "time/data_ms", "time/wait_ms"}
+              "time/data_ms", "time/wait_ms", "time/runqueue_ms"}
 GLOBAL_NAMES = {"time/step_ms", "time/compute_ms", "time/exposed_comm_ms", "time/allreduce_ms",
                 "comm/bytes", "comm/algbw_GBps", "comm/busbw_GBps", "train/samples_per_s"}
 # ddp_worker.model(): 64*512+512 + 2*(512*512+512) + 512*10+10 parameters, 4 bytes each.
@@ -62,6 +62,13 @@ class BitIdenticalGradientsTest(unittest.TestCase):
                 self.assertAlmostEqual(values["time/compute_ms"] + values["time/exposed_comm_ms"],
                                        values["time/step_ms"], places=6)
                 self.assertEqual(values["time/wait_ms"], values["time/exposed_comm_ms"])
+                self.assertGreaterEqual(values["time/runqueue_ms"], 0.0)
+            # The run-queue delay comes first in each of the rank's own timing records: the
+            # agent's straggler rule judges a step at the last of its other timings.
+            for record in lines:
+                if record["type"] == "metrics" and "rank" in record \
+                        and "time/runqueue_ms" in record["metrics"]:
+                    self.assertEqual(next(iter(record["metrics"])), "time/runqueue_ms")
             if rank != 0:
                 self.assertEqual(glob, {})
         _, glob = hook_records(outputs[0])

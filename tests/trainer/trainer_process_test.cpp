@@ -367,6 +367,9 @@ TEST(TrainerProcessTest, TwoRankRecordsCarryEveryBucketsOwnAllreduceTime) {
         const auto global = globalAllreduceMs.find(record["step"].get<int64_t>());
         ASSERT_NE(global, globalAllreduceMs.end());
         EXPECT_GE(m["time/allreduce_ms"].get<double>(), global->second * (1 - 1e-9));
+        // The training thread's run-queue delay per step (run_queue.h): Linux has it.
+        EXPECT_TRUE(m.contains("time/runqueue_ms")) << record.dump();
+        EXPECT_GE(m.value("time/runqueue_ms", -1.0), 0.0);
         continue;
       }
       if (!m.contains("comm/bytes")) continue;  // a test-metrics record

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
+#include <limits>
 #include <optional>
 #include <thread>
 
@@ -11,6 +13,7 @@
 #include "ringside/trainer/bucketing.h"
 #include "ringside/trainer/checkpoint.h"
 #include "ringside/trainer/comm_timing.h"
+#include "ringside/trainer/run_queue.h"
 #include "ringside/trainer/sampler.h"
 
 namespace ringside::trainer {
@@ -32,23 +35,26 @@ enum RankField {
   kExposedMs,
   kDataMs,  // loading and copying the batch
   kWaitMs,  // blocked in collectives: exposed all-reduce, then the stop agreement after the step
+  kRunQueueMs,  // the training thread's run-queue delay (run_queue.h); NaN where unknown
   kRankFields
 };
 
 // One rank's own record: its means of `values` (kRankFields of them) over the log interval.
+// time/runqueue_ms (when known) comes before the data, compute and wait times: the straggler
+// detector judges a step when a rank's last of those three arrives (straggler_detector.h).
 MetricRecord rankRecord(int64_t step, int64_t epoch, double wallTime, int rank,
                         const double* values) {
-  return MetricRecord{step,
-                      epoch,
-                      wallTime,
-                      rank,
-                      {{metric::kTrainLoss, values[kLoss]},
-                       {metric::kStepMs, values[kStepMs]},
-                       {metric::kComputeMs, values[kComputeMs]},
-                       {metric::kAllreduceMs, values[kAllreduceMs]},
-                       {metric::kExposedCommMs, values[kExposedMs]},
-                       {metric::kDataMs, values[kDataMs]},
-                       {metric::kWaitMs, values[kWaitMs]}}};
+  MetricRecord record{step, epoch, wallTime, rank, {{metric::kTrainLoss, values[kLoss]}}};
+  if (std::isfinite(values[kRunQueueMs])) {
+    record.values.emplace_back(metric::kRunQueueMs, values[kRunQueueMs]);
+  }
+  record.values.insert(record.values.end(), {{metric::kStepMs, values[kStepMs]},
+                                             {metric::kComputeMs, values[kComputeMs]},
+                                             {metric::kAllreduceMs, values[kAllreduceMs]},
+                                             {metric::kExposedCommMs, values[kExposedMs]},
+                                             {metric::kDataMs, values[kDataMs]},
+                                             {metric::kWaitMs, values[kWaitMs]}});
+  return record;
 }
 
 // Appends a global record's communication values: comm/bytes, time/allreduce_ms, algbw and busbw
@@ -344,6 +350,8 @@ Result<TrainingOutcome> Trainer::run() {
   double agreeWaitMs = 0.0;  // the stop agreement's wait after the last step
   Clock::time_point intervalStart = Clock::now();
   const Clock::time_point runStart = intervalStart;
+  // The training thread's run-queue delay at the interval's start (nullopt: not known here).
+  std::optional<double> runQueueStartMs = threadRunQueueDelayMs();
   // The human progress line (stderr) comes at most once a second, at each epoch's end and at the
   // last step, whatever the metric interval: at --log-every 1 a step of 1 ms would otherwise print
   // 1,000 lines a second.
@@ -436,6 +444,10 @@ Result<TrainingOutcome> Trainer::run() {
 
     const bool epochEnd = step % stepsPerEpoch == 0;
     if (step % spec_.log_every() == 0 || epochEnd || step == totalSteps) {
+      const std::optional<double> runQueueMs = threadRunQueueDelayMs();
+      interval[kRunQueueMs] = runQueueMs && runQueueStartMs
+                                  ? std::max(*runQueueMs - *runQueueStartMs, 0.0)
+                                  : std::numeric_limits<double>::quiet_NaN();
       for (int f = 0; f < kRankFields; ++f) local[f] = interval[f] / intervalSteps;
       for (size_t b = 0; b < buckets; ++b)
         local[kRankFields + b] = bucketInterval[b] / intervalSteps;
@@ -508,7 +520,10 @@ Result<TrainingOutcome> Trainer::run() {
       evaluated = true;
     }
     // Evaluation and checkpoints are not training throughput: the next interval starts here.
-    if (intervalSteps == 0) intervalStart = Clock::now();
+    if (intervalSteps == 0) {
+      intervalStart = Clock::now();
+      runQueueStartMs = threadRunQueueDelayMs();
+    }
 
     // Every rank must stop at the same step: agree on the request (DESIGN.md decision 5).
     int64_t stop = stopRequested_.load(std::memory_order_relaxed) ? 1 : 0;

@@ -36,8 +36,11 @@ QString stragglerText(const StragglerView& v, const QString& node) {
                "waiting")
         .arg(step);
   }
+  // Stage 3: the rank's thread waited for a CPU another process had (its run-queue delay).
   const QString stage = v.stage == 1 ? QCoreApplication::translate("StragglerText", "data")
-                                     : QCoreApplication::translate("StragglerText", "compute");
+                        : v.stage == 3
+                            ? QCoreApplication::translate("StragglerText", "waiting for a CPU")
+                            : QCoreApplication::translate("StragglerText", "compute");
   // A rank number is an id, not a quantity: never grouped.
   const QString where =
       node.isEmpty()

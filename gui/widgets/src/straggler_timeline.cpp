@@ -81,7 +81,9 @@ QString StragglerTimeline::toolTipAt(QPoint position) const {
   // A rank number is an id, not a quantity: never grouped.
   const QString who = node.isEmpty() ? tr("rank %1").arg(QString::number(span.rank))
                                      : tr("rank %1 on %2").arg(QString::number(span.rank), node);
-  const QString stage = span.stage == 1 ? tr("data") : tr("compute");
+  const QString stage = span.stage == 1   ? tr("data")
+                        : span.stage == 3 ? tr("waiting for a CPU")
+                                          : tr("compute");
   if (span.maxCostShare) {
     return tr("%1: %2 held the group back (%3), up to %4 % of the step time")
         .arg(steps, who, stage, QLocale().toString(std::round(*span.maxCostShare * 100.0), 'f', 0));

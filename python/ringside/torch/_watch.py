@@ -25,6 +25,7 @@ never synchronised; at exit they are waited for, at most 5 s).
 
 import collections
 import sys
+import threading
 import time
 from typing import Any, Deque, List, Optional
 
@@ -34,7 +35,7 @@ import torch.optim.optimizer as _optimizer_module
 from torch.autograd import Variable
 from torch.nn.parallel import DistributedDataParallel
 
-from .. import _activity, _comm_math
+from .. import _activity, _comm_math, _run_queue
 from .._runtime import runtime
 
 # Steps whose CUDA events have not completed yet are kept at most this long; older ones are
@@ -152,6 +153,10 @@ class Watcher:
         self._interval: List[_comm_math.StepTiming] = []
         self._last_timing: Optional[_comm_math.StepTiming] = None
         self._dropped_steps = 0
+        # The training thread (the one that runs forward) and its run-queue delay when the
+        # current log interval started, ms (None: not known yet, or not on this kernel).
+        self._training_thread: Optional[int] = None
+        self._run_queue_start: Optional[float] = None
         self._closed = False
         self._handles: List[Any] = []
         model.register_comm_hook(self, _timed_allreduce_hook)
@@ -192,6 +197,9 @@ class Watcher:
             return  # a further micro-batch of the same step
         # (An open step whose backward began but never ended raised an exception in it, which
         # the script caught: that step is abandoned.)
+        if self._training_thread is None:
+            self._training_thread = threading.get_native_id()
+            self._run_queue_start = _run_queue.thread_run_queue_ms(self._training_thread)
         self._open = _Step(self._steps + 1, self._clock.stamp(), self._gap_start)
         self._activity.set_phase(_activity.COMPUTE)
         self._resolve(final=False)
@@ -297,8 +305,18 @@ class Watcher:
     def _emit(self) -> None:
         values = _comm_math.interval_values(self._interval, self._world, self._global_batch)
         step = self._interval[-1].step
+        steps = len(self._interval)
         self._interval = []
         rank_values = values.rank if self._world > 1 else None
+        # The training thread's run-queue delay per step over the interval, first: the agent's
+        # straggler rule judges a step at the last of its data, compute and wait times.
+        now = (None if self._training_thread is None
+               else _run_queue.thread_run_queue_ms(self._training_thread))
+        if rank_values is not None and now is not None and self._run_queue_start is not None:
+            delay = max(0.0, now - self._run_queue_start) / steps
+            rank_values = {"time/runqueue_ms": delay, **rank_values}
+        if now is not None:
+            self._run_queue_start = now
         global_values = values.global_ if self._rank == 0 else None
         runtime.emit(step, runtime.epoch, rank_values, global_values)
 

@@ -15,6 +15,12 @@
 // verdict's confidence; and a verdict needs more evidence to be given than to be kept
 // (hysteresis), so it does not flicker from step to step.
 //
+// Where the ranks report their run-queue delay (time/runqueue_ms: their training thread was ready
+// but waited for a CPU, run_queue.h), a rank's excess of it over the median other rank is time
+// another process took from it. When that time did not make it arrive last (over TCP a rank
+// slowed inside the all-reduce slows every rank's all-reduce, and none arrives late), the part the
+// late-arrival charge did not already give it is charged to it in a stage of its own, "CPU".
+//
 // Thread-safety: not thread-safe; the agent uses it from its main loop.
 #pragma once
 
@@ -30,13 +36,15 @@
 namespace ringside::agent {
 
 struct StragglerVerdict {
-  enum Stage { kNone = 0, kData = 1, kCompute = 2 };
+  // kCpu: its training thread waited for a CPU that another process had (time/runqueue_ms).
+  enum Stage { kNone = 0, kData = 1, kCompute = 2, kCpu = 3 };
   int64_t step = 0;       // the last step of the timings judged
   double wallTime = 0.0;  // Unix time of that record, s (the latest of its ranks' clocks)
   int rank = -1;          // -1: no straggler
   Stage stage = kNone;
-  // Over the window, per step: the rank's mean time in `stage` (ms), the median over the other
-  // ranks of theirs (ms), and the median over the other ranks of their mean wait (ms); 0 for none.
+  // Over the window, per step: the rank's mean time in `stage` (ms; for kCpu its run-queue
+  // delay), the median over the other ranks of theirs (ms), and the median over the other ranks
+  // of their mean wait (ms); 0 for none.
   double stageMs = 0.0;
   double medianMs = 0.0;
   double othersWaitMs = 0.0;
@@ -89,8 +97,11 @@ class StragglerDetector {
   // with exit <= enter; out-of-range values are clamped to the defaults' meaning (slices >= 1).
   explicit StragglerDetector(int worldSize, StragglerRule rule = {});
 
-  // One per-rank sample (time/data_ms, time/compute_ms, time/wait_ms, ms per step, the mean over
-  // the steps since that rank's previous record; other names are ignored). wallTime: the sample's
+  // One per-rank sample (time/data_ms, time/compute_ms, time/wait_ms and, optional,
+  // time/runqueue_ms: ms per step, the mean over the steps since that rank's previous record;
+  // other names are ignored). A rank's time/runqueue_ms counts only when it comes before the
+  // last of its three others of the step (the trainer and the Python package send it first), and
+  // only in records where every rank sent it. wallTime: the sample's
   // Unix time, s. Returns a verdict when this sample completes a record (every rank's three
   // timings at `step`) and that record is the run's first complete one or ends a slice: at most
   // one verdict per sliceSeconds of the run, each to be journaled. Samples of a rank outside
@@ -107,21 +118,24 @@ class StragglerDetector {
 
  private:
   struct Timings {
-    double data = 0.0, compute = 0.0, wait = 0.0;
+    double data = 0.0, compute = 0.0, wait = 0.0, runQueue = 0.0;
     int have = 0;  // bit mask of the three
+    bool hasRunQueue = false;
   };
   struct Record {
     std::vector<Timings> ranks;
     double wallTime = 0.0;
   };
   // Sums over the records of one slice, per rank, each weighted by the steps a record covers
-  // (ms): stage times, and the group's waiting charged to the rank by stage; of the part charged
-  // to no stage, its bursts (above the rank's median per step in the slice).
+  // (ms): stage times and run-queue delay, and the group's waiting charged to the rank by stage
+  // (chargedCpu: its excess run-queue delay that its late arrival did not already explain); of
+  // the part charged to no stage, its bursts (above the rank's median per step in the slice).
   struct RankSums {
-    double data = 0.0, compute = 0.0, wait = 0.0;
-    double chargedData = 0.0, chargedCompute = 0.0, chargedOther = 0.0, otherBursts = 0.0;
+    double data = 0.0, compute = 0.0, wait = 0.0, runQueue = 0.0;
+    double chargedData = 0.0, chargedCompute = 0.0, chargedCpu = 0.0, chargedOther = 0.0,
+           otherBursts = 0.0;
     double charged(bool withOther) const {
-      return chargedData + chargedCompute + (withOther ? otherBursts : 0.0);
+      return chargedData + chargedCompute + chargedCpu + (withOther ? otherBursts : 0.0);
     }
   };
   struct Slice {

@@ -20,9 +20,13 @@ inline constexpr const char* kExposedCommMs = "time/exposed_comm_ms";    // ms p
 inline constexpr const char* kDataMs = "time/data_ms";  // ms per step: loading the batch
 // ms per step: blocked in collectives (exposed all-reduce and the stop agreement after the step)
 inline constexpr const char* kWaitMs = "time/wait_ms";
+// ms per step: the rank's training thread was ready to run but waited for a CPU (Linux's run-queue
+// delay, /proc/thread-self/schedstat); another process on the rank's CPU shows here
+inline constexpr const char* kRunQueueMs = "time/runqueue_ms";
 // The owner agent's straggler verdict (docs/metrics.md, "The straggler"), global samples it
 // journals itself about twice a second (at each slice of its window): the rank (-1: none), the
-// stage (1 data, 2 compute; 0 none), the rank's time in that stage and the median over the other
+// stage (1 data, 2 compute, 3 CPU: its thread waited for a CPU; 0
+// none), the rank's time in that stage and the median over the other
 // ranks (ms per step, means over the window), and the median time the other ranks waited (ms).
 inline constexpr const char* kStragglerRank = "straggler/rank";
 inline constexpr const char* kStragglerStage = "straggler/stage";

@@ -37,7 +37,7 @@ struct StragglerSpan {
   int64_t firstStep = 0;  // the step of the span's first verdict
   int64_t endStep = 0;    // the step of the next span's first verdict (or of the last verdict)
   int rank = -1;          // -1: none
-  int stage = 0;          // 1 data, 2 compute: the stage of the span's last verdict; 0 none
+  int stage = 0;          // 1 data, 2 compute, 3 waiting for a CPU: the stage of the span's last verdict; 0 none
   int verdicts = 0;       // verdicts in the span
   std::optional<double> maxCostShare;  // the largest cost (0-1) of its verdicts, when journaled
 };

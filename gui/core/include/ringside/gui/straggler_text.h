@@ -14,7 +14,7 @@ namespace ringside::gui {
 struct StragglerView {
   int64_t step = 0;
   int rank = -1;              // -1: none
-  int stage = 0;              // 1 data, 2 compute; 0 none
+  int stage = 0;              // 1 data, 2 compute, 3 waiting for a CPU; 0 none
   double stageMs = 0.0;       // the rank's mean time in that stage per step, ms
   double medianMs = 0.0;      // the other ranks' median of theirs, ms
   double othersWaitMs = 0.0;  // the other ranks' median wait per step, ms
