@@ -17,8 +17,11 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "ringside/agent/straggler_detector.h"
+#include "ringside/common/metric_names.h"
 
 int main(int argc, char** argv) {
   using ringside::agent::StragglerDetector;
@@ -71,12 +74,25 @@ int main(int argc, char** argv) {
     const int rank = record["rank"].get<int>();
     const int64_t step = record.value("step", int64_t{0});
     const double time = record.value("time", 0.0);
-    for (const auto& [name, value] : record["metrics"].items()) {
-      if (!value.is_number()) continue;
-      const auto verdict = detector->onSample(rank, step, name, value.get<double>(), time);
+    // The run-queue delay first, as the trainer sends it (the detector counts it only before
+    // the rank's record of the step is complete); then the rest in the record's order.
+    const auto& metrics = record["metrics"];
+    std::vector<std::pair<std::string, double>> values;
+    if (auto rq = metrics.find(ringside::metric::kRunQueueMs);
+        rq != metrics.end() && rq->is_number()) {
+      values.emplace_back(ringside::metric::kRunQueueMs, rq->get<double>());
+    }
+    for (const auto& [name, value] : metrics.items()) {
+      if (value.is_number() && name != ringside::metric::kRunQueueMs) {
+        values.emplace_back(name, value.get<double>());
+      }
+    }
+    for (const auto& [name, value] : values) {
+      const auto verdict = detector->onSample(rank, step, name, value, time);
       if (!verdict) continue;
       const char* stage = verdict->stage == StragglerVerdict::kData      ? "data"
                           : verdict->stage == StragglerVerdict::kCompute ? "compute"
+                          : verdict->stage == StragglerVerdict::kCpu     ? "cpu"
                                                                          : "none";
       std::cout << nlohmann::json{{"step", verdict->step},
                                   {"time", verdict->wallTime},

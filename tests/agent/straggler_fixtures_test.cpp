@@ -5,9 +5,10 @@
 // nothing. The bar (issue 27, docs/metrics.md "The straggler"): the busy rank named within 10 s of
 // the busy process's start and in >= 95 % of the verdicts from then until its end; and in every
 // run >= 95 % of the verdicts right against what held in their window: the busy rank while the
-// busy process ran (and up to 10 s after), else the ranks' own speed (on a shared host one CPU runs the same work 15-50 % slower than the
-// other for seconds with nothing else in the machine, and its rank is then a straggler in every
-// step; bench/straggler_trials scores its trials the same way, speed_label there).
+// busy process ran (and up to 10 s after), else the ranks' own speed (on a shared host one CPU runs
+// the same work 15-50 % slower than the other for seconds with nothing else in the machine, and its
+// rank is then a straggler in every step; bench/straggler_trials scores its trials the same way,
+// speed_label there).
 #include <gtest/gtest.h>
 #include <zlib.h>
 
@@ -56,6 +57,7 @@ Fixture replay(const fs::path& path) {
   char buffer[4096];
   int64_t step = 0, micros = 0;
   bool header = false;
+  size_t columns = 3;  // per rank: data, compute, wait, and runqueue where the header names it
   while (gzgets(file, buffer, sizeof buffer) != nullptr) {
     const std::string line(buffer);
     if (line.starts_with("#")) {
@@ -73,6 +75,7 @@ Fixture replay(const fs::path& path) {
     }
     if (!header) {  // the column names
       header = true;
+      if (line.find("runqueue0_us") != std::string::npos) columns = 4;
       if (fixture.worldSize < 2) {
         ADD_FAILURE() << fixture.name << ": no world_size of 2 or more before the header";
         break;
@@ -83,7 +86,7 @@ Fixture replay(const fs::path& path) {
     std::vector<int64_t> fields;
     std::istringstream cells(line);
     for (std::string cell; std::getline(cells, cell, ',');) fields.push_back(std::stoll(cell));
-    if (fields.size() != 2 + 3 * static_cast<size_t>(fixture.worldSize)) {
+    if (fields.size() != 2 + columns * static_cast<size_t>(fixture.worldSize)) {
       ADD_FAILURE() << fixture.name << ": a line of " << fields.size() << " fields: " << line;
       break;
     }
@@ -94,9 +97,11 @@ Fixture replay(const fs::path& path) {
     fixture.work.emplace_back();
     for (int rank = 0; rank < fixture.worldSize; ++rank) {
       const auto ms = [&](int column) {
-        return static_cast<double>(fields[2 + 3 * static_cast<size_t>(rank) + column]) / 1e3;
+        return static_cast<double>(fields[2 + columns * static_cast<size_t>(rank) + column]) / 1e3;
       };
       fixture.work.back().push_back(ms(0) + ms(1));
+      // The run-queue delay first, as the trainer sends it.
+      if (columns == 4) detector->onSample(rank, step, metric::kRunQueueMs, ms(3), time);
       detector->onSample(rank, step, metric::kDataMs, ms(0), time);
       detector->onSample(rank, step, metric::kComputeMs, ms(1), time);
       if (auto verdict = detector->onSample(rank, step, metric::kWaitMs, ms(2), time)) {
@@ -117,7 +122,6 @@ std::vector<fs::path> fixtures(const std::string& prefix) {
   std::sort(paths.begin(), paths.end());
   return paths;
 }
-
 
 constexpr double kWindowSeconds = 5.0;  // StragglerRule's default window: 10 slices of 0.5 s
 // Over a window, a rank whose median data + compute per step is at least kSteadySlower times the
