@@ -4,6 +4,7 @@
 #include "ringside/agent/journal.h"
 
 #include <cstdio>
+#include <string>
 #include <utility>
 
 #include "journal_impl.h"
@@ -34,6 +35,17 @@ void logToStderr(const char* level, const std::string& text) {
   std::fprintf(stderr, "ringside-agent %s: %s\n", level, text.c_str());
 }
 
+// An INSERT of `rows` rows into metric_samples; row r's columns are parameters 8r+1 to 8r+8.
+std::string sampleInsertSql(size_t rows) {
+  std::string sql =
+      "INSERT INTO metric_samples (run_key, seq, step, epoch, wall_time, rank, key_id, value) "
+      "VALUES ";
+  for (size_t row = 0; row < rows; ++row) {
+    sql += row == 0 ? "(?,?,?,?,?,?,?,?)" : ",(?,?,?,?,?,?,?,?)";
+  }
+  return sql;
+}
+
 }  // namespace
 
 Status Journal::Impl::prepareStatements() {
@@ -56,9 +68,6 @@ Status Journal::Impl::prepareStatements() {
           {&updateLastSeq, "UPDATE runs SET last_seq = ?2 WHERE run_key = ?1"},
           {&findKey, "SELECT key_id FROM metric_keys WHERE name = ?1"},
           {&insertKey, "INSERT INTO metric_keys (name) VALUES (?1)"},
-          {&insertSample,
-           "INSERT INTO metric_samples (run_key, seq, step, epoch, wall_time, rank, key_id, "
-           "value) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"},
           {&insertLog,
            "INSERT INTO log_lines (run_key, seq, wall_time, stream, text) "
            "VALUES (?1, ?2, ?3, ?4, ?5)"},
@@ -75,6 +84,11 @@ Status Journal::Impl::prepareStatements() {
            "dropped_total = excluded.dropped_total"},
           {&deleteRun, "DELETE FROM runs WHERE run_key = ?1"},
       }));
+  for (size_t i = 0; i < kSampleInsertRows.size(); ++i) {
+    auto prepared = Statement::prepare(writer.get(), sampleInsertSql(kSampleInsertRows[i]).c_str());
+    if (!prepared.isOk()) return prepared.status();
+    insertSamples[i] = std::move(prepared).value();
+  }
   return prepareAll(
       reader.get(),
       {

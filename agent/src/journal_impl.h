@@ -3,6 +3,7 @@
 // SQLite connections, each under its own mutex (thread-safety comment in journal.h).
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -10,12 +11,19 @@
 #include <string>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "journal_sqlite.h"
 #include "ringside/agent/journal.h"
 #include "ringside/common/mutex.h"
 
 namespace ringside::agent {
+
+// Rows per execution of the journal's multi-row INSERTs into metric_samples, largest first (8
+// parameters a row: 512 at most, SQLite allows 32,766). n samples take n / 64 statements of 64
+// rows, then at most 3 each of 16, 4 and 1 rows for the rest: one statement's fixed cost (step,
+// reset, the VDBE program's start) per 64 rows instead of per row (bench/README.md, "telemetry").
+inline constexpr std::array<size_t, 4> kSampleInsertRows = {64, 16, 4, 1};
 
 // A run as the write path sees it.
 struct RunKey {
@@ -51,11 +59,12 @@ struct Journal::Impl {
   Statement findRun GUARDED_BY(writeMutex), insertRun GUARDED_BY(writeMutex),
       upsertRunFull GUARDED_BY(writeMutex), upsertRunInfo GUARDED_BY(writeMutex),
       updateLastSeq GUARDED_BY(writeMutex), findKey GUARDED_BY(writeMutex),
-      insertKey GUARDED_BY(writeMutex), insertSample GUARDED_BY(writeMutex),
-      insertLog GUARDED_BY(writeMutex), insertState GUARDED_BY(writeMutex),
-      findRankBatch GUARDED_BY(writeMutex), countDuplicate GUARDED_BY(writeMutex),
-      upsertRankBatch GUARDED_BY(writeMutex), deleteRun GUARDED_BY(writeMutex),
-      readRunInfo GUARDED_BY(writeMutex);
+      insertKey GUARDED_BY(writeMutex), insertLog GUARDED_BY(writeMutex),
+      insertState GUARDED_BY(writeMutex), findRankBatch GUARDED_BY(writeMutex),
+      countDuplicate GUARDED_BY(writeMutex), upsertRankBatch GUARDED_BY(writeMutex),
+      deleteRun GUARDED_BY(writeMutex), readRunInfo GUARDED_BY(writeMutex);
+  // insertSamples[i] inserts kSampleInsertRows[i] rows of metric_samples.
+  std::array<Statement, kSampleInsertRows.size()> insertSamples GUARDED_BY(writeMutex);
   // run_id -> RunInfo.world_size (0: unknown), read from the record once per run. A run's world
   // size is set when it is first stored (QUEUED) and never changes, so an entry stays valid;
   // emptied when retention deletes runs.
@@ -93,8 +102,10 @@ struct Journal::Impl {
   // (COMPLETED, FAILED, STOPPED) is journaled. *worldSize: the run's world size (0: unknown).
   Status checkTakesSamples(const std::string& runId, const RunKey& run, uint32_t* worldSize)
       REQUIRES(writeMutex);
-  Status insertSampleRow(int64_t runKey, uint64_t seq, const v1::MetricSample& sample,
-                         int64_t keyId) REQUIRES(writeMutex);
+  // Inserts a metric_samples row of run `runKey` for each samples[i] (its seq already set) with
+  // key_id keyIds[i], through insertSamples (kSampleInsertRows). keyIds.size() == samples.size().
+  Status insertSampleRows(int64_t runKey, const std::vector<v1::MetricSample>& samples,
+                          const std::vector<int64_t>& keyIds) REQUIRES(writeMutex);
   Status setLastSeq(const RunKey& run) REQUIRES(writeMutex);
   Status upsertRunRow(const v1::RunInfo& info, const ProcessIds* process) REQUIRES(writeMutex);
 

@@ -98,6 +98,12 @@ Status Statement::run() {
   return row.isOk() ? Status::ok() : row.status();
 }
 
+Status Statement::runKeepingBindings() {
+  auto row = step();
+  sqlite3_reset(stmt_);
+  return row.isOk() ? Status::ok() : row.status();
+}
+
 Status Statement::forEachRow(const std::function<Status(const Statement&)>& takeRow) {
   Status status;
   while (true) {

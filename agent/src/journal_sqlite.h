@@ -83,6 +83,11 @@ class Statement {
   Result<bool> step();
   // Steps a statement that yields no rows, then resets it.
   Status run();
+  // run() without clearing the bindings (sqlite3_clear_bindings), for a statement whose every
+  // parameter is bound again before its next step (the many-row sample INSERTs, up to 512
+  // parameters). Bind only numbers to such a statement: a text or blob binding (SQLITE_STATIC)
+  // would outlive its argument.
+  Status runKeepingBindings();
   // Steps through every row, calling takeRow(*this) on each, then resets the statement. Stops
   // at the first error, of a step or of takeRow, and returns it.
   Status forEachRow(const std::function<Status(const Statement&)>& takeRow);

@@ -143,18 +143,31 @@ Result<int64_t> Journal::Impl::keyId(const std::string& name) {
   return id;
 }
 
-Status Journal::Impl::insertSampleRow(int64_t runKey, uint64_t seq, const v1::MetricSample& sample,
-                                      int64_t keyId) {
-  insertSample.bindInt(1, runKey);
-  insertSample.bindInt(2, static_cast<int64_t>(seq));
-  insertSample.bindInt(3, sample.step());
-  insertSample.bindInt(4, sample.epoch());
-  insertSample.bindDouble(5, sample.wall_time());
-  insertSample.bindInt(6, sample.rank());
-  insertSample.bindInt(7, keyId);
-  // SQLite stores NaN as NULL; the read path turns NULL back into NaN.
-  insertSample.bindDouble(8, sample.value());
-  return insertSample.run();
+Status Journal::Impl::insertSampleRows(int64_t runKey, const std::vector<v1::MetricSample>& samples,
+                                       const std::vector<int64_t>& keyIds) {
+  size_t next = 0;
+  for (size_t size = 0; size < kSampleInsertRows.size(); ++size) {
+    const size_t rows = kSampleInsertRows[size];
+    Statement& insert = insertSamples[size];
+    for (; samples.size() - next >= rows; next += rows) {
+      int index = 1;
+      for (size_t i = next; i < next + rows; ++i) {
+        const v1::MetricSample& sample = samples[i];
+        insert.bindInt(index++, runKey);
+        insert.bindInt(index++, static_cast<int64_t>(sample.seq()));
+        insert.bindInt(index++, sample.step());
+        insert.bindInt(index++, sample.epoch());
+        insert.bindDouble(index++, sample.wall_time());
+        insert.bindInt(index++, sample.rank());
+        insert.bindInt(index++, keyIds[i]);
+        // SQLite stores NaN as NULL; the read path turns NULL back into NaN.
+        insert.bindDouble(index++, sample.value());
+      }
+      // Every parameter is bound again before the next run: no need to clear them.
+      RINGSIDE_RETURN_IF_ERROR(insert.runKeepingBindings());
+    }
+  }
+  return Status::ok();
 }
 
 Status Journal::Impl::setLastSeq(const RunKey& run) {
@@ -223,6 +236,8 @@ Result<RankAppendResult> Journal::appendRankMetrics(const v1::RankMetrics& batch
     }
     result.missingBatches = batch.batch_seq() - lastBatchSeq - 1;
     result.samples.reserve(batch.points_size());
+    std::vector<int64_t> keyIds;
+    keyIds.reserve(batch.points_size());
     for (const v1::RankMetricPoint& point : batch.points()) {
       if (std::string problem = sampleProblem(0, point.step(), point.epoch(), 0);
           !problem.empty()) {
@@ -239,8 +254,9 @@ Result<RankAppendResult> Journal::appendRankMetrics(const v1::RankMetrics& batch
       sample.set_rank(point.global() ? -1 : batch.rank());
       sample.set_name(point.name());
       sample.set_value(point.value());
-      RINGSIDE_RETURN_IF_ERROR(impl.insertSampleRow(run->key, sample.seq(), sample, key.value()));
+      keyIds.push_back(key.value());
     }
+    RINGSIDE_RETURN_IF_ERROR(impl.insertSampleRows(run->key, result.samples, keyIds));
     Statement& upsert = impl.upsertRankBatch;
     upsert.bindInt(1, run->key);
     upsert.bindInt(2, batch.rank());
@@ -268,6 +284,8 @@ Result<std::vector<v1::MetricSample>> Journal::appendMetricSamples(
     RINGSIDE_RETURN_IF_ERROR(impl.checkTakesSamples(runId, *run, &worldSize));
     std::vector<v1::MetricSample> stored;
     stored.reserve(samples.size());
+    std::vector<int64_t> keyIds;
+    keyIds.reserve(samples.size());
     for (const v1::MetricSample& input : samples) {
       if (std::string problem = sampleProblem(input.rank(), input.step(), input.epoch(), worldSize);
           !problem.empty()) {
@@ -278,8 +296,9 @@ Result<std::vector<v1::MetricSample>> Journal::appendMetricSamples(
       if (!key.isOk()) return key.status();
       v1::MetricSample& sample = stored.emplace_back(input);
       sample.set_seq(++run->lastSeq);
-      RINGSIDE_RETURN_IF_ERROR(impl.insertSampleRow(run->key, sample.seq(), sample, key.value()));
+      keyIds.push_back(key.value());
     }
+    RINGSIDE_RETURN_IF_ERROR(impl.insertSampleRows(run->key, stored, keyIds));
     RINGSIDE_RETURN_IF_ERROR(impl.setLastSeq(run.value()));
     return stored;
   });

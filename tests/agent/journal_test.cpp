@@ -615,5 +615,86 @@ TEST_F(JournalTest, SigkillMidWriteLeavesAnIntactGapFreeJournal) {
   EXPECT_EQ(integrityCheck(path_), "ok");
 }
 
+// The journal inserts samples 64, 16, 4 and 1 rows per statement (kSampleInsertRows): every batch
+// size, with refused points among them (a refused point must not shift the rows after it onto
+// another point's key), is stored row for row as sent, NaN included.
+TEST_F(JournalTest, EveryBatchSizeIsStoredRowForRowAsSent) {
+  auto journal = open();
+  v1::RunInfo info = runInfo("r1");
+  info.set_world_size(2);
+  ASSERT_TRUE(journal->upsertRun(info).isOk());
+  std::vector<v1::MetricSample> expected;
+  uint64_t batchSeq = 0;
+  int64_t step = 0;
+  for (const int points : {1, 3, 4, 5, 15, 16, 17, 21, 63, 64, 65, 84, 85, 128, 1000}) {
+    v1::RankMetrics batch = rankBatch("r1", 1, ++batchSeq, points, step);
+    for (int i = 0; i < points; ++i) {
+      v1::RankMetricPoint& point = *batch.mutable_points(i);
+      point.set_name("key" + std::to_string(i % 7));
+      if (i % 11 == 5) point.set_value(std::nan(""));
+      if (i % 13 == 7) point.set_step(-1);  // refused
+    }
+    auto appended = journal->appendRankMetrics(batch);
+    ASSERT_TRUE(appended.isOk()) << appended.status().toString();
+    for (const v1::RankMetricPoint& point : batch.points()) {
+      if (point.step() < 0) continue;
+      v1::MetricSample& sample = expected.emplace_back();
+      sample.set_seq(expected.size());
+      sample.set_step(point.step());
+      sample.set_epoch(point.epoch());
+      sample.set_wall_time(point.wall_time());
+      sample.set_rank(point.global() ? -1 : 1);
+      sample.set_name(point.name());
+      sample.set_value(point.value());
+    }
+    EXPECT_EQ(appended->samples.size() + appended->refused.samples, static_cast<size_t>(points));
+    // The same points through appendMetricSamples (the tailer's and the recovery's path).
+    std::vector<v1::MetricSample> samples;
+    for (const v1::RankMetricPoint& point : batch.points()) {
+      v1::MetricSample& sample = samples.emplace_back();
+      sample.set_step(point.step() < 0 ? -1 : point.step() + 1000000);
+      sample.set_epoch(2);
+      sample.set_wall_time(point.wall_time() + 0.5);
+      sample.set_rank(0);
+      sample.set_name(point.name() + "/again");
+      sample.set_value(point.value());
+    }
+    auto stored = journal->appendMetricSamples("r1", samples);
+    ASSERT_TRUE(stored.isOk()) << stored.status().toString();
+    for (v1::MetricSample sample : samples) {
+      if (sample.step() < 0) continue;
+      sample.set_seq(expected.size() + 1);
+      expected.push_back(sample);
+    }
+    step += points;
+  }
+  std::vector<v1::MetricSample> fetched;
+  uint64_t after = 0;
+  while (true) {
+    auto page = journal->fetchSince("r1", after, 5000);
+    ASSERT_TRUE(page.isOk()) << page.status().toString();
+    fetched.insert(fetched.end(), page->samples().begin(), page->samples().end());
+    if (!page->more()) break;
+    after = page->last_seq();
+  }
+  ASSERT_EQ(fetched.size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    const v1::MetricSample& want = expected[i];
+    const v1::MetricSample& got = fetched[i];
+    ASSERT_EQ(got.seq(), want.seq()) << "at " << i;
+    ASSERT_EQ(got.step(), want.step()) << "at seq " << want.seq();
+    ASSERT_EQ(got.epoch(), want.epoch()) << "at seq " << want.seq();
+    ASSERT_EQ(got.wall_time(), want.wall_time()) << "at seq " << want.seq();
+    ASSERT_EQ(got.rank(), want.rank()) << "at seq " << want.seq();
+    ASSERT_EQ(got.name(), want.name()) << "at seq " << want.seq();
+    if (std::isnan(want.value())) {
+      ASSERT_TRUE(std::isnan(got.value())) << "at seq " << want.seq();
+    } else {
+      ASSERT_EQ(got.value(), want.value()) << "at seq " << want.seq();
+    }
+  }
+  EXPECT_EQ(integrityCheck(path_), "ok");
+}
+
 }  // namespace
 }  // namespace ringside::agent
