@@ -120,16 +120,16 @@ class RecordReader {
   std::string problem_;
 };
 
+// Reads a "metrics" record's fields, adding one sample per value to *samples, or, when `samples`
+// is null, only checking them (isMetricsRecord).
 void readMetricsRecord(const Json& record, RecordReader* reader,
                        std::vector<v1::MetricSample>* samples) {
   const int64_t step = reader->integer("step", 0, kMaxCount).value_or(0);
   const int64_t epoch = reader->integer("epoch", 0, kMaxCount).value_or(0);
   const int64_t rank =
       reader->integer("rank", -1, static_cast<int64_t>(kMaxWorldSize) - 1).value_or(-1);
-  const double time = reader
-                          ->number("time", std::numeric_limits<double>::lowest(),
-                                   std::numeric_limits<double>::max())
-                          .value_or(wallSeconds());
+  const std::optional<double> recordTime = reader->number(
+      "time", std::numeric_limits<double>::lowest(), std::numeric_limits<double>::max());
   const auto metrics = record.find("metrics");
   if (metrics == record.end() || !metrics->is_object()) {
     reader->fail(metrics == record.end()
@@ -142,6 +142,7 @@ void readMetricsRecord(const Json& record, RecordReader* reader,
                  std::to_string(kMaxMetricsPerRecord));
     return;
   }
+  const double time = samples != nullptr ? recordTime.value_or(wallSeconds()) : 0;
   for (const auto& item : metrics->items()) {
     const std::string& name = item.key();
     const Json& value = item.value();
@@ -156,6 +157,7 @@ void readMetricsRecord(const Json& record, RecordReader* reader,
                    ", not a number (or null)");
       return;
     }
+    if (samples == nullptr) continue;
     v1::MetricSample sample;
     sample.set_step(step);
     sample.set_epoch(epoch);
@@ -280,76 +282,92 @@ std::string logLineText(std::string_view line, uint64_t totalBytes) {
 
 namespace {
 
-// parseMetricsLine, also saying the record's "type" (*type, empty when the line is no JSON object
-// with a string "type").
-std::vector<v1::MetricSample> parseRecord(const std::string& taggedLine, std::string* problem,
-                                          std::map<std::string, std::string>* params,
-                                          std::string* recordType) {
-  std::string unused;
-  std::string& why = problem != nullptr ? *problem : unused;
-  why.clear();
+// The text of a record line `taggedLine` without its rank tags (textWithoutRankTags): a view into
+// `taggedLine` when it has no copies of its tag inside (every line shorter than mpirun's 4 KiB
+// blocks), else built in *storage.
+std::string_view recordText(std::string_view taggedLine, std::string* storage) {
+  const RankTaggedLine split = splitRankTag(taggedLine);
+  if (split.rank < 0) return taggedLine;
+  const std::string_view tag = taggedLine.substr(0, taggedLine.size() - split.text.size());
+  if (split.text.find(tag) == std::string_view::npos) return split.text;
+  *storage = textWithoutRankTags(taggedLine);
+  return *storage;
+}
+
+// parseMetricsLine's reading of the record `line` (its text without rank tags): the record's
+// "type" in *recordType (empty when the line is no JSON object with a string "type"), the first
+// problem in *why; its samples added to *samples unless `samples` is null (then the fields are
+// only checked), a config record's params to *params unless `params` is null.
+void readRecord(std::string_view line, std::string* why, std::map<std::string, std::string>* params,
+                std::string* recordType, std::vector<v1::MetricSample>* samples) {
+  why->clear();
   recordType->clear();
-  std::vector<v1::MetricSample> samples;
-  const std::string line = textWithoutRankTags(taggedLine);
-  if (line.empty() || line.front() != '{') return samples;
+  if (line.empty() || line.front() != '{') return;
   if (line.size() > kMaxLogLineBytes) {
-    why = "a record of " + std::to_string(line.size()) + " bytes, longer than a log line (" +
-          std::to_string(kMaxLogLineBytes) + ")";
-    return samples;
+    *why = "a record of " + std::to_string(line.size()) + " bytes, longer than a log line (" +
+           std::to_string(kMaxLogLineBytes) + ")";
+    return;
   }
   // Refused before a document is built: copying or printing a deep one recurses per level.
   if (Status depth = checkJsonDepth(line, kMaxJsonDepth, "the record"); !depth.isOk()) {
-    why = depth.message();
-    return samples;
+    *why = depth.message();
+    return;
   }
+  const size_t kept = samples != nullptr ? samples->size() : 0;
   // nlohmann::json reports with exceptions; none leaves this function (a line is never fatal).
   try {
-    const Json record = Json::parse(line);
+    const Json record = Json::parse(line.begin(), line.end());
     if (!record.is_object()) {
-      why = "not a JSON object";
-      return samples;
+      *why = "not a JSON object";
+      return;
     }
     const auto type = record.find("type");
     if (type == record.end() || !type->is_string()) {
-      why = type == record.end() ? std::string("\"type\" is missing")
-                                 : "\"type\" is " + RecordReader::article(*type) + ", not a string";
-      return samples;
+      *why = type == record.end()
+                 ? std::string("\"type\" is missing")
+                 : "\"type\" is " + RecordReader::article(*type) + ", not a string";
+      return;
     }
     *recordType = type->get<std::string>();
     RecordReader reader(record);
     if (*type == "metrics") {
-      readMetricsRecord(record, &reader, &samples);
-    } else if (*type == "start") {
-      readStartRecord(&reader, &samples);
+      readMetricsRecord(record, &reader, samples);
+    } else if (*type == "start" && samples != nullptr) {
+      readStartRecord(&reader, samples);
     } else if (*type == "config" && params != nullptr) {
-      readConfigRecord(record, params, &why);
-      return samples;
+      readConfigRecord(record, params, why);
+      return;
     }
     if (!reader.problem().empty()) {
-      why = reader.problem();
-      samples.clear();
+      *why = reader.problem();
+      if (samples != nullptr) samples->resize(kept);
     }
   } catch (const Json::exception& error) {
-    why = std::string("not valid JSON: ") + error.what();
-    samples.clear();
+    *why = std::string("not valid JSON: ") + error.what();
+    if (samples != nullptr) samples->resize(kept);
   }
-  return samples;
 }
 
 }  // namespace
 
-std::vector<v1::MetricSample> parseMetricsLine(const std::string& taggedLine, std::string* problem,
+std::vector<v1::MetricSample> parseMetricsLine(std::string_view taggedLine, std::string* problem,
                                                std::map<std::string, std::string>* params) {
+  std::string unused;
   std::string type;
-  return parseRecord(taggedLine, problem, params, &type);
+  std::string storage;
+  std::vector<v1::MetricSample> samples;
+  readRecord(recordText(taggedLine, &storage), problem != nullptr ? problem : &unused, params,
+             &type, &samples);
+  return samples;
 }
 
-bool isMetricsRecord(const std::string& line) {
+bool isMetricsRecord(std::string_view line) {
   const std::string_view text = splitRankTag(line).text;
   if (text.empty() || text.front() != '{') return false;  // most lines: no parse
   std::string problem;
   std::string type;
-  parseRecord(line, &problem, nullptr, &type);
+  std::string storage;
+  readRecord(recordText(line, &storage), &problem, nullptr, &type, nullptr);
   return problem.empty() && type == "metrics";
 }
 
@@ -444,9 +462,8 @@ void LogTailer::addLine(int s, std::string_view raw, double now, Chunk* chunk) {
   std::vector<v1::MetricSample> samples;
   // A record is parsed from the bytes printed; invalid UTF-8 inside one makes it malformed.
   if (records_ == StdoutRecords::kParse && s == 0) {
-    samples = parseMetricsLine(std::string(raw), &problem, &chunk->params);
-  } else if (records_ == StdoutRecords::kSentToSink && s == 0 &&
-             isMetricsRecord(std::string(raw))) {
+    samples = parseMetricsLine(raw, &problem, &chunk->params);
+  } else if (records_ == StdoutRecords::kSentToSink && s == 0 && isMetricsRecord(raw)) {
     ++chunk->recordsNotJournaled;
     noteSentToSink(now, chunk);
     return;

@@ -359,6 +359,9 @@ TEST_F(LogTailerTest, SkippedRecordsOverManyPollsReachTheLogsEnd) {
 TEST(IsMetricsRecordTest, OnlyWellFormedMetricsRecords) {
   EXPECT_TRUE(isMetricsRecord(R"({"type":"metrics","step":1,"metrics":{"x":1}})"));
   EXPECT_TRUE(isMetricsRecord(R"([1,0]<stdout>:{"type":"metrics","rank":3,"metrics":{}})"));
+  // mpirun's copy of the tag at a 4 KiB block boundary inside the line is not part of the record.
+  EXPECT_TRUE(isMetricsRecord(R"([1,0]<stdout>:{"type":"met[1,0]<stdout>:rics","metrics":{}})"));
+  EXPECT_FALSE(isMetricsRecord(R"([1,0]<stdout>:{"type":"met[1,1]<stdout>:rics","metrics":{}})"));
   for (const char* other : {R"({"type":"start","total_steps":3})", R"({"type":"end"})",
                             R"({"type":"metrics","metrics":{"x":"1"}})", "{not json", "text",
                             R"({"type":"metrics","rank":-7,"metrics":{"x":1}})", ""}) {

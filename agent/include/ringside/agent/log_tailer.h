@@ -113,7 +113,7 @@ inline StdoutRecords stdoutRecordsOf(const v1::RunSpec& spec) {
 
 // Whether `line` (as printed, with or without a rank tag) is a well-formed "metrics" record of
 // docs/metrics.md: what parseMetricsLine reads without a problem.
-bool isMetricsRecord(const std::string& line);
+bool isMetricsRecord(std::string_view line);
 
 // The text one line of a run's output travels with (LogLine.text): `line` (without its newline)
 // with a rank tag (common/rank_tag.h splitRankTag) written the way users read it, "[rank 1]
@@ -139,7 +139,7 @@ std::string logLineText(std::string_view line, uint64_t totalBytes = 0);
 // text, to `*params` (when not null); over validateRunParams' bounds it is a problem.
 // Records of other types give nothing and no problem.
 std::vector<v1::MetricSample> parseMetricsLine(
-    const std::string& line, std::string* problem = nullptr,
+    std::string_view line, std::string* problem = nullptr,
     std::map<std::string, std::string>* params = nullptr);
 
 }  // namespace ringside::agent
