@@ -337,6 +337,35 @@ class CatchUpTest : public QObject {
     QVERIFY(send.take().empty());
     QVERIFY(!catchUp.run("run-a"));
   }
+
+  // Issue 28 item 5: a run deleted in the GUI was followed again from seq 0 by the node's next
+  // run list (autoTrackRuns) and its whole journal fetched, only for the store to drop it.
+  void aRunTheGuiDeletedIsNeitherFetchedNorDelivered() {
+    CatchUp catchUp(true);
+    Sender send;
+    catchUp.onRunList(runList({{"deleted", 40}, {"kept", 5}}));
+    catchUp.startFetches(send.fn());
+    QCOMPARE(send.take(), (Fetches{{"deleted", 0}, {"kept", 0}}));
+    catchUp.ignoreRun("deleted");
+    // Its page in flight is ignored, not followed by the next page.
+    Outcome outcome =
+        catchUp.onFetchReply("deleted", pageReply("deleted", {1, 2}, {}, 40, true), send.fn());
+    QCOMPARE(outcome.kind, Outcome::Kind::kIgnored);
+    QVERIFY(send.take().empty());
+    // Later lists (a reconnect) and live entries leave it alone, and ask for no list either.
+    catchUp.onRunList(runList({{"deleted", 41}, {"kept", 5}}));
+    catchUp.startFetches(send.fn());
+    QVERIFY(send.take().empty());
+    QVERIFY(!catchUp.acceptLive("deleted", 42));
+    QVERIFY(!catchUp.acceptLive("deleted", 43, /*introducesRun=*/true));
+    QVERIFY(!catchUp.wantsRunList());
+    QVERIFY(!catchUp.run("deleted"));
+    QVERIFY(catchUp.runListComplete().empty());
+    // trackRun (the GUI holds it again) follows it as any run.
+    catchUp.trackRun("deleted", 0);
+    catchUp.startFetches(send.fn());
+    QCOMPARE(send.take(), (Fetches{{"deleted", 0}}));
+  }
 };
 
 QTEST_GUILESS_MAIN(CatchUpTest)

@@ -114,8 +114,8 @@ class MetricsStoreTest : public QObject {
       QSqlQuery tables("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name", db);
       QStringList names;
       while (tables.next()) names << tables.value(0).toString();
-      QCOMPARE(names, QStringList({"logs", "metric_keys", "metrics", "nodes", "run_node_telemetry",
-                                   "runs"}));
+      QCOMPARE(names, QStringList({"deleted_runs", "logs", "metric_keys", "metrics", "nodes",
+                                   "run_node_telemetry", "runs"}));
     }
     QSqlDatabase::removeDatabase("tables");
     // Reopening a current file migrates nothing and keeps working.
@@ -164,6 +164,7 @@ class MetricsStoreTest : public QObject {
       QVERIFY(query.exec("ALTER TABLE runs DROP COLUMN placement"));  // migration 3's
       QVERIFY(query.exec("DROP TABLE run_node_telemetry"));           // migration 4's
       QVERIFY(query.exec("DROP INDEX metrics_telemetry"));
+      QVERIFY(query.exec("DROP TABLE deleted_runs"));  // migration 5's (with its index)
       QVERIFY(
           query.exec("INSERT INTO nodes VALUES ('n-old', 'old', 'tcp://a:1 tcp://a:2', "
                      "'key', 1.5)"));
@@ -566,9 +567,95 @@ class MetricsStoreTest : public QObject {
     QCOMPARE(await(store.runs())->size(), size_t{1});
     QCOMPARE(*await(store.sampleCount("kept")), int64_t{10});
     QTRY_COMPARE(deleted.count(), 1);
-    // The same id can come back (e.g. fetched again from the agent) as a fresh run.
-    auto back = await(store.ingest(syntheticBatch("gone", 1, 10)));
-    QCOMPARE(back->newSamples, int64_t{10});
+  }
+
+  // Issue 28 item 5: a run deleted in History came back from the agent's next run list or
+  // catch-up (ensureRun re-created it), so the GUI database was bounded only by the agents'
+  // retention. Now the id is remembered and nothing an agent sends stores it again.
+  void aDeletedRunStaysDeletedWhateverTheAgentSends() {
+    const QString file = path("tombstone.sqlite");
+    {
+      MetricsStore store(file);
+      QVERIFY(await(store.open()).isOk());
+      QVERIFY(await(store.upsertRun("n", runInfo("gone", v1::COMPLETED))).isOk());
+      QVERIFY(await(store.ingest(syntheticBatch("gone", 1, 100))).isOk());
+      QVERIFY(await(store.deleteRun("gone")).isOk());
+    }
+    MetricsStore store(file);  // remembered across a restart
+    QVERIFY(await(store.open()).isOk());
+    QSignalSpy changed(&store, &MetricsStore::runChanged);
+    // The agent's run list: the deleted run is skipped (nullopt), the others stored as before.
+    auto listed = await(
+        store.upsertRuns("n", {runInfo("before", v1::COMPLETED), runInfo("gone", v1::COMPLETED),
+                               runInfo("after", v1::FAILED)}));
+    QVERIFY(listed.isOk());
+    QCOMPARE(listed->size(), size_t{3});
+    QVERIFY((*listed)[0].has_value());
+    QVERIFY(!(*listed)[1].has_value());
+    QVERIFY((*listed)[2].has_value());
+    // A catch-up page and a single RunInfo: nothing stored, said so.
+    auto fetched = await(store.ingest(syntheticBatch("gone", 1, 100)));
+    QVERIFY(fetched.isOk());
+    QVERIFY(fetched->deleted);
+    QCOMPARE(fetched->newSamples, int64_t{0});
+    QVERIFY(await(store.upsertRun("n", runInfo("gone", v1::COMPLETED))).isOk());
+    QCOMPARE(await(store.run("gone")).status().code(), Status::Code::kNotFound);
+    QCOMPARE(*await(store.sampleCount("gone")), int64_t{0});
+    auto runs = await(store.runs());
+    QVERIFY(runs.isOk());
+    QCOMPARE(runs->size(), size_t{2});
+    for (const RunRecord& run : *runs) QVERIFY(run.runId != QStringLiteral("gone"));
+    QCOMPARE(changed.count(), 2);  // before and after only
+    // Other runs keep working, and a new run is stored as usual.
+    auto other = await(store.ingest(syntheticBatch("after", 1, 10)));
+    QVERIFY(other.isOk() && !other->deleted);
+    QCOMPARE(other->newSamples, int64_t{10});
+  }
+
+  // A run whose stored state is queued, starting or running cannot be deleted: its data would
+  // come back with the next live event half-empty, and the run is still using its nodes.
+  void aLiveRunIsNotDeleted() {
+    MetricsStore store(path("live.sqlite"));
+    QVERIFY(await(store.open()).isOk());
+    for (const v1::RunState state : {v1::QUEUED, v1::STARTING, v1::RUNNING}) {
+      const QByteArray id = "live-" + QByteArray::number(static_cast<int>(state));
+      QVERIFY(await(store.upsertRun("n", runInfo(id.constData(), state))).isOk());
+      QVERIFY(await(store.ingest(syntheticBatch(QString::fromLatin1(id), 1, 10))).isOk());
+      const Status refused = await(store.deleteRun(QString::fromLatin1(id)));
+      QCOMPARE(refused.code(), Status::Code::kFailedPrecondition);
+      QVERIFY2(QString::fromStdString(refused.message()).contains("stop it"),
+               refused.message().c_str());
+      QCOMPARE(*await(store.sampleCount(QString::fromLatin1(id))), int64_t{10});
+    }
+    // Once it ended it can go.
+    QVERIFY(await(store.upsertRun("n", runInfo("live-3", v1::STOPPED))).isOk());
+    QVERIFY(await(store.deleteRun("live-3")).isOk());
+  }
+
+  // The remembered ids are bounded: past maxDeletedRuns the oldest is forgotten, and an agent
+  // that still journals that run brings it back (a fresh row).
+  void rememberedDeletionsAreBounded() {
+    MetricsStore store(path("bounded.sqlite"));
+    QVERIFY(await(store.open()).isOk());
+    store.setMaxDeletedRuns(3);
+    for (int i = 0; i < 5; ++i) {
+      const QString id = QString("old-%1").arg(i);
+      QVERIFY(
+          await(store.upsertRun("n", runInfo(id.toLatin1().constData(), v1::COMPLETED))).isOk());
+      QVERIFY(await(store.deleteRun(id)).isOk());
+      QTest::qWait(2);  // distinct deleted_time
+    }
+    auto listed = await(
+        store.upsertRuns("n", {runInfo("old-0", v1::COMPLETED), runInfo("old-1", v1::COMPLETED),
+                               runInfo("old-2", v1::COMPLETED), runInfo("old-3", v1::COMPLETED),
+                               runInfo("old-4", v1::COMPLETED)}));
+    QVERIFY(listed.isOk());
+    QVERIFY((*listed)[0].has_value());  // forgotten: back
+    QVERIFY((*listed)[1].has_value());
+    QVERIFY(!(*listed)[2].has_value());  // the newest three stay deleted
+    QVERIFY(!(*listed)[3].has_value());
+    QVERIFY(!(*listed)[4].has_value());
+    QCOMPARE(await(store.runs())->size(), size_t{2});
   }
 
   void exportsCsvAtFullResolution() {

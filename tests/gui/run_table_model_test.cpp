@@ -311,10 +311,10 @@ class RunTableModelTest : public QObject {
     QTRY_VERIFY(refreshed.count() >= 1);
     QCOMPARE(model.record(model.rowOfRun("r-b"))->name, QStringLiteral("beta"));
     // A deleted run's row goes without a read; the others' rows stay found.
-    QVERIFY(await(store_->deleteRun("r-c")).isOk());
-    QTRY_COMPARE(model.rowOfRun("r-c"), -1);
+    QVERIFY(await(store_->deleteRun("r-d")).isOk());
+    QTRY_COMPARE(model.rowOfRun("r-d"), -1);
     QCOMPARE(model.rowCount(), 3);
-    for (const char* runId : {"r-a", "r-b", "r-d"}) {
+    for (const char* runId : {"r-a", "r-b", "r-c"}) {
       const RunRecord* run = model.record(model.rowOfRun(runId));
       QVERIFY(run != nullptr);
       QCOMPARE(run->runId, QString::fromLatin1(runId));

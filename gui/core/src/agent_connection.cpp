@@ -144,6 +144,11 @@ void AgentConnection::untrackRun(const QString& runId) {
   worker_->post([w = worker_.get(), id = runId.toStdString()] { w->untrackRun(id); });
 }
 
+void AgentConnection::ignoreRun(const QString& runId) {
+  if (stopped_.load()) return;
+  worker_->post([w = worker_.get(), id = runId.toStdString()] { w->ignoreRun(id); });
+}
+
 int64_t AgentConnection::heartbeatAgeMs() const {
   const int64_t last = lastHeardMs_.load();
   return last < 0 ? -1 : nowMs() - last;

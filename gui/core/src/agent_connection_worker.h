@@ -52,6 +52,7 @@ class AgentConnection::Worker {
     for (const auto& [runId, lastSeq] : runs) catchUp_.trackRun(runId, lastSeq);
   }
   void untrackRun(const std::string& runId) { catchUp_.untrackRun(runId); }
+  void ignoreRun(const std::string& runId) { catchUp_.ignoreRun(runId); }
 
  private:
   struct Pending {

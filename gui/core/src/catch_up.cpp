@@ -9,6 +9,7 @@ CatchUp::CatchUp(bool autoTrackRuns, int maxConcurrentFetches)
     : autoTrackRuns_(autoTrackRuns), maxConcurrentFetches_(maxConcurrentFetches) {}
 
 void CatchUp::trackRun(const std::string& runId, uint64_t lastSeq) {
+  ignored_.erase(runId);
   auto [it, inserted] = runs_.try_emplace(runId);
   Run& run = it->second;
   run.followed = true;
@@ -17,6 +18,12 @@ void CatchUp::trackRun(const std::string& runId, uint64_t lastSeq) {
 }
 
 void CatchUp::untrackRun(const std::string& runId) { runs_.erase(runId); }
+
+void CatchUp::ignoreRun(const std::string& runId) {
+  runs_.erase(runId);
+  listed_.erase(runId);
+  ignored_.insert(runId);
+}
 
 void CatchUp::fetchesLost() {
   for (auto& entry : runs_) {
@@ -42,6 +49,7 @@ void CatchUp::listFailed() {
 
 void CatchUp::onRunList(const v1::ListRunsReply& list) {
   for (const v1::RunInfo& info : list.runs()) {
+    if (ignored_.count(info.run_id()) > 0) continue;
     auto it = runs_.find(info.run_id());
     if (it == runs_.end()) {
       if (!autoTrackRuns_ || info.last_seq() == 0) {
@@ -146,6 +154,7 @@ std::map<std::string, uint64_t> CatchUp::runListComplete() {
 }
 
 bool CatchUp::acceptLive(const std::string& runId, uint64_t seq, bool introducesRun) {
+  if (ignored_.count(runId) > 0) return false;
   if (!introducesRun && runs_.count(runId) == 0 && listed_.count(runId) == 0) {
     const bool named = unknown_.count(runId) > 0 || unknown_.size() < kMaxUnknownRunsNamed;
     ++unknown_[named ? runId : std::string()];

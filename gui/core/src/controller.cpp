@@ -35,6 +35,13 @@ std::pair<QString, QString> agentEndpoints(const QString& host, int controlPort,
 Controller::Controller(ControllerOptions options, QObject* parent)
     : QObject(parent), options_(std::move(options)) {
   store_ = std::make_unique<MetricsStore>(options_.dataDir + QStringLiteral("/ringside.sqlite"));
+  // A run deleted in History: no connection fetches or delivers it again (the store refuses it
+  // anyway; this spares fetching its journal from the agent for nothing).
+  connect(store_.get(), &MetricsStore::runDeleted, this, [this](const QString& runId) {
+    for (auto& entry : links_) {
+      if (entry.second.connection) entry.second.connection->ignoreRun(runId);
+    }
+  });
 }
 
 Controller::~Controller() {
@@ -204,36 +211,40 @@ void Controller::connectNode(NodeLink& link, const QString& control, const QStri
           });
   // A slice of at most 256 runs (AgentConnection): stored in one transaction, then the
   // connection catches up on each from what the store already has.
-  connect(connection, &AgentConnection::runsListed, this,
-          [this, nodeId](const v1::ListRunsReply& list) {
-            if (list.runs().empty()) return;
-            std::vector<QString> runIds;
-            runIds.reserve(static_cast<size_t>(list.runs_size()));
-            for (const v1::RunInfo& run : list.runs()) {
-              runIds.push_back(QString::fromStdString(run.run_id()));
-              noteRun(nodeId, run);
-            }
-            whenReady(this, store_->upsertRuns(nodeId, {list.runs().begin(), list.runs().end()}),
-                      [this, nodeId, runIds](Result<std::vector<uint64_t>> lastSeqs) {
-                        std::vector<std::pair<QString, uint64_t>> marks;
-                        marks.reserve(runIds.size());
-                        for (size_t i = 0; i < runIds.size(); ++i) {
-                          const bool known = lastSeqs.isOk() && i < lastSeqs->size();
-                          marks.emplace_back(runIds[i], known ? (*lastSeqs)[i] : 0);
-                        }
-                        if (!lastSeqs.isOk()) {
-                          emit errorMessage(
-                              tr("Storing the runs of node %1 failed: %2")
-                                  .arg(displayName(nodeId),
-                                       QString::fromStdString(lastSeqs.status().message())));
-                        }
-                        if (NodeLink* link = linkOf(nodeId); link && link->connection) {
-                          link->connection->trackRuns(marks);
-                        }
-                        // Runs new to the store may have run on any node.
-                        if (lastSeqs.isOk()) catchUpTelemetryEverywhere();
-                      });
-          });
+  connect(
+      connection, &AgentConnection::runsListed, this,
+      [this, nodeId](const v1::ListRunsReply& list) {
+        if (list.runs().empty()) return;
+        std::vector<QString> runIds;
+        runIds.reserve(static_cast<size_t>(list.runs_size()));
+        for (const v1::RunInfo& run : list.runs()) {
+          runIds.push_back(QString::fromStdString(run.run_id()));
+          noteRun(nodeId, run);
+        }
+        whenReady(
+            this, store_->upsertRuns(nodeId, {list.runs().begin(), list.runs().end()}),
+            [this, nodeId, runIds](Result<std::vector<std::optional<uint64_t>>> lastSeqs) {
+              NodeLink* link = linkOf(nodeId);
+              std::vector<std::pair<QString, uint64_t>> marks;
+              marks.reserve(runIds.size());
+              for (size_t i = 0; i < runIds.size(); ++i) {
+                const bool known = lastSeqs.isOk() && i < lastSeqs->size();
+                if (known && !(*lastSeqs)[i]) {  // deleted in this GUI: never fetched again
+                  if (link && link->connection) link->connection->ignoreRun(runIds[i]);
+                  continue;
+                }
+                marks.emplace_back(runIds[i], known ? *(*lastSeqs)[i] : 0);
+              }
+              if (!lastSeqs.isOk()) {
+                emit errorMessage(tr("Storing the runs of node %1 failed: %2")
+                                      .arg(displayName(nodeId),
+                                           QString::fromStdString(lastSeqs.status().message())));
+              }
+              if (link && link->connection) link->connection->trackRuns(marks);
+              // Runs new to the store may have run on any node.
+              if (lastSeqs.isOk()) catchUpTelemetryEverywhere();
+            });
+      });
   // What the node sent over the protocol's limits: shown with the node and in the status bar.
   connect(connection, &AgentConnection::agentDataRefused, this,
           [this, nodeId](const QString& message) {
@@ -345,9 +356,12 @@ void Controller::ingest(const QString& nodeId, IngestBatch batch) {
                                 .arg(runId, QString::fromStdString(result.status().message())));
           return;
         }
-        if (NodeLink* link = linkOf(nodeId); link && link->connection) {
-          link->connection->trackRun(runId, result->lastSeq);
+        NodeLink* link = linkOf(nodeId);
+        if (result->deleted) {  // deleted in this GUI: nothing stored, nothing more to fetch
+          if (link && link->connection) link->connection->ignoreRun(runId);
+          return;
         }
+        if (link && link->connection) link->connection->trackRun(runId, result->lastSeq);
         emit runDataChanged(runId);
       });
 }

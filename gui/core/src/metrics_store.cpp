@@ -103,21 +103,23 @@ QFuture<Result<std::vector<NodeRecord>>> MetricsStore::nodes() {
 QFuture<Status> MetricsStore::upsertRun(QString nodeId, v1::RunInfo run) {
   return post<Status>([this, nodeId = std::move(nodeId), run = std::move(run)](Database& db) {
     if (!db.isOpen()) return notOpen(databasePath_);
-    Status status = db.upsertRun(nodeId, run);
-    if (status.isOk()) emit runChanged(QString::fromStdString(run.run_id()));
-    return status;
+    auto stored = db.upsertRun(nodeId, run);
+    if (stored.isOk() && *stored) emit runChanged(QString::fromStdString(run.run_id()));
+    return stored.status();
   });
 }
 
-QFuture<Result<std::vector<uint64_t>>> MetricsStore::upsertRuns(QString nodeId,
-                                                                std::vector<v1::RunInfo> runs) {
-  return post<Result<std::vector<uint64_t>>>(
-      [this, nodeId = std::move(nodeId),
-       runs = std::move(runs)](Database& db) -> Result<std::vector<uint64_t>> {
+QFuture<Result<std::vector<std::optional<uint64_t>>>> MetricsStore::upsertRuns(
+    QString nodeId, std::vector<v1::RunInfo> runs) {
+  using Seqs = std::vector<std::optional<uint64_t>>;
+  return post<Result<Seqs>>(
+      [this, nodeId = std::move(nodeId), runs = std::move(runs)](Database& db) -> Result<Seqs> {
         if (!db.isOpen()) return notOpen(databasePath_);
         auto lastSeqs = db.upsertRuns(nodeId, runs);
         if (lastSeqs.isOk()) {
-          for (const v1::RunInfo& run : runs) emit runChanged(QString::fromStdString(run.run_id()));
+          for (size_t i = 0; i < runs.size() && i < lastSeqs->size(); ++i) {
+            if ((*lastSeqs)[i]) emit runChanged(QString::fromStdString(runs[i].run_id()));
+          }
         }
         return lastSeqs;
       });
@@ -128,7 +130,7 @@ QFuture<Result<IngestResult>> MetricsStore::ingest(IngestBatch batch) {
       [this, batch = std::move(batch)](Database& db) -> Result<IngestResult> {
         if (!db.isOpen()) return notOpen(databasePath_);
         auto result = db.ingest(batch);
-        if (result.isOk()) {
+        if (result.isOk() && !result->deleted) {
           if (result->newSamples > 0) {
             emit samplesIngested(batch.runId, result->newSamples, result->lastSeq);
           }
@@ -215,7 +217,7 @@ QFuture<Status> MetricsStore::setNotes(QString runId, QString notes) {
 QFuture<Status> MetricsStore::deleteRun(QString runId) {
   return post<Status>([this, runId = std::move(runId)](Database& db) {
     if (!db.isOpen()) return notOpen(databasePath_);
-    Status status = db.deleteRun(runId);
+    Status status = db.deleteRun(runId, maxDeletedRuns_.load());
     if (status.isOk()) emit runDeleted(runId);
     return status;
   });

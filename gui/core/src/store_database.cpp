@@ -1,6 +1,7 @@
 #include "store_database.h"
 
 #include <sqlite3.h>
+#include <QDateTime>
 #include <QDir>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -346,17 +347,32 @@ Result<std::optional<int64_t>> MetricsStore::Database::findRunKey(const QString&
   return key;
 }
 
-Result<int64_t> MetricsStore::Database::ensureRun(const QString& runId, const QString& nodeId) {
+Result<bool> MetricsStore::Database::isDeleted(const QString& runId) {
+  QSqlQuery& query = prepared("SELECT 1 FROM deleted_runs WHERE run_id = ?");
+  query.bindValue(0, runId);
+  if (!query.exec()) return fail(query, "looking up deleted run " + runId);
+  const bool deleted = query.next();
+  RINGSIDE_RETURN_IF_ERROR(rowsDone(query, "looking up deleted run " + runId));
+  query.finish();
+  return deleted;
+}
+
+Result<std::optional<int64_t>> MetricsStore::Database::ensureRun(const QString& runId,
+                                                                 const QString& nodeId) {
   auto found = findRunKey(runId);
   if (!found.isOk()) return found.status();
-  if (found.value()) return **found;
+  if (found.value()) return found;
+  // Only a run new to the table costs this look-up (stored ones are cached in runKeys_).
+  auto deleted = isDeleted(runId);
+  if (!deleted.isOk()) return deleted.status();
+  if (*deleted) return std::optional<int64_t>();
   QSqlQuery& insert = prepared("INSERT INTO runs (run_id, node_id) VALUES (?, ?)");
   insert.bindValue(0, runId);
   insert.bindValue(1, text(nodeId));
   if (!insert.exec()) return fail(insert, "adding run " + runId);
   const int64_t key = insert.lastInsertId().toLongLong();
   runKeys_.insert(runId, key);
-  return key;
+  return std::optional<int64_t>(key);
 }
 
 Status MetricsStore::Database::applyRunInfo(int64_t runKey, const v1::RunInfo& run,
@@ -409,42 +425,51 @@ Status MetricsStore::Database::applyRunInfo(int64_t runKey, const v1::RunInfo& r
   return Status::ok();
 }
 
-Status MetricsStore::Database::upsertRun(const QString& nodeId, const v1::RunInfo& run) {
+Result<bool> MetricsStore::Database::upsertRun(const QString& nodeId, const v1::RunInfo& run) {
   const QString runId = QString::fromStdString(run.run_id());
   if (runId.isEmpty()) return Status::invalidArgument("upsertRun: the RunInfo has no run_id");
   Transaction transaction(db_, [this] { dropCaches(); });
   RINGSIDE_RETURN_IF_ERROR(transaction.begin("saving run " + runId));
   auto key = ensureRun(runId, nodeId);
   if (!key.isOk()) return key.status();
+  if (!key->has_value()) {  // deleted in this GUI: stays deleted
+    RINGSIDE_RETURN_IF_ERROR(transaction.commit("saving run " + runId));
+    return false;
+  }
   if (!nodeId.isEmpty()) {
     QSqlQuery& node = prepared("UPDATE runs SET node_id = ? WHERE run_key = ?");
     node.bindValue(0, nodeId);
-    node.bindValue(1, qlonglong(*key));
+    node.bindValue(1, qlonglong(**key));
     if (!node.exec()) return fail(node, "saving the node of run " + runId);
   }
-  RINGSIDE_RETURN_IF_ERROR(applyRunInfo(*key, run, 0));
-  return transaction.commit("saving run " + runId);
+  RINGSIDE_RETURN_IF_ERROR(applyRunInfo(**key, run, 0));
+  RINGSIDE_RETURN_IF_ERROR(transaction.commit("saving run " + runId));
+  return true;
 }
 
-Result<std::vector<uint64_t>> MetricsStore::Database::upsertRuns(
+Result<std::vector<std::optional<uint64_t>>> MetricsStore::Database::upsertRuns(
     const QString& nodeId, const std::vector<v1::RunInfo>& runs) {
   const QString what = QString("saving %1 runs of node %2").arg(runs.size()).arg(nodeId);
   Transaction transaction(db_, [this] { dropCaches(); });
   RINGSIDE_RETURN_IF_ERROR(transaction.begin(what));
-  std::vector<uint64_t> lastSeqs;
+  std::vector<std::optional<uint64_t>> lastSeqs;
   lastSeqs.reserve(runs.size());
   for (const v1::RunInfo& run : runs) {
     const QString runId = QString::fromStdString(run.run_id());
     if (runId.isEmpty()) return Status::invalidArgument("upsertRuns: a RunInfo has no run_id");
     auto key = ensureRun(runId, nodeId);
     if (!key.isOk()) return key.status();
+    if (!key->has_value()) {  // deleted in this GUI: stays deleted
+      lastSeqs.emplace_back();
+      continue;
+    }
     QSqlQuery& node = prepared("UPDATE runs SET node_id = ? WHERE run_key = ? RETURNING last_seq");
     node.bindValue(0, text(nodeId));
-    node.bindValue(1, qlonglong(*key));
+    node.bindValue(1, qlonglong(**key));
     if (!node.exec() || !node.next()) return fail(node, "saving the node of run " + runId);
-    lastSeqs.push_back(node.value(0).toULongLong());
+    lastSeqs.emplace_back(node.value(0).toULongLong());
     node.finish();
-    RINGSIDE_RETURN_IF_ERROR(applyRunInfo(*key, run, 0));
+    RINGSIDE_RETURN_IF_ERROR(applyRunInfo(**key, run, 0));
   }
   RINGSIDE_RETURN_IF_ERROR(transaction.commit(what));
   return lastSeqs;
@@ -584,18 +609,23 @@ Result<IngestResult> MetricsStore::Database::ingest(const IngestBatch& batch) {
   const QString what = "ingesting into run " + batch.runId;
   Transaction transaction(db_, [this] { dropCaches(); });
   RINGSIDE_RETURN_IF_ERROR(transaction.begin(what));
-  auto runKey = ensureRun(batch.runId, batch.nodeId);
-  if (!runKey.isOk()) return runKey.status();
+  auto foundKey = ensureRun(batch.runId, batch.nodeId);
+  if (!foundKey.isOk()) return foundKey.status();
+  if (!foundKey->has_value()) {  // deleted in this GUI: nothing stored
+    RINGSIDE_RETURN_IF_ERROR(transaction.commit(what));
+    return IngestResult{.deleted = true};
+  }
+  const int64_t runKey = **foundKey;
 
   uint64_t maxSeq = 0;
   for (const auto& state : batch.states) {
-    RINGSIDE_RETURN_IF_ERROR(applyRunInfo(*runKey, state.run(), state.seq()));
+    RINGSIDE_RETURN_IF_ERROR(applyRunInfo(runKey, state.run(), state.seq()));
     maxSeq = std::max<uint64_t>(maxSeq, state.seq());
   }
   IngestResult result;
   Summary summary;
-  RINGSIDE_RETURN_IF_ERROR(insertSamples(*runKey, batch.samples, summary, result.newSamples));
-  RINGSIDE_RETURN_IF_ERROR(insertLogLines(*runKey, batch.logLines, result.newLogLines));
+  RINGSIDE_RETURN_IF_ERROR(insertSamples(runKey, batch.samples, summary, result.newSamples));
+  RINGSIDE_RETURN_IF_ERROR(insertLogLines(runKey, batch.logLines, result.newLogLines));
   for (const auto& sample : batch.samples) maxSeq = std::max<uint64_t>(maxSeq, sample.seq());
   for (const auto& line : batch.logLines) maxSeq = std::max<uint64_t>(maxSeq, line.seq());
 
@@ -603,7 +633,7 @@ Result<IngestResult> MetricsStore::Database::ingest(const IngestBatch& batch) {
     QSqlQuery& read = prepared(
         "SELECT final_loss, final_loss_step, final_loss_seq, best_accuracy FROM runs "
         "WHERE run_key = ?");
-    read.bindValue(0, qlonglong(*runKey));
+    read.bindValue(0, qlonglong(runKey));
     if (!read.exec() || !read.next()) return fail(read, what);
     if (!read.value(0).isNull() && summary.finalLoss) {
       const int64_t storedStep = read.value(1).toLongLong();
@@ -635,7 +665,7 @@ Result<IngestResult> MetricsStore::Database::ingest(const IngestBatch& batch) {
     write.bindValue(6, summary.bestAccuracy ? QVariant(*summary.bestAccuracy) : QVariant());
     write.bindValue(7, summary.samplesPerSSum);
     write.bindValue(8, qlonglong(summary.samplesPerSCount));
-    write.bindValue(9, qlonglong(*runKey));
+    write.bindValue(9, qlonglong(runKey));
     if (!write.exec()) return fail(write, what);
   }
 
@@ -644,7 +674,7 @@ Result<IngestResult> MetricsStore::Database::ingest(const IngestBatch& batch) {
       "WHERE run_key = ? RETURNING last_seq");
   update.bindValue(0, qlonglong(maxSeq));
   update.bindValue(1, qlonglong(result.newSamples));
-  update.bindValue(2, qlonglong(*runKey));
+  update.bindValue(2, qlonglong(runKey));
   if (!update.exec() || !update.next()) return fail(update, what);
   result.lastSeq = update.value(0).toULongLong();
   update.finish();
@@ -665,11 +695,22 @@ Status MetricsStore::Database::setText(const QString& runId, const char* column,
   return Status::ok();
 }
 
-Status MetricsStore::Database::deleteRun(const QString& runId) {
+Status MetricsStore::Database::deleteRun(const QString& runId, int maxDeletedRuns) {
   auto key = findRunKey(runId);
   if (!key.isOk()) return key.status();
   if (!key.value()) return Status::notFound("no run " + runId.toStdString() + " to delete");
   const QString what = "deleting run " + runId;
+  QSqlQuery& state = prepared("SELECT state, node_id FROM runs WHERE run_key = ?");
+  state.bindValue(0, qlonglong(**key));
+  if (!state.exec() || !state.next()) return fail(state, what);
+  const auto runState = static_cast<v1::RunState>(state.value(0).toInt());
+  const QString nodeId = state.value(1).toString();
+  state.finish();
+  if (runState == v1::QUEUED || runState == v1::STARTING || runState == v1::RUNNING) {
+    return Status::failedPrecondition("run " + runId.toStdString() + " is " +
+                                      v1::RunState_Name(runState) +
+                                      ": stop it and wait until it has ended before deleting it");
+  }
   Transaction transaction(db_, [this] { dropCaches(); });
   RINGSIDE_RETURN_IF_ERROR(transaction.begin(what));
   for (const char* sql :
@@ -679,6 +720,19 @@ Status MetricsStore::Database::deleteRun(const QString& runId) {
     query.bindValue(0, qlonglong(**key));
     if (!query.exec()) return fail(query, what);
   }
+  // Remembered, so the agent's next run list or catch-up does not bring the run back.
+  QSqlQuery& remember = prepared(
+      "INSERT OR REPLACE INTO deleted_runs (run_id, node_id, deleted_time) VALUES (?, ?, ?)");
+  remember.bindValue(0, runId);
+  remember.bindValue(1, text(nodeId));
+  remember.bindValue(2, static_cast<double>(QDateTime::currentMSecsSinceEpoch()) / 1000.0);
+  if (!remember.exec()) return fail(remember, what);
+  // Bounded: the oldest are forgotten (an agent that still journals one lists it again).
+  QSqlQuery& prune = prepared(
+      "DELETE FROM deleted_runs WHERE run_id IN (SELECT run_id FROM deleted_runs "
+      "ORDER BY deleted_time DESC, run_id LIMIT -1 OFFSET ?)");
+  prune.bindValue(0, std::max(maxDeletedRuns, 1));
+  if (!prune.exec()) return fail(prune, what);
   RINGSIDE_RETURN_IF_ERROR(transaction.commit(what));
   runKeys_.remove(runId);
   return Status::ok();

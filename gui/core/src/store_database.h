@@ -38,10 +38,12 @@ class MetricsStore::Database {
   Status removeNode(const QString& nodeId);
   Result<std::vector<NodeRecord>> nodes();
 
-  Status upsertRun(const QString& nodeId, const v1::RunInfo& run);
-  // MetricsStore::upsertRuns: one transaction for all; the runs' last_seq in the same order.
-  Result<std::vector<uint64_t>> upsertRuns(const QString& nodeId,
-                                           const std::vector<v1::RunInfo>& runs);
+  // MetricsStore::upsertRun; false when the run was deleted in this GUI (nothing stored).
+  Result<bool> upsertRun(const QString& nodeId, const v1::RunInfo& run);
+  // MetricsStore::upsertRuns: one transaction for all; the runs' last_seq in the same order
+  // (nullopt for a run deleted in this GUI, which is not stored).
+  Result<std::vector<std::optional<uint64_t>>> upsertRuns(const QString& nodeId,
+                                                          const std::vector<v1::RunInfo>& runs);
   Result<IngestResult> ingest(const IngestBatch& batch);
   // MetricsStore::ingestTelemetry (store_telemetry.cpp).
   Result<QStringList> ingestTelemetry(const QString& nodeId, const QString& hostName,
@@ -57,7 +59,8 @@ class MetricsStore::Database {
   Result<std::vector<RunRecord>> runs(const RunFilter& filter);
   Result<RunRecord> run(const QString& runId);
   Status setText(const QString& runId, const char* column, const QString& text);
-  Status deleteRun(const QString& runId);
+  // MetricsStore::deleteRun; keeps at most `maxDeletedRuns` ids in deleted_runs.
+  Status deleteRun(const QString& runId, int maxDeletedRuns);
   Result<std::vector<SeriesPoint>> series(const QString& runId, const QString& metricName, int rank,
                                           SeriesX x);
   Result<QStringList> metricNames(const QString& runId);
@@ -73,8 +76,11 @@ class MetricsStore::Database {
   QSqlQuery& prepared(const char* sql);
   // The run's key, or nullopt when the run is not stored.
   Result<std::optional<int64_t>> findRunKey(const QString& runId);
-  // The run's key, inserting a placeholder row (with `nodeId`) when it is new.
-  Result<int64_t> ensureRun(const QString& runId, const QString& nodeId);
+  // The run's key, inserting a placeholder row (with `nodeId`) when it is new; nullopt (nothing
+  // inserted) when the run was deleted in this GUI (deleted_runs).
+  Result<std::optional<int64_t>> ensureRun(const QString& runId, const QString& nodeId);
+  // Whether `runId` is in deleted_runs.
+  Result<bool> isDeleted(const QString& runId);
   Result<int64_t> keyId(const std::string& name);
   // The metric's key, or nullopt when the name is not stored.
   Result<std::optional<int64_t>> findKeyId(const QString& name);

@@ -119,10 +119,21 @@ Status addRunNodeTelemetry(QSqlDatabase& db) {
               "WHERE seq < 0");
 }
 
+// Version 4 -> 5: the runs deleted in this GUI (History's Delete), so that an agent that still
+// journals one does not bring it back with its next run list or catch-up: ensureRun refuses an
+// id listed here. Bounded by MetricsStore::kMaxDeletedRuns, oldest first (deleted_time).
+Status addDeletedRuns(QSqlDatabase& db) {
+  RINGSIDE_RETURN_IF_ERROR(exec(db, R"(CREATE TABLE deleted_runs (
+           run_id TEXT PRIMARY KEY,
+           node_id TEXT NOT NULL,
+           deleted_time REAL NOT NULL) WITHOUT ROWID)"));
+  return exec(db, "CREATE INDEX deleted_runs_time ON deleted_runs (deleted_time)");
+}
+
 // migrations[v] takes the schema from version v to v + 1. Only ever append.
 const std::vector<std::function<Status(QSqlDatabase&)>>& migrations() {
   static const std::vector<std::function<Status(QSqlDatabase&)>> kMigrations = {
-      createVersion1, addNodeSettings, addRunPlacement, addRunNodeTelemetry};
+      createVersion1, addNodeSettings, addRunPlacement, addRunNodeTelemetry, addDeletedRuns};
   return kMigrations;
 }
 

@@ -11,7 +11,7 @@
 namespace ringside::gui::store {
 
 // The schema version this build writes as PRAGMA user_version.
-inline constexpr int kSchemaVersion = 4;
+inline constexpr int kSchemaVersion = 5;
 
 // Status for a failed QtSql call: "<what>: <driver message>". SQLite's CORRUPT (11) and NOTADB
 // (26) map to kCorruption, connection failures and IOERR/FULL/CANTOPEN/READONLY to kIOError,

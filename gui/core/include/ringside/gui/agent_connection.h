@@ -125,6 +125,9 @@ class AgentConnection : public QObject {
   // Forgets a run: its entries are no longer fetched (live ones are still delivered when
   // autoTrackRuns is on, which tracks it again). Thread-safe.
   void untrackRun(const QString& runId);
+  // The GUI deleted the run (MetricsStore::deleteRun): it is neither fetched nor delivered again,
+  // whatever the node's run lists and live events show (CatchUp::ignoreRun). Thread-safe.
+  void ignoreRun(const QString& runId);
 
   // The current state and ms since the last reply or event (-1: never heard). Thread-safe.
   NodeState state() const { return state_.load(); }

@@ -72,6 +72,11 @@ class CatchUp {
   void trackRun(const std::string& runId, uint64_t lastSeq);
   // Forgets the run: no more fetches; a page of it still in flight is ignored.
   void untrackRun(const std::string& runId);
+  // The GUI deleted the run (MetricsStore::deleteRun): untrackRun, and from now on its live
+  // entries are dropped and run lists do not make it followed again, also with autoTrackRuns,
+  // until trackRun. Holds only ids the GUI deleted and this node showed: bounded by the node's
+  // own run count (its retention).
+  void ignoreRun(const std::string& runId);
 
   // Every page request in flight is lost (the sockets were replaced, or the node went offline):
   // those runs are fetched again from their mark.
@@ -124,6 +129,8 @@ class CatchUp {
   std::map<std::string, Run> runs_;
   // Runs a run list showed that have no entry in runs_ (not followed, nothing live yet).
   std::set<std::string> listed_;
+  // Runs the GUI deleted (ignoreRun).
+  std::set<std::string> ignored_;
   // Dropped live entries of unknown runs since the last list request (`unknown_`), and those of
   // the list in flight (`unknownAtList_`); the key "" (no valid run id) counts the entries of the
   // runs past kMaxUnknownRunsNamed.

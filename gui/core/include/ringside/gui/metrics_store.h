@@ -10,6 +10,8 @@
 #include <QStringList>
 #include <QThread>
 
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -96,6 +98,9 @@ struct IngestResult {
   int64_t newSamples = 0;  // samples not stored before (re-sent seqs are ignored)
   int64_t newLogLines = 0;
   uint64_t lastSeq = 0;  // the run's highest ingested seq after this batch
+  // The run was deleted in this GUI (MetricsStore::deleteRun): nothing was stored, and the
+  // connection should stop fetching it.
+  bool deleted = false;
 };
 
 // Which value of a sample becomes the x of a series point.
@@ -144,13 +149,16 @@ class MetricsStore : public QObject {
   QFuture<Result<std::vector<NodeRecord>>> nodes();
 
   // Inserts or updates the run from an agent's RunInfo (list reply, launch reply, state event).
-  // Tags are taken from the spec only when the run is new; notes are never touched.
+  // Tags are taken from the spec only when the run is new; notes are never touched. A run
+  // deleted in this GUI (deleteRun) is not stored again (OK, nothing written).
   QFuture<Status> upsertRun(QString nodeId, v1::RunInfo run);
   // upsertRun for many runs of node `nodeId` in one transaction (a slice of a run list), with
-  // runChanged for each. The result holds each run's highest ingested seq (lastSeq), in the order
-  // of `runs`. Errors: as upsertRun (InvalidArgument for a RunInfo without run_id); nothing is
-  // stored then.
-  QFuture<Result<std::vector<uint64_t>>> upsertRuns(QString nodeId, std::vector<v1::RunInfo> runs);
+  // runChanged for each stored one. The result holds each run's highest ingested seq (lastSeq),
+  // in the order of `runs`; nullopt for a run deleted in this GUI (deleteRun), which is not
+  // stored again. Errors: as upsertRun (InvalidArgument for a RunInfo without run_id); nothing
+  // is stored then.
+  QFuture<Result<std::vector<std::optional<uint64_t>>>> upsertRuns(QString nodeId,
+                                                                   std::vector<v1::RunInfo> runs);
 
   // Stores a batch in one transaction. Idempotent by (run, seq): entries already stored are
   // skipped, so catch-up after a reconnect never duplicates. Creates the run row if needed.
@@ -194,8 +202,22 @@ class MetricsStore : public QObject {
 
   QFuture<Status> setTags(QString runId, QString tags);
   QFuture<Status> setNotes(QString runId, QString notes);
-  // Deletes the run with its metrics and log lines (one transaction). kNotFound when unknown.
+  // Deletes the run with its metrics, log lines and telemetry marks (one transaction) and
+  // remembers its id in deleted_runs, so that no agent brings it back: upsertRun, upsertRuns and
+  // ingest skip a remembered id from then on (docs/gui-database.md, "Deleting a run"). The agent's
+  // journal keeps the run until its own retention deletes it. At most maxDeletedRuns() ids are
+  // remembered, the oldest forgotten first. Errors: kNotFound when the run is not stored;
+  // kFailedPrecondition when its stored state is queued, starting or running (stop it first);
+  // SQLite errors (nothing deleted then).
   QFuture<Status> deleteRun(QString runId);
+  // How many deleted run ids the store remembers (kMaxDeletedRuns unless set). Thread-safe; a
+  // lower value takes effect at the next deleteRun.
+  int maxDeletedRuns() const { return maxDeletedRuns_.load(); }
+  void setMaxDeletedRuns(int count) { maxDeletedRuns_.store(std::max(count, 1)); }
+  // 100,000 ids: about 10 MB at most, more runs than a node given a retention
+  // (ringside-agent --retention-max-runs) keeps, so a deleted run is forgotten only after its
+  // agent forgot it too.
+  static constexpr int kMaxDeletedRuns = 100000;
 
   // All samples of one metric of one rank (-1: global values), ordered by step (then seq), with
   // x as step, epoch or wall time and y as the value (NaN for a non-finite value). Empty when the
@@ -231,6 +253,7 @@ class MetricsStore : public QObject {
   QFuture<T> post(Work work);
 
   QString databasePath_;
+  std::atomic<int> maxDeletedRuns_{kMaxDeletedRuns};
   QThread thread_;
   QObject* context_;    // lives in thread_; work is posted to it
   Database* database_;  // used only on thread_
