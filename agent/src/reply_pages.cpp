@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 #include <deque>
+#include <string_view>
+#include <vector>
 
 #include "ringside/agent/log_tailer.h"
 #include "ringside/common/file_io.h"
@@ -54,17 +56,6 @@ class RunPage {
 };
 
 }  // namespace
-
-Result<v1::ListRunsReply> listRunsPage(const std::vector<StoredRun>& runs,
-                                       const std::string& pageToken, size_t budgetBytes) {
-  auto after = runKeyAfter(pageToken);
-  if (!after.isOk()) return after.status();
-  RunPage page(*after, budgetBytes);
-  for (const StoredRun& run : runs) {
-    if (!page.add(run)) break;
-  }
-  return page.take();
-}
 
 Result<v1::ListRunsReply> listRunsPage(Journal& journal, bool activeOnly,
                                        const std::string& pageToken, size_t budgetBytes) {

@@ -16,66 +16,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::vector<StoredRun> runsOf(int count, size_t nameBytes) {
-  std::vector<StoredRun> runs;
-  for (int i = 0; i < count; ++i) {
-    StoredRun run;
-    run.runKey = 10 + 2 * i;  // keys need not be consecutive
-    std::string id = "r";     // (not "r" + ...: GCC 12's -Wrestrict false positive)
-    id += std::to_string(i);
-    run.info.set_run_id(id);
-    run.info.mutable_spec()->set_name(std::string(nameBytes, 'x'));
-    runs.push_back(run);
-  }
-  return runs;
-}
-
-TEST(ListRunsPageTest, PagesStayWithinTheBudgetAndTogetherListEveryRunOnce) {
-  const std::vector<StoredRun> runs = runsOf(25, 100 * 1024);
-  const size_t budget = 512 * 1024;
-  std::vector<std::string> listed;
-  std::string token;
-  int pages = 0;
-  do {
-    auto page = listRunsPage(runs, token, budget);
-    ASSERT_TRUE(page.isOk()) << page.status().toString();
-    ++pages;
-    ASSERT_GE(page->runs_size(), 1);
-    EXPECT_LE(page->ByteSizeLong(), budget + 64);
-    for (const auto& run : page->runs()) listed.push_back(run.run_id());
-    token = page->next_page_token();
-  } while (!token.empty());
-  ASSERT_EQ(listed.size(), runs.size());
-  for (size_t i = 0; i < runs.size(); ++i) EXPECT_EQ(listed[i], runs[i].info.run_id());
-  EXPECT_EQ(pages, 5);  // 4 runs of ~100 KiB per 512 KiB page... plus the rest
-}
-
-TEST(ListRunsPageTest, SmallListsAreOnePageAndARunOverTheBudgetComesAlone) {
-  auto one = listRunsPage(runsOf(3, 10), "", 1 << 20);
-  ASSERT_TRUE(one.isOk());
-  EXPECT_EQ(one->runs_size(), 3);
-  EXPECT_TRUE(one->next_page_token().empty());
-  auto big = listRunsPage(runsOf(2, 4096), "", 1000);
-  ASSERT_TRUE(big.isOk());
-  EXPECT_EQ(big->runs_size(), 1);
-  EXPECT_EQ(big->next_page_token(), "10");
-  auto empty = listRunsPage({}, "", 1000);
-  ASSERT_TRUE(empty.isOk());
-  EXPECT_EQ(empty->runs_size(), 0);
-}
-
-TEST(ListRunsPageTest, ATokenNotWrittenByTheAgentIsInvalidArgument) {
-  for (const char* token : {"x", "-1", "12abc", "99999999999999999999999"}) {
-    auto page = listRunsPage(runsOf(2, 10), token, 1 << 20);
-    EXPECT_EQ(page.status().code(), Status::Code::kInvalidArgument) << token;
-  }
-  // A token past the last run: an empty last page.
-  auto past = listRunsPage(runsOf(2, 10), "1000", 1 << 20);
-  ASSERT_TRUE(past.isOk());
-  EXPECT_EQ(past->runs_size(), 0);
-  EXPECT_TRUE(past->next_page_token().empty());
-}
-
 // ListRuns from the journal (issue 28 item 5): the agent reads one page's runs per request, not
 // every run it holds, and the pages together still list each run once, oldest first.
 class JournalRunPagesTest : public ::testing::Test {
@@ -109,6 +49,33 @@ class JournalRunPagesTest : public ::testing::Test {
                     .isOk());
   }
 
+  // `count` running runs whose spec names are `nameBytes` long (RunInfo of about that size),
+  // ids "r0", "r1", ...
+  void addRunsOfSize(int count, size_t nameBytes) {
+    for (int i = 0; i < count; ++i) {
+      v1::RunInfo info;
+      std::string id = "r";  // (not "r" + ...: GCC 12's -Wrestrict false positive)
+      id += std::to_string(i);
+      info.set_run_id(id);
+      info.set_state(v1::RUNNING);
+      info.mutable_spec()->set_name(std::string(nameBytes, 'x'));
+      ASSERT_TRUE(journal_->upsertRun(info).isOk());
+    }
+  }
+
+  // The journal keys of its runs, oldest first.
+  std::vector<int64_t> runKeys() {
+    std::vector<int64_t> keys;
+    EXPECT_TRUE(journal_
+                    ->forEachRunAfter(false, 0,
+                                      [&](StoredRun&& run) {
+                                        keys.push_back(run.runKey);
+                                        return true;
+                                      })
+                    .isOk());
+    return keys;
+  }
+
   // Every page from the first, as run ids in the order listed; the page count in *pages.
   std::vector<std::string> listAll(bool activeOnly, size_t budget, int* pages) {
     std::vector<std::string> listed;
@@ -130,6 +97,52 @@ class JournalRunPagesTest : public ::testing::Test {
   fs::path dir_;
   std::unique_ptr<Journal> journal_;
 };
+
+TEST_F(JournalRunPagesTest, PagesStayWithinTheBudgetAndTogetherListEveryRunOnce) {
+  addRunsOfSize(25, 100 * 1024);
+  int pages = 0;
+  // listAll checks each page: at least one run, within the budget.
+  const std::vector<std::string> listed = listAll(false, 512 * 1024, &pages);
+  ASSERT_EQ(listed.size(), 25u);
+  for (size_t i = 0; i < listed.size(); ++i) {
+    EXPECT_EQ(listed[i].substr(1), std::to_string(i)) << listed[i];  // "r<i>"
+  }
+  EXPECT_EQ(pages, 5);  // 4 runs of ~100 KiB per 512 KiB page... plus the rest
+}
+
+TEST_F(JournalRunPagesTest, SmallListsAreOnePageAndARunOverTheBudgetComesAlone) {
+  auto empty = listRunsPage(*journal_, false, "", 1000);
+  ASSERT_TRUE(empty.isOk());
+  EXPECT_EQ(empty->runs_size(), 0);
+  EXPECT_TRUE(empty->next_page_token().empty());
+  addRunsOfSize(3, 10);
+  auto one = listRunsPage(*journal_, false, "", 1 << 20);
+  ASSERT_TRUE(one.isOk());
+  EXPECT_EQ(one->runs_size(), 3);
+  EXPECT_TRUE(one->next_page_token().empty());
+  // Runs over the budget: one per page, each page's token naming its run.
+  addRunsOfSize(2, 4096);  // ids r0 and r1 again: upserted, now 4 KiB each
+  const std::vector<int64_t> keys = runKeys();
+  ASSERT_EQ(keys.size(), 3u);
+  auto big = listRunsPage(*journal_, false, "", 1000);
+  ASSERT_TRUE(big.isOk());
+  ASSERT_EQ(big->runs_size(), 1);
+  EXPECT_EQ(big->runs(0).run_id(), "r0");
+  EXPECT_EQ(big->next_page_token(), std::to_string(keys[0]));
+}
+
+TEST_F(JournalRunPagesTest, ATokenNotWrittenByTheAgentIsInvalidArgument) {
+  addRunsOfSize(2, 10);
+  for (const char* token : {"x", "-1", "12abc", "99999999999999999999999"}) {
+    auto page = listRunsPage(*journal_, false, token, 1 << 20);
+    EXPECT_EQ(page.status().code(), Status::Code::kInvalidArgument) << token;
+  }
+  // A token past the last run: an empty last page.
+  auto past = listRunsPage(*journal_, false, "1000", 1 << 20);
+  ASSERT_TRUE(past.isOk());
+  EXPECT_EQ(past->runs_size(), 0);
+  EXPECT_TRUE(past->next_page_token().empty());
+}
 
 TEST_F(JournalRunPagesTest, ManyRunsArePagedEachOnceInOrderAndTheActiveFilterHolds) {
   const int kRuns = 3000;

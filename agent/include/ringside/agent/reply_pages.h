@@ -9,7 +9,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
-#include <vector>
 
 #include "ringside/agent/journal.h"
 #include "ringside/common/status.h"
@@ -20,18 +19,14 @@ namespace ringside::agent {
 // Most lines TailLogRequest.max_lines may ask for, per stream.
 inline constexpr uint32_t kMaxTailLines = 10000;
 
-// One page of `runs` (in journal order, oldest first): the runs after the one `pageToken` names
-// (empty: from the first), as many as fit `budgetBytes` of serialized RunInfo (at least one), and
-// next_page_token naming the last run sent when more follow. A token is the journal key of the
-// last run of the previous page, as a decimal number; a run deleted since then does not disturb
-// it. Errors: InvalidArgument for a token that is not one this function wrote.
-Result<v1::ListRunsReply> listRunsPage(const std::vector<StoredRun>& runs,
-                                       const std::string& pageToken, size_t budgetBytes);
-
-// The same page read from the journal (Journal::forEachRunAfter; include_ended false:
-// activeOnly): only the runs after the token's run are read, and the scan stops at the first run
-// that does not fit, so a page costs what it holds plus one run, not the whole list. Errors:
-// InvalidArgument for a token this function did not write; the journal's errors.
+// One page of the journal's runs (oldest first; include_ended false: activeOnly): the runs after
+// the one `pageToken` names (empty: from the first), as many as fit `budgetBytes` of serialized
+// RunInfo (at least one), and next_page_token naming the last run sent when more follow. A token
+// is the journal key of the last run of the previous page, as a decimal number; a run deleted
+// since then does not disturb it. Only the runs after the token's run are read
+// (Journal::forEachRunAfter), and the scan stops at the first run that does not fit, so a page
+// costs what it holds plus one run, not the whole list. Errors: InvalidArgument for a token this
+// function did not write; the journal's errors.
 Result<v1::ListRunsReply> listRunsPage(Journal& journal, bool activeOnly,
                                        const std::string& pageToken, size_t budgetBytes);
 
