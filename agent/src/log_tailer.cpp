@@ -464,7 +464,6 @@ void LogTailer::addLine(int s, std::string_view raw, double now, Chunk* chunk) {
   if (records_ == StdoutRecords::kParse && s == 0) {
     samples = parseMetricsLine(raw, &problem, &chunk->params);
   } else if (records_ == StdoutRecords::kSentToSink && s == 0 && isMetricsRecord(raw)) {
-    ++chunk->recordsNotJournaled;
     noteSentToSink(now, chunk);
     return;
   }

@@ -58,8 +58,6 @@ class LogTailer {
     std::vector<v1::MetricSample> samples;  // parsed metrics (kParse only), seq unset
     // The params of "config" records in these lines (kParse only; later ones win).
     std::map<std::string, std::string> params;
-    // Metrics records read and not journaled as log lines (kSentToSink).
-    uint64_t recordsNotJournaled = 0;
     // Bytes of the log files not read yet by this poll (at most 2 MiB per stream are): poll again
     // before taking an ended run's log as read.
     bool more = false;
