@@ -630,7 +630,9 @@ TEST_F(JournalTest, EveryBatchSizeIsStoredRowForRowAsSent) {
     v1::RankMetrics batch = rankBatch("r1", 1, ++batchSeq, points, step);
     for (int i = 0; i < points; ++i) {
       v1::RankMetricPoint& point = *batch.mutable_points(i);
-      point.set_name("key" + std::to_string(i % 7));
+      std::string name = "key";  // (not "key" + ...: GCC 12's -Wrestrict false positive)
+      name += std::to_string(i % 7);
+      point.set_name(name);
       if (i % 11 == 5) point.set_value(std::nan(""));
       if (i % 13 == 7) point.set_step(-1);  // refused
     }
