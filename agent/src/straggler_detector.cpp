@@ -165,32 +165,41 @@ void StragglerDetector::addRecord(const Record& record, int64_t steps) {
   }
   const Timings& late = record.ranks[last];
   const double charged = std::isfinite(nextWait) ? std::max(nextWait - late.wait, 0.0) : 0.0;
-  double inOther = 0.0;
-  if (charged > 0.0) {
-    const double inData = std::clamp(late.data - otherData, 0.0, charged);
-    const double inCompute =
-        std::clamp(late.data + late.compute - otherArrival - inData, 0.0, charged - inData);
-    inOther = charged - inData - inCompute;
-    RankSums& sums = filling_.ranks[last];
-    sums.chargedData += weight * inData;
-    sums.chargedCompute += weight * inCompute;
-    sums.chargedOther += weight * inOther;
-  }
-  // Time another process took from a rank beyond what it took from a typical rank: charged where
-  // the late-arrival charge above did not already count it (for the late rank, beyond that
-  // charge), as the most it can have cost the group.
-  // It cannot have cost the group more than the others waited in that step.
+  // Each rank's run-queue delay beyond the median other rank's: time another process took from
+  // it (where every rank reports it).
+  std::vector<double> runQueueExcess(n, 0.0), othersWait(n, 0.0);
   if (everyRunQueue) {
     const std::vector<double> othersRunQueue = mediansWithoutEach(runQueue);
     std::vector<double> waits(n);
-    for (size_t r = 0; r < n; ++r) waits[r] = record.ranks[r].wait;
-    const std::vector<double> othersWait = mediansWithoutEach(waits);
     for (size_t r = 0; r < n; ++r) {
-      const double excess = runQueue[r] - othersRunQueue[r];
-      const double explained = r == last ? charged : 0.0;
-      filling_.ranks[r].chargedCpu +=
-          weight * std::clamp(excess - explained, 0.0, std::max(othersWait[r] - explained, 0.0));
+      runQueueExcess[r] = std::max(runQueue[r] - othersRunQueue[r], 0.0);
+      waits[r] = record.ranks[r].wait;
     }
+    othersWait = mediansWithoutEach(waits);
+  }
+  double inOther = 0.0;
+  if (charged > 0.0) {
+    // What another process took from the late rank explains its lateness first: that part is
+    // the CPU's; the rest is split by the frontier.
+    const double inCpu = std::min(runQueueExcess[last], charged);
+    const double inData = std::clamp(late.data - otherData, 0.0, charged);
+    const double inCompute =
+        std::clamp(late.data + late.compute - otherArrival - inData, 0.0, charged - inData);
+    const double rest = (charged - inCpu) / charged;
+    inOther = rest * (charged - inData - inCompute);
+    RankSums& sums = filling_.ranks[last];
+    sums.chargedCpu += weight * inCpu;
+    sums.chargedData += weight * rest * inData;
+    sums.chargedCompute += weight * rest * inCompute;
+    sums.chargedOther += weight * inOther;
+  }
+  // Time another process took from a rank that its late arrival does not explain (a rank slowed
+  // inside the all-reduce, where it is not last): charged as the most it can have cost the group,
+  // which is no more than the others waited in that step.
+  for (size_t r = 0; r < n && everyRunQueue; ++r) {
+    const double explained = r == last ? charged : 0.0;
+    filling_.ranks[r].chargedCpu += weight * std::clamp(runQueueExcess[r] - explained, 0.0,
+                                                        std::max(othersWait[r] - explained, 0.0));
   }
   filling_.lateRanks.push_back(static_cast<int>(last));
   filling_.otherPerStep.push_back(inOther);

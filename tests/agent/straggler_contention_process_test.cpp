@@ -2,8 +2,8 @@
 // run logging every step, each rank pinned to a CPU of its own, and for 15 s two busy loops share
 // rank 1's CPU (the scheduler takes time slices from it, as another job's process would). In the
 // verdicts the owner agent journals, rank 1 must be named within 10 s of the loops' start, in
-// nearly every verdict while they run, with the compute stage, and no longer within 10 s of their
-// end.
+// nearly every verdict while they run, with the stage "waiting for a CPU" (its run-queue delay
+// explains its lateness), and no longer within 10 s of their end.
 //
 // Label `slow` (opt-in): it needs two CPUs that nothing else keeps busy. Other work on the
 // machine is moved by the scheduler onto the CPU the loops leave alone, which makes rank 0 as slow
@@ -53,14 +53,14 @@ TEST_F(AgentProcessTest, ARankSharingItsCpuWithBusyLoopsIsNamedAndCleared) {
   const auto verdicts = journaledVerdicts(fetchAll(launched.run_id()).verdicts);
   const double start = busy.startedAt(), end = busy.stoppedAt();
   std::optional<double> detected, cleared;
-  int held = 0, heldRight = 0, compute = 0;
+  int held = 0, heldRight = 0, cpu = 0;
   for (const JournaledVerdict& v : verdicts) {
     if (v.time >= start && v.time < end) {
       if (!detected && v.rank == 1) detected = v.time - start;
       if (detected) {
         ++held;
         heldRight += v.rank == 1 ? 1 : 0;
-        compute += v.rank == 1 && v.stage == 2 ? 1 : 0;
+        cpu += v.rank == 1 && v.stage == 3 ? 1 : 0;
         if (v.rank == 1) {
           EXPECT_GE(v.cost, 0.1) << "step " << v.step;
         }
@@ -79,7 +79,7 @@ TEST_F(AgentProcessTest, ARankSharingItsCpuWithBusyLoopsIsNamedAndCleared) {
   // The bar is 95 % (docs/metrics.md, measured on recordings by straggler_fixtures_test); this
   // test asks 90 % of a live run.
   EXPECT_GE(heldRight, 0.9 * held) << heldRight << " of " << held << ":\n" << timeline;
-  EXPECT_GE(compute, 0.9 * heldRight) << compute << " of " << heldRight << " with compute";
+  EXPECT_GE(cpu, 0.9 * heldRight) << cpu << " of " << heldRight << " waiting for a CPU";
   ASSERT_TRUE(cleared) << "rank 1 still named at the end:\n" << timeline;
   EXPECT_LE(*cleared, 10.0) << timeline;
   std::printf(

@@ -411,12 +411,12 @@ TEST(StragglerDetectorTest, CleanRunWithEveryRanksOwnRunQueueDelaySaysNone) {
   }
 }
 
-TEST(StragglerDetectorTest, RunQueueDelayThatMadeTheRankLateIsNotChargedTwice) {
+TEST(StragglerDetectorTest, RunQueueDelayThatMadeTheRankLateIsItsStageAndNotChargedTwice) {
   // Rank 1 loses 4 ms of compute in one step of 20 to another process and arrives late by that:
-  // its run-queue delay says the same thing the late-arrival charge says, so the cost and stage
-  // are those of the run without it.
-  StragglerDetector with(2), without(2);
-  std::optional<StragglerVerdict> a, b;
+  // its run-queue delay explains the lateness the late-arrival charge counts, so the cost is that
+  // of the run without it, and the stage says why: it waited for a CPU.
+  StragglerDetector with(2), without(2), slept(2);
+  std::optional<StragglerVerdict> a, b, c;
   double t = 0.0;
   for (int64_t step = 1; step <= 20000; ++step) {
     const double burst = step % 20 == 0 ? 4.0 : 0.0;
@@ -424,13 +424,21 @@ TEST(StragglerDetectorTest, RunQueueDelayThatMadeTheRankLateIsNotChargedTwice) {
     t += (timings[0][0] + timings[0][1] + timings[0][2]) / 1000.0;
     if (auto v = recordWithRunQueue(with, step, t, timings, {0.01, 0.01 + burst})) a = v;
     if (auto v = record(without, step, t, timings)) b = v;
+    // The same lateness without run-queue delay (the rank slept or computed more): compute.
+    if (auto v = recordWithRunQueue(slept, step, t, timings, {0.01, 0.01})) c = v;
   }
   ASSERT_TRUE(a);
   ASSERT_TRUE(b);
   EXPECT_EQ(a->rank, 1);
-  EXPECT_EQ(a->stage, StragglerVerdict::kCompute);
+  EXPECT_EQ(a->stage, StragglerVerdict::kCpu);
+  EXPECT_NEAR(a->stageMs, 0.01 + 4.0 / 20, 0.01);  // its run-queue delay per step
   EXPECT_EQ(b->rank, 1);
+  EXPECT_EQ(b->stage, StragglerVerdict::kCompute);
   EXPECT_NEAR(a->costShare, b->costShare, 1e-9);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->rank, 1);
+  EXPECT_EQ(c->stage, StragglerVerdict::kCompute);
+  EXPECT_NEAR(c->costShare, b->costShare, 1e-9);
 }
 
 TEST(StragglerDetectorTest, RunQueueCountsOnlyWhenEveryRankSentItBeforeItsRecordCompleted) {
