@@ -251,27 +251,18 @@ QSqlQuery& MetricsStore::Database::prepared(const char* sql) {
 }
 
 Status MetricsStore::Database::fail(const QSqlQuery& query, const QString& what) {
-  const Status status = sqlError(query.lastError(), what + " in " + path_);
-  if (status.code() != Status::Code::kCorruption) return status;
-  return Status::corruption(status.message() + ": the database is damaged. " +
-                            store::damagedAdvice(path_).toStdString());
+  return withDamageAdvice(sqlError(query.lastError(), what + " in " + path_));
 }
 
 Status MetricsStore::Database::rawFail(int code, const QString& what) {
   const QString message = what + " in " + path_ + ": " + QString::fromUtf8(sqlite3_errmsg(handle_));
-  switch (code & 0xff) {  // the primary result code, as store::sqlError reads it
-    case SQLITE_CORRUPT:
-    case SQLITE_NOTADB:
-      return Status::corruption(message.toStdString() + ": the database is damaged. " +
-                                store::damagedAdvice(path_).toStdString());
-    case SQLITE_NOMEM:
-    case SQLITE_IOERR:
-    case SQLITE_FULL:
-    case SQLITE_CANTOPEN:
-      return Status::ioError(message.toStdString());
-    default:
-      return Status::internal(message.toStdString());
-  }
+  return withDamageAdvice(store::sqliteStatus(code, message.toStdString()));
+}
+
+Status MetricsStore::Database::withDamageAdvice(const Status& status) const {
+  if (status.code() != Status::Code::kCorruption) return status;
+  return Status::corruption(status.message() + ": the database is damaged. " +
+                            store::damagedAdvice(path_).toStdString());
 }
 
 Status MetricsStore::Database::rowsDone(const QSqlQuery& query, const QString& what) {

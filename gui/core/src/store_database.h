@@ -95,6 +95,8 @@ class MetricsStore::Database {
   Status fail(const QSqlQuery& query, const QString& what);
   // The same for a failed call of the SQLite C API on handle_ that returned `code`.
   Status rawFail(int code, const QString& what);
+  // `status`, or for kCorruption the same with "the database is damaged" and what to do.
+  Status withDamageAdvice(const Status& status) const;
   // After a loop of query.next(): OK at the end of the rows, fail(query, what) when next()
   // stopped on an error (QSqlQuery::next() returns false for both).
   Status rowsDone(const QSqlQuery& query, const QString& what);

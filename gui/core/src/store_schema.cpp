@@ -6,11 +6,14 @@
 #include <QStringList>
 #include <QVariant>
 
+#include <sqlite3.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <functional>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace ringside::gui::store {
@@ -139,15 +142,24 @@ const std::vector<std::function<Status(QSqlDatabase&)>>& migrations() {
 
 }  // namespace
 
-Status sqlError(const QSqlError& error, const QString& what) {
-  const QString message = what + ": " + error.text();
-  const int code = error.nativeErrorCode().toInt() & 0xff;  // primary result code
-  if (code == 11 || code == 26) return Status::corruption(message.toStdString());
-  // Not error.type(): QSQLITE reports every failed step as a ConnectionError.
-  if (code == 8 || code == 10 || code == 13 || code == 14) {
-    return Status::ioError(message.toStdString());
+Status sqliteStatus(int code, std::string message) {
+  switch (code & 0xff) {  // the primary result code
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+      return Status::corruption(std::move(message));
+    case SQLITE_READONLY:
+    case SQLITE_IOERR:
+    case SQLITE_FULL:
+    case SQLITE_CANTOPEN:
+      return Status::ioError(std::move(message));
+    default:
+      return Status::internal(std::move(message));
   }
-  return Status::internal(message.toStdString());
+}
+
+Status sqlError(const QSqlError& error, const QString& what) {
+  // The result code, not error.type(): QSQLITE reports every failed step as a ConnectionError.
+  return sqliteStatus(error.nativeErrorCode().toInt(), (what + ": " + error.text()).toStdString());
 }
 
 QString readOnlyProblem(const QString& path) {

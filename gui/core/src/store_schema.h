@@ -6,6 +6,8 @@
 #include <QSqlError>
 #include <QString>
 
+#include <string>
+
 #include "ringside/common/status.h"
 
 namespace ringside::gui::store {
@@ -13,9 +15,14 @@ namespace ringside::gui::store {
 // The schema version this build writes as PRAGMA user_version.
 inline constexpr int kSchemaVersion = 5;
 
-// Status for a failed QtSql call: "<what>: <driver message>". SQLite's CORRUPT (11) and NOTADB
-// (26) map to kCorruption, connection failures and IOERR/FULL/CANTOPEN/READONLY to kIOError,
-// the rest to kInternal.
+// The Status of a failed SQLite call that returned `code` (a primary or extended result code),
+// with `message`: CORRUPT and NOTADB map to kCorruption, READONLY, IOERR, FULL and CANTOPEN to
+// kIOError, the rest to kInternal. The store's one mapping of SQLite's errors: sqlError reads
+// QtSql's through it, the metrics insert (SQLite's C API, store_database.cpp) its result codes.
+Status sqliteStatus(int code, std::string message);
+
+// Status for a failed QtSql call: "<what>: <driver message>", mapped by sqliteStatus from the
+// driver's SQLite result code (QSqlError::nativeErrorCode).
 Status sqlError(const QSqlError& error, const QString& what);
 
 // What to do about the damaged database at `path` (one or more sentences, for the end of an
