@@ -1,0 +1,68 @@
+// scale_bench's nodes: N real ringside-agent processes on this machine, each with its own state
+// directory, on loopback with any free ports, CURVE on (the default), the bench's fake NVML (8
+// GPUs whose readings change), and its own host name "node-<i>": each agent runs in a UTS
+// namespace of its own (unshare --uts, root only), so the GUI places a multi-node run on N
+// distinct hosts and the owner's mpirun starts the other nodes' ranks through the remote launcher
+// (scale-rsh, which plays ssh: it runs the command in a UTS namespace named for the host), as on
+// a cluster. They share this machine's network stack (loopback) and process list.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "ringside/common/status.h"
+
+namespace ringside::bench {
+
+struct FleetOptions {
+  std::string agentPath;
+  std::string mpirunPath;
+  std::string nvmlLibrary;  // the fake NVML (scale_nvml.c)
+  std::string launcher;     // scale-rsh
+  std::string rootDir;      // state directories go to rootDir/node-<i>
+  int nodes = 64;
+  double telemetryIntervalS = 1.0;
+};
+
+struct FleetAgent {
+  std::string name;  // node-<i>, its host name
+  std::string stateDir;
+  pid_t pid = -1;
+  int controlPort = 0, eventsPort = 0;
+  std::string publicKey;     // the agent's CURVE key (its ready file)
+  std::string rankEndpoint;  // its CURVE tcp:// rank endpoint
+};
+
+// Thread-safety: one thread.
+class AgentFleet {
+ public:
+  explicit AgentFleet(FleetOptions options) : options_(std::move(options)) {}
+  ~AgentFleet() { terminate(); }
+
+  // Allows `clientKey` on every node (`ringside-agent --state-dir DIR authorize KEY`, as a user
+  // does on each node), then starts every agent at once and waits (at most 60 s) for all their
+  // ready files. Errors: kInternal naming the agent that did not start or authorize, with its
+  // log's tail.
+  Status start(const std::string& clientKey);
+  // SIGTERM to all, SIGKILL after 10 s; returns how many did not exit 0.
+  int terminate();
+
+  const std::vector<FleetAgent>& agents() const { return agents_; }
+  // CPU seconds (user + system) of agent i, and its resident memory in MiB (VmRSS; 0 if gone).
+  double cpuSeconds(size_t i) const;
+  double rssMiB(size_t i) const;
+
+ private:
+  Status authorize(const FleetAgent& agent, const std::string& key);
+
+  FleetOptions options_;
+  std::vector<FleetAgent> agents_;
+};
+
+// Resident memory of process `pid` ("self" for this one), MiB; 0 when unknown. Its peak (VmHWM)
+// with peak = true.
+double processRssMiB(const std::string& pid, bool peak = false);
+
+}  // namespace ringside::bench
