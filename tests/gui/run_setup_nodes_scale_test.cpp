@@ -1,7 +1,11 @@
 // Issue 28, item 3: the run form's node list with 64 nodes x 8 GPUs: each node shows its free
 // GPUs; the filter hides the nodes whose name and host do not contain its text; "Check all shown"
 // checks every shown node that is online and not draining, in list order, and "Uncheck all"
-// clears every check; the world size follows.
+// clears every check; the world size follows. With RINGSIDE_SCREENSHOT_DIR set it saves the
+// form's Placement box there as run-setup-nodes-64.png: Uncheck all, filtered to gpu-node-1x,
+// Check all shown (the picture in README.md).
+#include <QDir>
+#include <QGroupBox>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
@@ -81,6 +85,38 @@ class RunSetupNodesScaleTest : public QObject {
     QCOMPARE(panel.form().nodeIds.size(), 62);
     panel.uncheckAllNodesButton()->click();
     QVERIFY(panel.form().nodeIds.isEmpty());
+  }
+
+  // The chooser as a user leaves it after Uncheck all, a filter and Check all shown (every node
+  // with a free GPU): only the shown nodes online and not draining are checked, and the world
+  // size and the form's checks agree.
+  void uncheckAllThenCheckTheShownNodes() {
+    RunSetupPanel panel;
+    panel.resize(1100, 1000);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QList<NodeChoice> nodes = cluster();
+    for (int n = 0; n < nodes.size(); ++n) nodes[n].freeGpuSlots = 1 + n % 8;  // none full
+    panel.setNodes(nodes);
+    panel.uncheckAllNodesButton()->click();
+    panel.nodeFilter()->setText(QStringLiteral("gpu-node-1"));
+    panel.checkAllNodesButton()->click();
+    QStringList expected;
+    for (int n = 10; n < 20; ++n) {
+      if (n != 13 && n != 14) expected << QStringLiteral("id-%1").arg(n);
+    }
+    QCOMPARE(panel.form().nodeIds, expected);
+    QVERIFY2(panel.worldSizeText().startsWith(QStringLiteral("8 nodes")),
+             qPrintable(panel.worldSizeText()));
+    if (const QString dir = qEnvironmentVariable("RINGSIDE_SCREENSHOT_DIR"); !dir.isEmpty()) {
+      QTest::qWait(100);  // the layout settles (the error line went) as it does on screen
+      QWidget* placement = panel.nodeList()->parentWidget();
+      while (placement != nullptr && qobject_cast<QGroupBox*>(placement) == nullptr) {
+        placement = placement->parentWidget();
+      }
+      QVERIFY(placement != nullptr);
+      QVERIFY(placement->grab().save(QDir(dir).filePath(QStringLiteral("run-setup-nodes-64.png"))));
+    }
   }
 };
 

@@ -165,12 +165,14 @@ void NodesPanel::scheduleRefresh() {
   if (!refreshTimer_->isActive()) refreshTimer_->start();
 }
 
-void NodesPanel::refresh() {
+void NodesPanel::refresh() { showNodes(controller_.nodes()); }
+
+void NodesPanel::showNodes(const QList<NodeView>& nodes) {
   refreshTimer_->stop();
   // A model reset clears the view's current index; the selection is restored by id below, so the
   // detail pane and selectedNodeChanged see no change when the node is still listed.
   updatingModel_ = true;
-  model_->setNodes(controller_.nodes());
+  model_->setNodes(nodes);
   updatingModel_ = false;
   cluster_->setText(NodeTableModel::clusterText(NodeTableModel::clusterGpuUse(model_->nodes())));
   if (model_->rowOf(selected_) >= 0) {

@@ -12,7 +12,10 @@
 // GUI thread only. Dialogs are opened window-modal with open(), never with a nested exec().
 #pragma once
 
+#include <QList>
 #include <QWidget>
+
+#include "ringside/gui/controller.h"
 
 class QAction;
 class QLabel;
@@ -23,7 +26,6 @@ class QTimer;
 
 namespace ringside::gui {
 
-class Controller;
 class NodeDetailPane;
 class NodeTableModel;
 
@@ -59,8 +61,12 @@ class NodesPanel : public QWidget {
   void selectedNodeChanged(const QString& nodeId);
 
  public slots:
-  // Re-reads Controller::nodes() into the table now.
+  // Re-reads Controller::nodes() into the table now (showNodes).
   void refresh();
+  // Shows `nodes` in the table and the cluster line, keeping the selection by node id: what
+  // refresh() does with Controller::nodes(). A given list (a simulated cluster in a test or a
+  // screenshot) stays until the next refresh (at most a second later).
+  void showNodes(const QList<NodeView>& nodes);
   // Opens the add-node dialog (AddNodeDialog).
   void addNode();
   // Opens the edit dialog for the selected node (not for the local agent).
