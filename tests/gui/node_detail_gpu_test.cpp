@@ -91,39 +91,56 @@ class NodeDetailGpuTest : public QObject {
   Q_OBJECT
 
  private slots:
+  // The info column's GPU readings, as the pane lists them.
   void readingShowsEveryFieldAndNaWhereAbsent() {
-    const v1::NodeTelemetry sample = fakeNvmlTelemetry(0);
-    const QString full = NodeDetailPane::gpuReadingHtml(sample.gpus(0));
+    ControllerInTempDir fixture;
+    Controller& controller = fixture.controller;
+    QVERIFY(controller.start().isOk());
+    NodeDetailPane pane(controller);
+    pane.resize(1400, 900);
+    pane.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&pane));
+    pane.setNodeId(QStringLiteral("n-1"));
+    emit controller.telemetryReceived(QStringLiteral("n-1"), fakeNvmlTelemetry(0));
+    QTRY_COMPARE(pane.gpuReadingTexts().size(), 2);
+    const QString full = pane.gpuReadingTexts().at(0);
+    QVERIFY2(full.startsWith(QStringLiteral("GPU 0 now\n")), qPrintable(full));
     QVERIFY2(full.contains("SM clock 1980 MHz") || full.contains(QString("SM clock 1,980 MHz")),
              qPrintable(full));
     QVERIFY2(full.contains("power 280.0 W"), qPrintable(full));
     QVERIFY2(!full.contains("N/A"), qPrintable(full));
-    const QString partial = NodeDetailPane::gpuReadingHtml(sample.gpus(1));
+    const QString partial = pane.gpuReadingTexts().at(1);
     QVERIFY2(partial.contains("power N/A W"), qPrintable(partial));
     QVERIFY2(partial.contains("SM clock N/A MHz"), qPrintable(partial));
     QVERIFY2(partial.contains("NVLink rx N/A, tx N/A MB/s"), qPrintable(partial));
     QVERIFY2(partial.contains("PCIe rx 0.0, tx 0.0 MB/s"), qPrintable(partial));
   }
 
+  // The charts as the pane draws them, step by step while it is shown (tall enough for every
+  // chart to be on screen): chartPointCounts() counts what was drawn and draws nothing itself.
   void chartsHaveALinePerGpuAndGapsForAbsentValues() {
     ControllerInTempDir fixture;
     Controller& controller = fixture.controller;
     QVERIFY(controller.start().isOk());
     NodeDetailPane pane(controller);
+    pane.resize(1400, 4000);
+    pane.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&pane));
     pane.setNodeId(QStringLiteral("n-1"));
     for (int i = 0; i < 120; ++i) {
       emit controller.telemetryReceived(QStringLiteral("n-1"), fakeNvmlTelemetry(i));
     }
     QTRY_COMPARE(pane.chartPointCounts().value(QStringLiteral("GPU power (W)")),
                  (QList<int>{120, 0}));
+    QTRY_COMPARE(pane.chartPointCounts().value(QStringLiteral("GPU NVLink (MB/s)")),
+                 (QList<int>{120, 120, 0, 0}));
     const auto counts = pane.chartPointCounts();
     QCOMPARE(counts.value(QStringLiteral("GPU temperature (°C)")), (QList<int>{120, 120}));
     QCOMPARE(counts.value(QStringLiteral("GPU SM clock (MHz)")), (QList<int>{120, 0}));
     QCOMPARE(counts.value(QStringLiteral("GPU PCIe (MB/s)")), (QList<int>{120, 120, 120, 120}));
-    QCOMPARE(counts.value(QStringLiteral("GPU NVLink (MB/s)")), (QList<int>{120, 120, 0, 0}));
+    QCOMPARE(counts.value(QStringLiteral("CPU (%)")), (QList<int>{120}));
     if (const QString pngDir = qEnvironmentVariable("RINGSIDE_TEST_PNG_DIR"); !pngDir.isEmpty()) {
       pane.resize(1400, 900);
-      pane.show();
       QTest::qWait(600);
       QVERIFY(pane.grab().save(pngDir + QStringLiteral("/node_detail_gpu_telemetry.png")));
     }

@@ -80,7 +80,8 @@ class NodesPanelTest : public QObject {
     // Memory used is absent from the telemetry: N/A, not 0.
     QCOMPARE(NodeTableModel::memoryText(node), QStringLiteral("N/A / 512.0 GiB"));
     QCOMPARE(NodeTableModel::gpusText(node), QStringLiteral("87 %, N/A; 1 of 2 in use"));
-    QCOMPARE(NodeTableModel::slotsText(node), QStringLiteral("1 free / 1 used gpu; 62 free / 2 used cpu"));
+    QCOMPARE(NodeTableModel::slotsText(node),
+             QStringLiteral("1 free / 1 used gpu; 62 free / 2 used cpu"));
 
     NodeTableModel model;
     model.setNodes({node});
@@ -169,7 +170,8 @@ class NodesPanelTest : public QObject {
     QCOMPARE(NodeTableModel::addressText(node), QStringLiteral("gpu01:47600"));
     QCOMPARE(NodeTableModel::cpuText(node), QStringLiteral("AMD EPYC 7763, 1.024 cores, 100 %"));
     QCOMPARE(NodeTableModel::memoryText(node), QStringLiteral("1,5 / 512,0 GiB"));
-    QCOMPARE(NodeTableModel::slotsText(node), QStringLiteral("1 free / 1 used gpu; 2.046 free / 2 used cpu"));
+    QCOMPARE(NodeTableModel::slotsText(node),
+             QStringLiteral("1 free / 1 used gpu; 2.046 free / 2 used cpu"));
     node.heartbeatAgeMs = qint64{1234} * 3600 * 1000;
     QCOMPARE(NodeTableModel::stateText(node), QStringLiteral("online (1.234 h)"));
   }
@@ -316,6 +318,9 @@ class NodesPanelTest : public QObject {
     Controller& controller = fixture.controller;
     QVERIFY(controller.start().isOk());
     NodeDetailPane pane(controller);
+    pane.resize(1200, 2400);  // every chart on screen: each is drawn while the pane shows
+    pane.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&pane));
     pane.setNodeId(QStringLiteral("n-1"));
     const double start = 1.7e9;
     for (int i = 0; i < 400; ++i) {
@@ -336,12 +341,13 @@ class NodesPanelTest : public QObject {
     // 300 s of history at one sample a second.
     QCOMPARE(pane.sampleCount(QStringLiteral("n-1")), 301);
     QTRY_COMPARE(pane.chartPointCounts().value(QStringLiteral("CPU (%)")), QList<int>{301});
-    QCOMPARE(pane.chartPointCounts().value(QStringLiteral("Memory used (GiB)")), QList<int>{150});
-    QCOMPARE(pane.chartPointCounts().value(QStringLiteral("GPU utilization (%)")),
-             (QList<int>{301, 301}));
+    QTRY_COMPARE(pane.chartPointCounts().value(QStringLiteral("Memory used (GiB)")),
+                 QList<int>{150});
+    QTRY_COMPARE(pane.chartPointCounts().value(QStringLiteral("GPU utilization (%)")),
+                 (QList<int>{301, 301}));
     if (const QString pngDir = qEnvironmentVariable("RINGSIDE_TEST_PNG_DIR"); !pngDir.isEmpty()) {
       pane.resize(1200, 480);
-      pane.show();
+      QTest::qWait(300);
       QVERIFY(pane.grab().save(pngDir + QStringLiteral("/node_detail_gpus.png")));
     }
   }

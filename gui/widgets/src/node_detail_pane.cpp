@@ -38,8 +38,7 @@ constexpr int kChartMinHeight = 170;
 QString gib(double mib) { return QLocale().toString(mib / kMiBPerGiB, 'f', 1); }
 
 // The GPU indices to draw: the inventory's, else those in the latest sample.
-QList<uint32_t> gpuIndices(const std::optional<v1::NodeInfo>& info,
-                           const std::deque<v1::NodeTelemetry>& samples) {
+QList<uint32_t> gpuIndices(const v1::NodeInfo* info, const std::deque<v1::NodeTelemetry>& samples) {
   QList<uint32_t> indices;
   if (info) {
     for (const v1::GpuInfo& gpu : info->gpus()) indices.append(gpu.index());
@@ -369,21 +368,29 @@ int NodeDetailPane::sampleCount(const QString& nodeId) const {
   return it == history_.end() ? 0 : static_cast<int>(it->size());
 }
 
-QHash<QString, QList<int>> NodeDetailPane::chartPointCounts() {
-  if (!nodeId_.isEmpty()) {
-    for (Chart* chart : allCharts()) {
-      if (chart->stale) {
-        drawChart(*chart);
-        chart->stale = false;
-      }
-    }
-  }
+QHash<QString, QList<int>> NodeDetailPane::chartPointCounts() const {
   QHash<QString, QList<int>> counts;
-  for (const Chart* chart : std::as_const(*this).allCharts()) {
+  for (const Chart* chart : allCharts()) {
     QList<int>& lines = counts[chart->chart->title()];
     for (const QLineSeries* line : chart->lines) lines.append(static_cast<int>(line->count()));
   }
   return counts;
+}
+
+QStringList NodeDetailPane::gpuReadingTexts() const {
+  QStringList texts;
+  for (int i = 0; i < gpuReadings_->count(); ++i) texts.append(gpuReadings_->item(i)->text());
+  return texts;
+}
+
+const v1::NodeInfo* NodeDetailPane::nodeInfo() const {
+  return node_ && node_->info ? &*node_->info : nullptr;
+}
+
+const std::deque<v1::NodeTelemetry>& NodeDetailPane::samples() const {
+  static const std::deque<v1::NodeTelemetry> kNone;
+  auto it = history_.constFind(nodeId_);
+  return it == history_.constEnd() ? kNone : *it;
 }
 
 void NodeDetailPane::showEvent(QShowEvent* event) {
@@ -395,6 +402,7 @@ void NodeDetailPane::redraw() {
   redrawTimer_->stop();
   dirty_ = false;
   if (nodeId_.isEmpty()) return;
+  node_ = controller_.node(nodeId_);
   infoStale_ = readingsStale_ = legendStale_ = true;
   for (Chart* chart : allCharts()) chart->stale = true;
   if (!stepTimer_->isActive()) stepTimer_->start();
@@ -452,14 +460,10 @@ void NodeDetailPane::drawStep() {
 }
 
 void NodeDetailPane::updateGpuCharts() {
-  const std::optional<NodeView> node = controller_.node(nodeId_);
-  static const std::deque<v1::NodeTelemetry> kNone;
-  auto it = history_.constFind(nodeId_);
-  const std::deque<v1::NodeTelemetry>& samples = it == history_.constEnd() ? kNone : *it;
-  const QList<uint32_t> gpus = gpuIndices(node ? node->info : std::nullopt, samples);
+  const QList<uint32_t> gpus = gpuIndices(nodeInfo(), samples());
   // NVLink only where a GPU of the node reports it (PCIe cards have none).
   bool nvlink = false;
-  for (const v1::NodeTelemetry& sample : samples) {
+  for (const v1::NodeTelemetry& sample : samples()) {
     for (const v1::GpuTelemetry& gpu : sample.gpus()) {
       nvlink = nvlink || gpu.has_nvlink_rx_mbps() || gpu.has_nvlink_tx_mbps();
     }
@@ -493,11 +497,8 @@ void NodeDetailPane::updateGpuCharts() {
 }
 
 void NodeDetailPane::drawChart(Chart& chart) {
-  const std::optional<NodeView> node = controller_.node(nodeId_);
-  static const std::deque<v1::NodeTelemetry> kNone;
-  auto it = history_.constFind(nodeId_);
-  const std::deque<v1::NodeTelemetry>& samples = it == history_.constEnd() ? kNone : *it;
-  const std::optional<v1::NodeInfo> info = node ? node->info : std::nullopt;
+  const std::deque<v1::NodeTelemetry>& samples = this->samples();
+  const v1::NodeInfo* info = nodeInfo();
   const double latest = samples.empty() ? 0.0 : samples.back().wall_time();
 
   // One line per value: x = seconds before the latest sample (the node's clock, so a skewed
@@ -593,7 +594,9 @@ void NodeDetailPane::drawChart(Chart& chart) {
 
   if (&chart == &gpuUtil_) {
     drawPerGpu({&v1::GpuTelemetry::has_util_pct, &v1::GpuTelemetry::util_pct}, 1.0);
-  } else if (&chart == &gpuMemory_) {
+    return;
+  }
+  if (&chart == &gpuMemory_) {
     const double gpuMemoryMax = drawPerGpu(
         {&v1::GpuTelemetry::has_mem_used_mib, &v1::GpuTelemetry::mem_used_mib}, 1.0 / kMiBPerGiB);
     double gpuMemoryTotal = 0;
@@ -614,18 +617,27 @@ void NodeDetailPane::drawChart(Chart& chart) {
     } else {
       setYRange(gpuMemory_, axisTop(gpuMemoryMax, 1.0), true);
     }
-  } else if (&chart == &gpuPower_) {
-    const double max =
-        drawPerGpu({&v1::GpuTelemetry::has_power_w, &v1::GpuTelemetry::power_w}, 1.0);
-    setYRange(gpuPower_, axisTop(max, 10.0), true);
-  } else if (&chart == &gpuTemp_) {
-    const double max = drawPerGpu({&v1::GpuTelemetry::has_temp_c, &v1::GpuTelemetry::temp_c}, 1.0);
-    setYRange(gpuTemp_, axisTop(max, 10.0), true);
-  } else if (&chart == &gpuClock_) {
-    const double max =
-        drawPerGpu({&v1::GpuTelemetry::has_sm_clock_mhz, &v1::GpuTelemetry::sm_clock_mhz}, 1.0);
-    setYRange(gpuClock_, axisTop(max, 100.0), true);
-  } else if (&chart == &gpuPcie_) {
+    return;
+  }
+  // The per-GPU charts whose y axis follows the data: the axis' top raised to a multiple of
+  // `step`, so it moves only when a value crosses it.
+  struct PerGpuChart {
+    Chart* chart;
+    GpuField field;
+    double step;
+  };
+  for (const PerGpuChart& perGpu :
+       {PerGpuChart{&gpuPower_, {&v1::GpuTelemetry::has_power_w, &v1::GpuTelemetry::power_w}, 10.0},
+        PerGpuChart{&gpuTemp_, {&v1::GpuTelemetry::has_temp_c, &v1::GpuTelemetry::temp_c}, 10.0},
+        PerGpuChart{&gpuClock_,
+                    {&v1::GpuTelemetry::has_sm_clock_mhz, &v1::GpuTelemetry::sm_clock_mhz},
+                    100.0}}) {
+    if (&chart == perGpu.chart) {
+      setYRange(chart, axisTop(drawPerGpu(perGpu.field, 1.0), perGpu.step), true);
+      return;
+    }
+  }
+  if (&chart == &gpuPcie_) {
     const double max =
         drawDirections({&v1::GpuTelemetry::has_pcie_rx_mbps, &v1::GpuTelemetry::pcie_rx_mbps},
                        {&v1::GpuTelemetry::has_pcie_tx_mbps, &v1::GpuTelemetry::pcie_tx_mbps});
@@ -636,12 +648,6 @@ void NodeDetailPane::drawChart(Chart& chart) {
                        {&v1::GpuTelemetry::has_nvlink_tx_mbps, &v1::GpuTelemetry::nvlink_tx_mbps});
     setYRange(gpuNvlink_, axisTop(max, 1.0), true);
   }
-}
-
-QString NodeDetailPane::gpuReadingHtml(const v1::GpuTelemetry& gpu) {
-  QStringList lines = gpuReadingLines(gpu);
-  for (QString& line : lines) line = line.toHtmlEscaped();
-  return lines.join(QStringLiteral("<br>"));
 }
 
 QStringList NodeDetailPane::gpuReadingLines(const v1::GpuTelemetry& gpu) {
@@ -667,9 +673,7 @@ QStringList NodeDetailPane::gpuReadingLines(const v1::GpuTelemetry& gpu) {
 }
 
 void NodeDetailPane::updateGpuReadings() {
-  static const std::deque<v1::NodeTelemetry> kNone;
-  auto it = history_.constFind(nodeId_);
-  const std::deque<v1::NodeTelemetry>& samples = it == history_.constEnd() ? kNone : *it;
+  const std::deque<v1::NodeTelemetry>& samples = this->samples();
   const int count = samples.empty() ? 0 : samples.back().gpus_size();
   QStringList texts;
   for (int i = 0; i < count; ++i) {
@@ -692,7 +696,7 @@ void NodeDetailPane::updateGpuReadings() {
 }
 
 void NodeDetailPane::updateInfo() {
-  const std::optional<NodeView> node = controller_.node(nodeId_);
+  const std::optional<NodeView>& node = node_;
   if (!node) {
     title_->setText(tr("Node %1 is no longer listed.").arg(nodeId_));
     info_->clear();

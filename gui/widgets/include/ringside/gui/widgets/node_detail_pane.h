@@ -26,7 +26,9 @@
 #include <QList>
 #include <QWidget>
 #include <deque>
+#include <optional>
 
+#include "ringside/gui/controller.h"
 #include "ringside/proto/ringside.pb.h"
 
 class QChart;
@@ -59,15 +61,16 @@ class NodeDetailPane : public QWidget {
 
   // Telemetry samples held for `nodeId` (for tests).
   int sampleCount(const QString& nodeId) const;
-  // Points on the charts' lines, by chart title (for tests): e.g. "CPU (%)" -> {cpu line's count}.
-  // Draws first what waits for being shown (charts of a hidden pane or scrolled out of view).
-  QHash<QString, QList<int>> chartPointCounts();
+  // Points on the charts' lines as last drawn, by chart title (for tests): e.g. "CPU (%)" ->
+  // {cpu line's count}. Draws nothing itself: a chart of a hidden pane, or scrolled out of view,
+  // holds what it held when it was last drawn.
+  QHash<QString, QList<int>> chartPointCounts() const;
+  // Each GPU's latest reading as the info column lists it, one text per GPU (for tests).
+  QStringList gpuReadingTexts() const;
   // The charts' line colors, one per GPU in every chart (Tableau 10, repeating): GPU `position`
   // in the node's list.
   static QColor gpuColor(int position);
-  // One GPU's reading as the info column shows it: HTML lines, "N/A" for each absent value.
-  static QString gpuReadingHtml(const ringside::v1::GpuTelemetry& gpu);
-  // The same lines, plain text.
+  // One GPU's reading as the info column lists it: a line per field, "N/A" for each absent value.
   static QStringList gpuReadingLines(const ringside::v1::GpuTelemetry& gpu);
 
  protected:
@@ -93,6 +96,10 @@ class NodeDetailPane : public QWidget {
   // One step of a redraw (see the file comment); schedules the next while work is left.
   void drawStep();
   void drawChart(Chart& chart);
+  // The selected node's samples, oldest first (empty when none arrived).
+  const std::deque<v1::NodeTelemetry>& samples() const;
+  // node_'s inventory, nullptr when it has none (yet).
+  const v1::NodeInfo* nodeInfo() const;
   bool isOnScreen(const Chart& chart) const;
   void updateInfo();
   void updateGpuReadings();
@@ -112,6 +119,9 @@ class NodeDetailPane : public QWidget {
 
   Controller& controller_;
   QString nodeId_;
+  // The selected node as redraw() read it (Controller::node copies it): the steps of one redraw
+  // read it from here, not once each.
+  std::optional<NodeView> node_;
   QHash<QString, std::deque<v1::NodeTelemetry>> history_;  // by node id, oldest first
   bool dirty_ = false;
   bool infoStale_ = false;  // the title and inventory
