@@ -16,6 +16,7 @@
 #include "ringside/gui/duration_format.h"
 #include "ringside/gui/metrics_store.h"
 #include "ringside/gui/run_table_model.h"
+#include "ringside/gui/sort_values.h"
 
 using namespace ringside;
 using namespace ringside::gui;
@@ -109,6 +110,19 @@ class RunTableModelTest : public QObject {
   void cleanup() {
     store_.reset();
     dir_.reset();
+  }
+
+  // The one order of History's and the per-rank table's sorted columns.
+  void sortValuesOrderNaFirstNumbersByValueTextIgnoringCase() {
+    QCOMPARE(compareSortValues(QVariant(), QVariant(-1e300)), -1);
+    QCOMPARE(compareSortValues(QVariant(0.0), QVariant()), 1);
+    QCOMPARE(compareSortValues(QVariant(), QVariant()), 0);
+    QCOMPARE(compareSortValues(QVariant(9), QVariant(10.5)), -1);  // not "10.5" < "9"
+    QCOMPARE(compareSortValues(QVariant(qint64{3}), QVariant(3.0)), 0);
+    QVERIFY(compareSortValues(QVariant(QStringLiteral("gpu-node-2")),
+                              QVariant(QStringLiteral("GPU-node-10"))) > 0);
+    QCOMPARE(
+        compareSortValues(QVariant(QStringLiteral("Alpha")), QVariant(QStringLiteral("alpha"))), 0);
   }
 
   void rowsShowTheRunsWithNaForAbsentValues() {

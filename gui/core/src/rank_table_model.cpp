@@ -10,6 +10,7 @@
 #include <numeric>
 
 #include "ringside/gui/rank_heatmap.h"
+#include "ringside/gui/sort_values.h"
 
 namespace ringside::gui {
 
@@ -265,13 +266,7 @@ bool RankTableProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sourcePa
 }
 
 bool RankTableProxy::lessThan(const QModelIndex& left, const QModelIndex& right) const {
-  const QVariant a = left.data(sortRole());
-  const QVariant b = right.data(sortRole());
-  if (!a.isValid() || !b.isValid()) return !a.isValid() && b.isValid();
-  if (a.typeId() == QMetaType::QString || b.typeId() == QMetaType::QString) {
-    return QString::localeAwareCompare(a.toString(), b.toString()) < 0;
-  }
-  return a.toDouble() < b.toDouble();
+  return compareSortValues(left.data(sortRole()), right.data(sortRole())) < 0;
 }
 
 }  // namespace ringside::gui

@@ -4,6 +4,7 @@
 #include <QJsonDocument>
 #include "ringside/gui/clipped_text.h"
 #include "ringside/gui/duration_format.h"
+#include "ringside/gui/sort_values.h"
 #include "ringside/gui/when_ready.h"
 
 #include <QBrush>
@@ -637,20 +638,9 @@ bool RunFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sourcePa
 }
 
 bool RunFilterProxy::lessThan(const QModelIndex& left, const QModelIndex& right) const {
-  const QVariant a = left.data(sortRole());
-  const QVariant b = right.data(sortRole());
   // N/A counts as smaller than every value (first ascending, last descending).
-  if (!a.isValid() || !b.isValid()) return !a.isValid() && b.isValid();
-  const bool numeric = a.typeId() != QMetaType::QString && b.typeId() != QMetaType::QString;
-  if (numeric) {
-    const double x = a.toDouble();
-    const double y = b.toDouble();
-    if (x != y) return x < y;
-  } else {
-    const int order =
-        QString::localeAwareCompare(a.toString().toCaseFolded(), b.toString().toCaseFolded());
-    if (order != 0) return order < 0;
-  }
+  const int order = compareSortValues(left.data(sortRole()), right.data(sortRole()));
+  if (order != 0) return order < 0;
   // Ties keep a stable, newest-first order by start time.
   const auto* model = qobject_cast<const RunTableModel*>(sourceModel());
   const RunRecord* l = model != nullptr ? model->record(left.row()) : nullptr;
