@@ -612,6 +612,27 @@ class MetricsStoreTest : public QObject {
     QCOMPARE(other->newSamples, int64_t{10});
   }
 
+  // RunFilter::runIds: the named runs in one query, in runKey order, unknown ids left out.
+  void runsByIdInOneQuery() {
+    MetricsStore store(path("by-id.sqlite"));
+    QVERIFY(await(store.open()).isOk());
+    for (const char* id : {"r1", "r2", "r3", "r'4\"%"}) {
+      QVERIFY(await(store.upsertRun("n", runInfo(id, v1::COMPLETED))).isOk());
+    }
+    RunFilter filter;
+    filter.runIds = QStringList{"r3", "unknown", "r1", "r'4\"%"};
+    auto runs = await(store.runs(filter));
+    QVERIFY(runs.isOk());
+    QStringList ids;
+    for (const RunRecord& run : *runs) ids << run.runId;
+    QCOMPARE(ids, (QStringList{"r1", "r3", "r'4\"%"}));
+    filter.runIds = QStringList{};
+    QVERIFY(await(store.runs(filter))->empty());
+    filter.runIds = QStringList{"r2"};
+    filter.text = "R2";
+    QCOMPARE(await(store.runs(filter))->size(), size_t{1});
+  }
+
   // A run whose stored state is queued, starting or running cannot be deleted: its data would
   // come back with the next live event half-empty, and the run is still using its nodes.
   void aLiveRunIsNotDeleted() {

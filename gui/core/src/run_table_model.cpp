@@ -387,7 +387,7 @@ void RunTableModel::refresh() {
   }
   inFlight_ = true;
   // Before the first load, and after more runs changed than a page holds (a node's run list),
-  // the whole table is read again; otherwise only the runs that changed, one look-up each, so a
+  // the whole table is read again; otherwise only the runs that changed, in one query, so a
   // live run costs its own row, not the history's.
   if (loaded_ && !changed_.isEmpty() && changed_.size() <= kRefreshPageRuns) {
     readChanged();
@@ -400,30 +400,24 @@ void RunTableModel::refresh() {
 
 void RunTableModel::readChanged() {
   const QSet<QString> changed = std::exchange(changed_, {});
-  auto left = std::make_shared<int>(static_cast<int>(changed.size()));
-  auto read = std::make_shared<std::vector<RunRecord>>();
-  auto removed = std::make_shared<bool>(false);
-  for (const QString& runId : changed) {
-    whenReady(this, store_.run(runId), [this, runId, left, read, removed](Result<RunRecord> run) {
-      if (run.isOk()) {
-        read->push_back(std::move(run).value());
-      } else if (run.status().code() == Status::Code::kNotFound) {
-        removeRun(runId);  // deleted meanwhile
-        *removed = true;
-      } else {
-        emit errorOccurred(tr("Could not read run %1: %2")
-                               .arg(runId, QString::fromStdString(run.status().message())));
-      }
-      if (--*left > 0) return;
-      // In store order, as a full refresh appends them.
-      std::sort(read->begin(), read->end(),
-                [](const RunRecord& a, const RunRecord& b) { return a.runKey < b.runKey; });
-      // A live run's new samples leave its config as it was: no need to look at every run's.
-      if (mergePage(std::move(*read)) || *removed) updateParams();
-      emit refreshed();
+  // One query for all of them (up to a page), in store order as a full refresh appends them.
+  RunFilter filter;
+  filter.runIds = QStringList(changed.begin(), changed.end());
+  whenReady(this, store_.runs(filter), [this, changed](Result<std::vector<RunRecord>> runs) {
+    if (!runs.isOk()) {
+      emit errorOccurred(tr("Could not read the run history: %1")
+                             .arg(QString::fromStdString(runs.status().message())));
       finishRefresh();
-    });
-  }
+      return;
+    }
+    QSet<QString> gone = changed;
+    for (const RunRecord& run : *runs) gone.remove(run.runId);
+    for (const QString& runId : gone) removeRun(runId);  // deleted meanwhile
+    // A live run's new samples leave its config as it was: no need to look at every run's.
+    if (mergePage(std::move(runs).value()) || !gone.isEmpty()) updateParams();
+    emit refreshed();
+    finishRefresh();
+  });
 }
 
 void RunTableModel::readPage(int64_t afterRunKey) {

@@ -1,6 +1,8 @@
 // MetricsStore::Database's read queries: the history table's runs, one run, a metric's series,
 // the metrics and ranks a run has, counts and the log tail. The writes are in store_database.cpp,
 // the CSV export in store_export.cpp.
+#include <QJsonArray>
+#include <QJsonDocument>
 #include <QSqlError>
 #include <QVariant>
 
@@ -83,19 +85,30 @@ Result<std::vector<RunRecord>> MetricsStore::Database::runs(const RunFilter& fil
         "tags LIKE ? ESCAPE '\\' OR notes LIKE ? ESCAPE '\\')";
   }
   if (filter.state) sql += QString(" AND state = %1").arg(static_cast<int>(*filter.state));
+  // The ids as one JSON array parameter (SQLite's json_each), whatever their number.
+  QString ids;
+  if (filter.runIds) {
+    sql += " AND run_id IN (SELECT value FROM json_each(?))";
+    ids = QString::fromUtf8(
+        QJsonDocument(QJsonArray::fromStringList(*filter.runIds)).toJson(QJsonDocument::Compact));
+  }
   if (filter.limit > 0) {
     sql += QString(" AND run_key > %1 ORDER BY run_key LIMIT %2")
                .arg(qlonglong(filter.afterRunKey))
                .arg(filter.limit);
+  } else if (filter.runIds) {
+    sql += " ORDER BY run_key";
   } else {
     sql += " ORDER BY created_time DESC, run_key DESC";
   }
   QSqlQuery query(db_);
   query.setForwardOnly(true);
   if (!query.prepare(sql)) return fail(query, "listing runs");
+  int parameter = 0;
   if (!pattern.isEmpty()) {
-    for (int i = 0; i < 4; ++i) query.bindValue(i, pattern);
+    for (; parameter < 4; ++parameter) query.bindValue(parameter, pattern);
   }
+  if (filter.runIds) query.bindValue(parameter, ids);
   if (!query.exec()) return fail(query, "listing runs");
   std::vector<RunRecord> runs;
   while (query.next()) runs.push_back(runFromRow(query));

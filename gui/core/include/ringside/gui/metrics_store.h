@@ -75,6 +75,9 @@ struct RunFilter {
   // order (the order they were first stored), instead of every run newest first.
   int limit = 0;
   int64_t afterRunKey = 0;
+  // Only these runs, in runKey order (with limit, the page of them); ids not stored are left
+  // out. One query for any number of ids (History's changed runs, up to a page of them).
+  std::optional<QStringList> runIds = std::nullopt;
 };
 
 // A stretch of a run's node telemetry the GUI does not hold yet (MetricsStore::telemetryWindows):

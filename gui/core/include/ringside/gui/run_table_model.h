@@ -105,7 +105,8 @@ class RunTableModel : public QAbstractTableModel {
   // (removeUnseen), refreshed() is emitted and finishRefresh() starts a refresh asked for
   // meanwhile.
   void readPage(int64_t afterRunKey);
-  // Reads the runs of changed_ (store().run each) and merges them when all have answered.
+  // Reads the runs of changed_ in one store query (RunFilter::runIds) and merges them; a run
+  // the store no longer has loses its row.
   void readChanged();
   // Returns whether a run was added or a run's stored config changed (its hyperparameters may
   // have: updateParams is due).
