@@ -190,6 +190,19 @@ class RankHeatmapGroupsTest : public QObject {
     view.setHeatmap(cluster());
     QVERIFY(!view.groupedByNode());
     QCOMPARE(view.displayRows().size(), size_t{512});
+    // Not grouped, a new heatmap costs no node rows (O(rows x windows) on the GUI thread); they
+    // are computed when the view is grouped again, and match heatmapNodeRows.
+    QVERIFY(view.nodeRows().empty());
+    QCOMPARE(view.nodeGroups().size(), size_t{64});
+    view.setGroupedByNode(true);
+    const std::vector<HeatmapNodeRow> expected = heatmapNodeRows(cluster());
+    QCOMPARE(view.nodeRows().size(), expected.size());
+    for (size_t node = 0; node < expected.size(); ++node) {
+      QCOMPARE(view.nodeRows()[node].group.node, expected[node].group.node);
+      QCOMPARE(view.nodeRows()[node].compute.size(), expected[node].compute.size());
+      QCOMPARE(view.nodeRows()[node].compute[0].rank, expected[node].compute[0].rank);
+    }
+    QCOMPARE(view.displayRows().size(), size_t{64});
   }
 
   void aSmallHeatmapIsOneRowPerRank() {

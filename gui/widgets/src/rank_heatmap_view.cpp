@@ -76,14 +76,13 @@ struct Geometry {
     if (heatmap.empty() || view.displayRows().empty()) return;
     int nodeWidth = 0;
     int rankWidth = metrics.horizontalAdvance(RankHeatmapView::tr("rank %1").arg(0));
-    for (const HeatmapNodeRow& node : view.nodeRows()) {
+    for (const HeatmapNodeGroup& group : view.nodeGroups()) {
       const QString name =
-          view.groupedByNode() ? nodeRowLabel(node.group.node, false) : nodeName(node.group.node);
+          view.groupedByNode() ? nodeRowLabel(group.node, false) : nodeName(group.node);
       nodeWidth = std::max(nodeWidth, metrics.horizontalAdvance(name));
       if (view.groupedByNode()) {
         rankWidth = std::max(
-            rankWidth,
-            metrics.horizontalAdvance(rankCountLabel(node.group.endRow - node.group.firstRow)));
+            rankWidth, metrics.horizontalAdvance(rankCountLabel(group.endRow - group.firstRow)));
       }
     }
     nodeWidth = std::min(nodeWidth, kMaxNodeLabelWidth);
@@ -128,7 +127,7 @@ class RankHeatmapView::Canvas : public QWidget {
       QWidget::mousePressEvent(event);
       return;
     }
-    const QString& node = view_->nodeRows()[view_->displayRows()[*row].node].group.node;
+    const QString& node = view_->nodeGroups()[view_->displayRows()[*row].node].node;
     view_->setNodeExpanded(node, !view_->nodeExpanded(node));
   }
 
@@ -198,7 +197,7 @@ class RankHeatmapView::Canvas : public QWidget {
         continue;
       }
       // A node's row: its name (with the expand marker) and how many ranks it holds.
-      const HeatmapNodeGroup& group = view_->nodeRows()[rows[row].node].group;
+      const HeatmapNodeGroup& group = view_->nodeGroups()[rows[row].node];
       QFont bold = painter.font();
       bold.setBold(true);
       painter.save();
@@ -219,14 +218,14 @@ class RankHeatmapView::Canvas : public QWidget {
       painter.setPen(QPen(text, 1.5));
       for (size_t row = 1; row < rows.size(); ++row) {
         if (rows[row].row) continue;
-        const QString& node = view_->nodeRows()[rows[row].node].group.node;
+        const QString& node = view_->nodeGroups()[rows[row].node].node;
         if (!rows[row - 1].row && !view_->nodeExpanded(node)) continue;
         const double y = cells.top() + static_cast<double>(row) * geometry.rowHeight;
         painter.drawLine(QPointF(geometry.nodeColumn, y), QPointF(cells.right(), y));
       }
     } else {
       // Node names beside their rows, and a line between nodes.
-      const std::vector<HeatmapNodeGroup> groups = heatmap.nodeGroups();
+      const std::vector<HeatmapNodeGroup>& groups = view_->nodeGroups();
       for (size_t index = 0; index < groups.size(); ++index) {
         const HeatmapNodeGroup& group = groups[index];
         const double top = cells.top() + static_cast<double>(group.firstRow) * geometry.rowHeight;
@@ -391,10 +390,13 @@ RankHeatmapView::RankHeatmapView(QWidget* parent)
 
 void RankHeatmapView::setHeatmap(RankHeatmap heatmap) {
   heatmap_ = std::move(heatmap);
-  nodeRows_ = heatmapNodeRows(heatmap_);
+  nodeGroups_ = heatmap_.nodeGroups();
+  // The node rows' cells cost O(rows x windows): computed by layOutRows() when grouped.
+  nodeRows_.clear();
+  nodeRowsStale_ = true;
   if (!userChoseGrouping_) {
     const QSignalBlocker quiet(groupByNode_);  // one layout below, not two
-    groupByNode_->setChecked(heatmap_.rows.size() > kGroupAboveRows && nodeRows_.size() > 1);
+    groupByNode_->setChecked(heatmap_.rows.size() > kGroupAboveRows && nodeGroups_.size() > 1);
   }
   layOutRows();
   canvas_->update();
@@ -419,10 +421,14 @@ void RankHeatmapView::setNodeExpanded(const QString& node, bool expanded) {
 }
 
 void RankHeatmapView::layOutRows() {
+  const bool grouped = groupedByNode();
+  if (grouped && nodeRowsStale_) {
+    nodeRows_ = heatmapNodeRows(heatmap_);
+    nodeRowsStale_ = false;
+  }
   displayRows_.clear();
-  for (size_t node = 0; node < nodeRows_.size(); ++node) {
-    const HeatmapNodeGroup& group = nodeRows_[node].group;
-    const bool grouped = groupedByNode();
+  for (size_t node = 0; node < nodeGroups_.size(); ++node) {
+    const HeatmapNodeGroup& group = nodeGroups_[node];
     if (grouped) displayRows_.push_back({.node = node, .row = std::nullopt});
     if (!grouped || expanded_.contains(group.node)) {
       for (size_t row = group.firstRow; row < group.endRow; ++row) {

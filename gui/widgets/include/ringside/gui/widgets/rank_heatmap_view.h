@@ -46,14 +46,18 @@ class RankHeatmapView : public QWidget {
   // More rows than this (with more than one node) open grouped by node.
   static constexpr size_t kGroupAboveRows = 64;
 
-  // One painted row: a node's row (row == nullopt; node indexes nodeRows()) or a rank's row
-  // (row: its index in heatmap().rows, node: its node). Not grouped, row i is heatmap row i.
+  // One painted row: a node's row (row == nullopt; node indexes nodeGroups() and nodeRows()) or
+  // a rank's row (row: its index in heatmap().rows, node: its node). Not grouped, row i is
+  // heatmap row i.
   struct DisplayRow {
     size_t node = 0;
     std::optional<size_t> row;
   };
   const std::vector<DisplayRow>& displayRows() const { return displayRows_; }
-  // The nodes' rows of the heatmap, in heatmap().nodeGroups() order.
+  // The heatmap's nodes with their rows (heatmap().nodeGroups()).
+  const std::vector<HeatmapNodeGroup>& nodeGroups() const { return nodeGroups_; }
+  // The nodes' rows with their cells, in nodeGroups() order: computed for a heatmap only once
+  // it is shown grouped by node (O(rows x windows) on the GUI thread), empty until then.
   const std::vector<HeatmapNodeRow>& nodeRows() const { return nodeRows_; }
   bool groupedByNode() const;
   // Switching by hand (or with the box) ends the automatic choice by size.
@@ -91,7 +95,9 @@ class RankHeatmapView : public QWidget {
   void fitCanvasHeight();
 
   RankHeatmap heatmap_;
+  std::vector<HeatmapNodeGroup> nodeGroups_;
   std::vector<HeatmapNodeRow> nodeRows_;
+  bool nodeRowsStale_ = true;  // nodeRows_ not computed for heatmap_ yet
   std::vector<DisplayRow> displayRows_;
   QSet<QString> expanded_;
   bool userChoseGrouping_ = false;
