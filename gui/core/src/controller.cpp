@@ -32,6 +32,24 @@ std::pair<QString, QString> agentEndpoints(const QString& host, int controlPort,
           base + QLatin1Char(':') + QString::number(eventsPort)};
 }
 
+namespace {
+
+// The host name nodeChoices() gives a node (mpirun's --host, RunInfo.placement): the hostname of
+// its hello, else the host of its address, this machine's for the local agent. One node's, so
+// that what is done per node (every telemetry batch, every catch-up) does not copy every node's
+// view (nodeChoices(), nodes()): at 64 nodes that was 64 x 64 NodeView copies with their GPU
+// protos on the GUI thread every second (bench/scale).
+QString hostNameOf(const NodeView& node) {
+  QString hostName = node.info ? QString::fromStdString(node.info->hostname()) : QString();
+  if (hostName.isEmpty()) {
+    hostName = node.local ? QSysInfo::machineHostName()
+                          : QUrl(node.record.address.section(QLatin1Char(' '), 0, 0)).host();
+  }
+  return hostName;
+}
+
+}  // namespace
+
 Controller::Controller(ControllerOptions options, QObject* parent)
     : QObject(parent), options_(std::move(options)) {
   store_ = std::make_unique<MetricsStore>(options_.dataDir + QStringLiteral("/ringside.sqlite"));
@@ -317,11 +335,9 @@ void Controller::onEvents(const QString& nodeId, const EventBatch& batch) {
   for (auto& [runId, ingestBatch] : byRun) ingest(nodeId, std::move(ingestBatch));
   // An ended run's telemetry to its end, from every node of it (what live telemetry missed).
   if (endedRun) catchUpTelemetryEverywhere();
-  QString hostName;  // as the placement of the node's runs names it
+  QString hostName;  // as the placement of the node's runs names it (nodeChoices().hostName)
   if (!batch.telemetry.empty()) {
-    for (const NodeChoice& node : nodeChoices()) {
-      if (node.nodeId == nodeId) hostName = node.hostName;
-    }
+    if (const NodeLink* link = linkOf(nodeId)) hostName = hostNameOf(link->view);
   }
   for (const v1::NodeTelemetry& telemetry : batch.telemetry) {
     if (NodeLink* link = linkOf(nodeId)) link->view.telemetry = telemetry;
@@ -481,6 +497,12 @@ void Controller::setDrain(const QString& nodeId, bool draining) {
   }
 }
 
+QString Controller::telemetryHostName(const QString& nodeId) const {
+  auto it = links_.find(nodeId);
+  if (it == links_.end() || !it->second.view.info) return QString();
+  return hostNameOf(it->second.view);
+}
+
 QList<NodeChoice> Controller::nodeChoices() const {
   QList<NodeChoice> choices;
   for (const NodeView& node : nodes()) {
@@ -500,13 +522,8 @@ QList<NodeChoice> Controller::nodeChoices() const {
       choice.freeCpuSlots = std::max(0, static_cast<int>(node.info->cpu_slots_total()) - cpuUsed);
       choice.freeGpuSlots = std::max(0, choice.gpuSlotsTotal - gpuUsed);
       choice.draining = node.telemetry ? node.telemetry->draining() : node.info->draining();
-      choice.hostName = QString::fromStdString(node.info->hostname());
     }
-    if (choice.hostName.isEmpty()) {
-      choice.hostName = node.local
-                            ? QSysInfo::machineHostName()
-                            : QUrl(node.record.address.section(QLatin1Char(' '), 0, 0)).host();
-    }
+    choice.hostName = hostNameOf(node);
     choices.append(choice);
   }
   return choices;

@@ -17,15 +17,6 @@ void Controller::catchUpTelemetryEverywhere() {
   for (const auto& entry : links_) catchUpTelemetry(entry.first);
 }
 
-QString Controller::telemetryHostName(const QString& nodeId) const {
-  auto it = links_.find(nodeId);
-  if (it == links_.end() || !it->second.view.info) return QString();
-  for (const NodeChoice& node : nodeChoices()) {
-    if (node.nodeId == nodeId) return node.hostName;
-  }
-  return QString();
-}
-
 void Controller::startTelemetryCatchUp(const QString& nodeId) {
   TelemetryCatchUp& catchUp = telemetryCatchUps_[nodeId];
   if (catchUp.busy || catchUp.unsupported || !catchUp.due || !started_) return;
