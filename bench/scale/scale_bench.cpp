@@ -609,7 +609,6 @@ int runBench(const ScaleOptions& options, int argc, char** argv) {
   bool sustained = !timedOut && check.ok() && dropped == 0;
   double fastestSustained = 0;
   const uint64_t perStep = static_cast<uint64_t>(world) * kRankRecord.size() + kGlobalRecord.size();
-  int64_t firstStep = 1;
   for (size_t p = 0; p < ro.phases.size(); ++p) {
     const ScalePhase& phase = ro.phases[p];
     const double wall = secondsSince(marks[p].at, marks[p + 1].at);
@@ -632,7 +631,6 @@ int runBench(const ScaleOptions& options, int argc, char** argv) {
                 pct(marks[p + 1].gui - marks[p].gui, wall),
                 pct(marks[p + 1].ranks - marks[p].ranks, wall),
                 pct(marks[p + 1].machine - marks[p].machine, wall), ok ? "" : "  <- not sustained");
-    firstStep += phase.steps;
   }
   const size_t last = marks.size() - 1;
   const double tailWall = secondsSince(marks[last - 1].at, marks[last].at);
