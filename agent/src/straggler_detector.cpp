@@ -73,6 +73,8 @@ std::optional<StragglerVerdict> StragglerDetector::onSample(int rank, int64_t st
                                                             double wallTime) {
   if (rank < 0 || rank >= worldSize_ || worldSize_ < 2) return std::nullopt;
   if (lastStep_ && step <= *lastStep_) return std::nullopt;
+  // Most samples are other names: one prefix test rules them out before four comparisons.
+  if (!name.starts_with("time/")) return std::nullopt;
   if (name == metric::kRunQueueMs) {
     if (!std::isfinite(value)) return std::nullopt;
     Record& record = pending_[step];
