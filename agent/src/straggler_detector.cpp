@@ -75,26 +75,23 @@ std::optional<StragglerVerdict> StragglerDetector::onSample(int rank, int64_t st
   if (lastStep_ && step <= *lastStep_) return std::nullopt;
   // Most samples are other names: one prefix test rules them out before four comparisons.
   if (!name.starts_with("time/")) return std::nullopt;
-  if (name == metric::kRunQueueMs) {
-    if (!std::isfinite(value)) return std::nullopt;
-    Record& record = pending_[step];
-    if (record.ranks.empty()) record.ranks.resize(static_cast<size_t>(worldSize_));
-    Timings& t = record.ranks[static_cast<size_t>(rank)];
-    t.runQueue = std::max(value, 0.0);
-    t.hasRunQueue = true;
-    while (pending_.size() > rule_.maxPendingSteps) pending_.erase(pending_.begin());
-    return std::nullopt;
-  }
+  const bool runQueue = name == metric::kRunQueueMs;
   int bit = 0;
   if (name == metric::kDataMs) bit = 1;
   if (name == metric::kComputeMs) bit = 2;
   if (name == metric::kWaitMs) bit = 4;
-  if (bit == 0 || !std::isfinite(value)) return std::nullopt;
+  if ((bit == 0 && !runQueue) || !std::isfinite(value)) return std::nullopt;
   value = std::max(value, 0.0);
   Record& record = pending_[step];
   if (record.ranks.empty()) record.ranks.resize(static_cast<size_t>(worldSize_));
-  if (std::isfinite(wallTime)) record.wallTime = std::max(record.wallTime, wallTime);
   Timings& t = record.ranks[static_cast<size_t>(rank)];
+  if (runQueue) {  // kept with the step's record; never completes it
+    t.runQueue = value;
+    t.hasRunQueue = true;
+    while (pending_.size() > rule_.maxPendingSteps) pending_.erase(pending_.begin());
+    return std::nullopt;
+  }
+  if (std::isfinite(wallTime)) record.wallTime = std::max(record.wallTime, wallTime);
   (bit == 1 ? t.data : bit == 2 ? t.compute : t.wait) = value;
   t.have |= bit;
   for (const Timings& r : record.ranks) {
