@@ -1,5 +1,6 @@
 // Options and JSON run specs: defaults, file values, flag overrides, the written spec read back,
 // and every kind of bad input.
+#include <CLI/CLI.hpp>
 #include <google/protobuf/descriptor.h>
 #include <gtest/gtest.h>
 

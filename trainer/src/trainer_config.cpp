@@ -1,5 +1,6 @@
 #include "ringside/trainer/trainer_config.h"
 
+#include <CLI/CLI.hpp>
 #include <google/protobuf/descriptor.h>
 
 #include <algorithm>

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <optional>
 
+#include <CLI/CLI.hpp>
+
 #include "ringside/common/protocol.h"
 #include "ringside/trainer/checkpoint.h"
 #include "ringside/trainer/memory_plan.h"
