@@ -166,17 +166,19 @@ void StragglerDetector::addRecord(const Record& record, int64_t steps) {
   const double charged = std::isfinite(nextWait) ? std::max(nextWait - late.wait, 0.0) : 0.0;
   // Each rank's run-queue delay beyond the median other rank's: time another process took from
   // it (where every rank reports it).
-  std::vector<double> runQueueExcess(n, 0.0), othersWait(n, 0.0);
+  std::vector<double> waits(n);
+  for (size_t r = 0; r < n; ++r) waits[r] = record.ranks[r].wait;
+  const std::vector<double> othersWait = mediansWithoutEach(waits);
+  std::vector<double> runQueueExcess(n, 0.0);
   if (everyRunQueue) {
     const std::vector<double> othersRunQueue = mediansWithoutEach(runQueue);
-    std::vector<double> waits(n);
     for (size_t r = 0; r < n; ++r) {
       runQueueExcess[r] = std::max(runQueue[r] - othersRunQueue[r], 0.0);
-      waits[r] = record.ranks[r].wait;
     }
-    othersWait = mediansWithoutEach(waits);
   }
-  double inOther = 0.0;
+  // Each rank's lateness: how much less it waited than the median other rank (negative when it
+  // waited more), for finishSlice.
+  for (size_t r = 0; r < n; ++r) filling_.lateness.push_back(othersWait[r] - waits[r]);
   if (charged > 0.0) {
     // What another process took from the late rank explains its lateness first: that part is
     // the CPU's; the rest is split by the frontier.
@@ -185,23 +187,41 @@ void StragglerDetector::addRecord(const Record& record, int64_t steps) {
     const double inCompute =
         std::clamp(late.data + late.compute - otherArrival - inData, 0.0, charged - inData);
     const double rest = (charged - inCpu) / charged;
-    inOther = rest * (charged - inData - inCompute);
     RankSums& sums = filling_.ranks[last];
     sums.chargedCpu += weight * inCpu;
     sums.chargedData += weight * rest * inData;
     sums.chargedCompute += weight * rest * inCompute;
-    sums.chargedOther += weight * inOther;
+  }
+  // Each rank's lead at the frontier after compute: its data + compute beyond the latest other
+  // rank's (negative when it arrived first), for finishSlice's steady lead.
+  size_t first = 0, second = n > 1 ? 1 : 0;  // the two largest arrivals
+  if (n > 1) {
+    const auto arrival = [&](size_t r) { return record.ranks[r].data + record.ranks[r].compute; };
+    if (arrival(second) > arrival(first)) std::swap(first, second);
+    for (size_t r = 2; r < n; ++r) {
+      if (arrival(r) > arrival(first)) {
+        second = first;
+        first = r;
+      } else if (arrival(r) > arrival(second)) {
+        second = r;
+      }
+    }
+    for (size_t r = 0; r < n; ++r) {
+      filling_.leads.push_back(arrival(r) - arrival(r == first ? second : first));
+    }
+  } else {
+    filling_.leads.resize(filling_.leads.size() + n, 0.0);
   }
   // Time another process took from a rank that its late arrival does not explain (a rank slowed
   // inside the all-reduce, where it is not last): charged as the most it can have cost the group,
   // which is no more than the others waited in that step.
   for (size_t r = 0; r < n && everyRunQueue; ++r) {
     const double explained = r == last ? charged : 0.0;
-    filling_.ranks[r].chargedCpu += weight * std::clamp(runQueueExcess[r] - explained, 0.0,
-                                                        std::max(othersWait[r] - explained, 0.0));
+    const double beyond = std::clamp(runQueueExcess[r] - explained, 0.0,
+                                     std::max(othersWait[r] - explained, 0.0));
+    filling_.ranks[r].chargedCpu += weight * beyond;
+    filling_.ranks[r].cpuBeyondLateness += weight * beyond;
   }
-  filling_.lateRanks.push_back(static_cast<int>(last));
-  filling_.otherPerStep.push_back(inOther);
   filling_.weights.push_back(weight);
   filling_.groupMs += weight * median(cycles);
   filling_.steps += weight;
@@ -209,25 +229,33 @@ void StragglerDetector::addRecord(const Record& record, int64_t steps) {
 }
 
 void StragglerDetector::finishSlice(Slice& slice) {
-  // A rank's steady time outside data and compute (rank 0 writing the run's records every step)
-  // is its duty, not a straggler: only what exceeds its median per step in the slice counts. A
-  // rank charged in at most half the records has a median of 0, so all of its charge counts.
-  const size_t records = slice.lateRanks.size();
-  for (size_t r = 0; r < slice.ranks.size(); ++r) {
-    std::vector<double> perStep(records, 0.0);
+  // What the group lost to a rank over the slice: the sum of its lateness, centred on its steady
+  // lateness where that is duty. In every step rank 0 writes the run's records, so it waits less
+  // at the all-reduce by that much: a steady lateness that its data and compute do not explain
+  // (its median lead at the frontier is not as large). That offset is taken off every step's
+  // lateness. What is left sums bursts of lateness and the noise every rank has, which cancels in
+  // a signed sum (a rank's late steps against its early ones) instead of piling up on the rank
+  // that the duty makes late in most steps. A steady straggler's lateness is explained by its
+  // lead (its data or compute is behind the others' in every step) and all of it counts; a
+  // bursty one's bursts lift its sum above its median. The slice's sum is counted from 0 up.
+  const size_t records = slice.weights.size();
+  const size_t n = slice.ranks.size();
+  for (size_t r = 0; r < n; ++r) {
+    std::vector<double> lateness(records, 0.0), leads(records, 0.0);
     for (size_t k = 0; k < records; ++k) {
-      if (slice.lateRanks[k] == static_cast<int>(r)) perStep[k] = slice.otherPerStep[k];
+      if (k * n + r < slice.lateness.size()) lateness[k] = slice.lateness[k * n + r];
+      if (k * n + r < slice.leads.size()) leads[k] = slice.leads[k * n + r];
     }
-    const double steady = median(perStep);
-    double bursts = 0.0;
-    for (size_t k = 0; k < records; ++k) {
-      bursts += slice.weights[k] * std::max(perStep[k] - steady, 0.0);
-    }
-    slice.ranks[r].otherBursts = bursts;
+    const double steady = median(lateness);
+    const double explained = std::clamp(median(leads), 0.0, std::max(steady, 0.0));
+    const double offset = steady - explained;
+    double sum = 0.0;
+    for (size_t k = 0; k < records; ++k) sum += slice.weights[k] * (lateness[k] - offset);
+    slice.ranks[r].lateness = std::max(sum, 0.0);
   }
-  slice.lateRanks = {};
-  slice.otherPerStep = {};
   slice.weights = {};
+  slice.lateness = {};
+  slice.leads = {};
 }
 
 double StragglerDetector::sliceCost(const Slice& slice, int rank) const {
@@ -236,7 +264,7 @@ double StragglerDetector::sliceCost(const Slice& slice, int rank) const {
   }
   std::vector<double> charged(slice.ranks.size());
   for (size_t r = 0; r < slice.ranks.size(); ++r)
-    charged[r] = slice.ranks[r].charged(rule_.countOtherBursts);
+    charged[r] = slice.ranks[r].charged(rule_.countLateness);
   const size_t me = static_cast<size_t>(rank);
   return (charged[me] - medianWithout(charged, me)) / slice.groupMs;
 }
@@ -249,7 +277,7 @@ int StragglerDetector::agreeingSlices(const std::vector<const Slice*>& window, i
     // cost (removing the largest value leaves the smallest median of the others).
     std::vector<double> charged(slice.ranks.size());
     for (size_t r = 0; r < slice.ranks.size(); ++r)
-      charged[r] = slice.ranks[r].charged(rule_.countOtherBursts);
+      charged[r] = slice.ranks[r].charged(rule_.countLateness);
     return charged.empty() ||
            sliceCost(slice, static_cast<int>(argMax(charged))) < rule_.sliceCostShare;
   };
@@ -286,13 +314,13 @@ StragglerVerdict StragglerDetector::judge(int64_t step, double wallTime) {
       sums[r].chargedCompute += s.chargedCompute;
       sums[r].chargedCpu += s.chargedCpu;
       sums[r].runQueue += s.runQueue;
-      sums[r].chargedOther += s.chargedOther;
-      sums[r].otherBursts += s.otherBursts;
+      sums[r].lateness += s.lateness;
+      sums[r].cpuBeyondLateness += s.cpuBeyondLateness;
     }
   }
   verdict.windowSeconds = window.back()->end - window.front()->start;
   std::vector<double> charged(n);
-  for (size_t r = 0; r < n; ++r) charged[r] = sums[r].charged(rule_.countOtherBursts);
+  for (size_t r = 0; r < n; ++r) charged[r] = sums[r].charged(rule_.countLateness);
   const auto cost = [&](int rank) {
     const size_t me = static_cast<size_t>(rank);
     return groupMs > 0 ? (charged[me] - medianWithout(charged, me)) / groupMs : 0.0;

@@ -7,7 +7,7 @@
 // "others_wait_ms": ..., "cost_share": 0-1, "confidence": 0-1, "window_s": ...,
 // "leading_rank": R, "leading_cost_share": ...}. Options set the rule's values (StragglerRule) for
 // experiments: --enter-cost, --exit-cost, --slice-cost (shares 0-1), --enter-agreement,
-// --exit-agreement (0-1), --slice-seconds, --slices, --other-bursts (true/false).
+// --exit-agreement (0-1), --slice-seconds, --slices, --lateness (true/false).
 //
 // Exit status: 0; 1 when the input has no start record (no world size) or a line is not JSON; 2
 // on a bad option.
@@ -42,8 +42,8 @@ int main(int argc, char** argv) {
   app.add_option("--slice-seconds", rule.sliceSeconds, "shortest slice, s")
       ->check(CLI::PositiveNumber);
   app.add_option("--slices", rule.slices, "slices in the window")->check(CLI::Range(1, 1000));
-  app.add_option("--other-bursts", rule.countOtherBursts,
-                 "count bursts of time charged to no stage (true/false)");
+  app.add_option("--lateness", rule.countLateness,
+                 "count signed lateness above duty (true) or only stage charges (false)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

@@ -9,11 +9,14 @@
 // stage at the frontier of the ranks' cumulative stage boundaries on their own clocks (after
 // StageFrontier, 2026): the part it was already behind by after its data loading goes to data,
 // the rest of what it was behind after compute goes to compute, and what neither explains (its
-// own logging, or the stop agreement of the step before) to no stage. Charges are summed over a
-// window in time, so a burst that costs one step several milliseconds counts by its
-// milliseconds, not as one step in five; the window is cut in slices whose agreement is the
-// verdict's confidence; and a verdict needs more evidence to be given than to be kept
-// (hysteresis), so it does not flicker from step to step.
+// own logging, or the stop agreement of the step before) to no stage; these charges name the
+// stage. How much the group lost to a rank is its signed lateness (the median other rank's wait
+// minus its own) summed over every step, less its duty: its steady lateness that its data and
+// compute do not explain (rank 0's logging makes it late in most steps). Sums run over a window
+// in time, so a burst that costs one step several milliseconds counts by its milliseconds, not
+// as one step in five; the window is cut in slices whose agreement is the verdict's confidence;
+// and a verdict needs more evidence to be given than to be kept (hysteresis), so it does not
+// flicker from step to step.
 //
 // Where the ranks report their run-queue delay (time/runqueue_ms: their training thread was ready
 // but waited for a CPU, run_queue.h), a rank's excess of it over the median other rank is time
@@ -49,9 +52,9 @@ struct StragglerVerdict {
   double medianMs = 0.0;
   double othersWaitMs = 0.0;
   // The share (0-1) of the group's step time (data + compute + wait, median over ranks) over the
-  // window that the group spent waiting for `rank`'s data or compute beyond what it spent
-  // waiting for a typical other rank: how much faster the window's steps would have been
-  // without this straggler. 0 for none.
+  // window that the group spent waiting for `rank` (its lateness above its duty, and its
+  // run-queue delay beyond that) beyond what it spent waiting for a typical other rank: how much
+  // faster the window's steps would have been without this straggler. 0 for none.
   double costShare = 0.0;
   // The share (0-1) of the window's slices (StragglerRule::slices of them, counting slices not
   // yet seen as disagreeing) that agree with the verdict on their own: for a rank, slices where
@@ -77,16 +80,16 @@ struct StragglerRule {
   // enterAgreement of the slices agree; it stays named while its cost is at least exitCostShare
   // and at least exitAgreement of the slices agree (docs/metrics.md gives the measurements these
   // values come from).
-  double enterCostShare = 0.03;
-  double exitCostShare = 0.015;
+  double enterCostShare = 0.06;
+  double exitCostShare = 0.03;
   double enterAgreement = 0.8;
   double exitAgreement = 0.5;
   // A slice agrees with a rank when that rank's cost within the slice is at least this.
   double sliceCostShare = 0.015;
-  // Whether the bursts of a rank's time charged to no stage (above its median per step in a
-  // slice) count towards its cost, as time another process took from it outside data and
-  // compute; false: only data and compute count.
-  bool countOtherBursts = true;
+  // Whether what the group lost to a rank is its signed lateness above its duty (finishSlice in
+  // straggler_detector.cpp), which counts time lost outside data and compute too; false: only
+  // the time charged to its data, compute and CPU stages (the rule before; for benches).
+  bool countLateness = true;
   // Step records kept while waiting for every rank's timings of a step; older ones are dropped.
   size_t maxPendingSteps = 1024;
 };
@@ -127,15 +130,18 @@ class StragglerDetector {
     double wallTime = 0.0;
   };
   // Sums over the records of one slice, per rank, each weighted by the steps a record covers
-  // (ms): stage times and run-queue delay, and the group's waiting charged to the rank by stage
-  // (chargedCpu: its excess run-queue delay that its late arrival did not already explain); of
-  // the part charged to no stage, its bursts (above the rank's median per step in the slice).
+  // (ms): stage times and run-queue delay; the group's waiting charged to the rank by stage at the
+  // frontier where it was the late rank (chargedCpu also holds cpuBeyondLateness: its excess
+  // run-queue delay that its lateness did not already explain); and its lateness (finishSlice).
   struct RankSums {
     double data = 0.0, compute = 0.0, wait = 0.0, runQueue = 0.0;
-    double chargedData = 0.0, chargedCompute = 0.0, chargedCpu = 0.0, chargedOther = 0.0,
-           otherBursts = 0.0;
-    double charged(bool withOther) const {
-      return chargedData + chargedCompute + chargedCpu + (withOther ? otherBursts : 0.0);
+    double chargedData = 0.0, chargedCompute = 0.0, chargedCpu = 0.0;
+    double lateness = 0.0, cpuBeyondLateness = 0.0;
+    // What the group lost to the rank (ms): with `withLateness`, its lateness and the run-queue
+    // delay beyond it; otherwise the time charged to its data, compute and CPU stages.
+    double charged(bool withLateness) const {
+      return withLateness ? lateness + cpuBeyondLateness
+                          : chargedData + chargedCompute + chargedCpu;
     }
   };
   struct Slice {
@@ -143,12 +149,12 @@ class StragglerDetector {
     double groupMs = 0.0;           // the group's step time: sum of median data+compute+wait
     double steps = 0.0;             // steps its records cover
     std::vector<RankSums> ranks;
-    // Per record until the slice is complete: the rank charged, its charge to no stage per step,
-    // and the steps the record covers.
-    std::vector<int> lateRanks;
-    std::vector<double> otherPerStep, weights;
+    // Per record until the slice is complete: the steps the record covers, and per rank (record-major: [k * ranks + r]) its lateness (the
+    // median other rank's wait minus its own, ms, signed) and its lead (its data + compute beyond
+    // the latest other rank's, ms, signed).
+    std::vector<double> weights, lateness, leads;
   };
-  // Sets each rank's otherBursts from the slice's records and frees them.
+  // Sets each rank's lateness from the slice's records and frees them.
   static void finishSlice(Slice& slice);
 
   void addRecord(const Record& record, int64_t steps);
