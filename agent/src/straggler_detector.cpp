@@ -194,23 +194,16 @@ void StragglerDetector::addRecord(const Record& record, int64_t steps) {
   }
   // Each rank's lead at the frontier after compute: its data + compute beyond the latest other
   // rank's (negative when it arrived first), for finishSlice's steady lead.
-  size_t first = 0, second = n > 1 ? 1 : 0;  // the two largest arrivals
-  if (n > 1) {
-    const auto arrival = [&](size_t r) { return record.ranks[r].data + record.ranks[r].compute; };
-    if (arrival(second) > arrival(first)) std::swap(first, second);
-    for (size_t r = 2; r < n; ++r) {
-      if (arrival(r) > arrival(first)) {
-        second = first;
-        first = r;
-      } else if (arrival(r) > arrival(second)) {
-        second = r;
-      }
-    }
-    for (size_t r = 0; r < n; ++r) {
-      filling_.leads.push_back(arrival(r) - arrival(r == first ? second : first));
-    }
-  } else {
-    filling_.leads.resize(filling_.leads.size() + n, 0.0);
+  std::vector<double> arrivals(n);
+  for (size_t r = 0; r < n; ++r) arrivals[r] = record.ranks[r].data + record.ranks[r].compute;
+  const size_t latest = argMax(arrivals);
+  double runnerUp = -INFINITY;
+  for (size_t r = 0; r < n; ++r) {
+    if (r != latest) runnerUp = std::max(runnerUp, arrivals[r]);
+  }
+  for (size_t r = 0; r < n; ++r) {
+    const double others = r == latest ? runnerUp : arrivals[latest];
+    filling_.leads.push_back(std::isfinite(others) ? arrivals[r] - others : 0.0);
   }
   // Time another process took from a rank that its late arrival does not explain (a rank slowed
   // inside the all-reduce, where it is not last): charged as the most it can have cost the group,
@@ -241,10 +234,10 @@ void StragglerDetector::finishSlice(Slice& slice) {
   const size_t records = slice.weights.size();
   const size_t n = slice.ranks.size();
   for (size_t r = 0; r < n; ++r) {
-    std::vector<double> lateness(records, 0.0), leads(records, 0.0);
-    for (size_t k = 0; k < records; ++k) {
-      if (k * n + r < slice.lateness.size()) lateness[k] = slice.lateness[k * n + r];
-      if (k * n + r < slice.leads.size()) leads[k] = slice.leads[k * n + r];
+    std::vector<double> lateness(records), leads(records);
+    for (size_t k = 0; k < records; ++k) {  // every record holds n of each
+      lateness[k] = slice.lateness[k * n + r];
+      leads[k] = slice.leads[k * n + r];
     }
     const double steady = median(lateness);
     const double explained = std::clamp(median(leads), 0.0, std::max(steady, 0.0));
