@@ -23,20 +23,36 @@ bool isEnded(v1::RunState state) {
   return state == v1::COMPLETED || state == v1::FAILED || state == v1::STOPPED;
 }
 
-// The placeholder's command: the environment a rank gets, written atomically, then a sleep that
-// the stop ends.
+// The placeholder every rank runs: world rank 0 writes the environment a rank gets, atomically,
+// then every rank sleeps until the stop ends it.
 constexpr const char* kPlaceholderScript =
-    "printf '%s\\n%s\\n' \"$RINGSIDE_AGENT_ENDPOINT\" \"$RINGSIDE_RUN_ID\" > \"$1.tmp\" &&\n"
-    "mv \"$1.tmp\" \"$1\"\n"
+    "if [ \"$OMPI_COMM_WORLD_RANK\" = 0 ]; then\n"
+    "  printf '%s\\n%s\\n' \"$RINGSIDE_AGENT_ENDPOINT\" \"$RINGSIDE_RUN_ID\" > \"$1.tmp\" &&\n"
+    "  mv \"$1.tmp\" \"$1\"\n"
+    "fi\n"
     "exec sleep 600\n";
+
+// Quotes `text` for a POSIX shell.
+std::string shellQuoted(const std::string& text) {
+  std::string quoted = "'";
+  for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
 
 }  // namespace
 
-GuiHarness::GuiHarness(const std::string& agentPath, const std::string& dataDir)
-    : dataDir_(dataDir), scriptPath_(dataDir + "/placeholder.sh") {
+GuiHarness::GuiHarness(const std::string& agentPath, const std::string& dataDir,
+                       const std::string& nvmlLibrary)
+    : dataDir_(dataDir),
+      scriptPath_(dataDir + "/placeholder.sh"),
+      agentPath_(agentPath),
+      nvmlLibrary_(nvmlLibrary) {
   gui::ControllerOptions options;
   options.dataDir = QString::fromStdString(dataDir);
-  options.agentBinary = QString::fromStdString(agentPath);
+  // The Controller starts its local agent with arguments of its own; another NVML is added by a
+  // wrapper that start() writes (the agent takes its options before a subcommand too).
+  options.agentBinary = QString::fromStdString(
+      nvmlLibrary.empty() ? agentPath : dataDir + "/agent-with-nvml/ringside-agent");
   options.startLocalAgent = true;
   controller_ = std::make_unique<gui::Controller>(options);
   QObject::connect(controller_.get(), &gui::Controller::errorMessage,
@@ -75,6 +91,18 @@ Status GuiHarness::start() {
     script << kPlaceholderScript;
     if (!script) return Status::ioError("cannot write " + scriptPath_);
   }
+  if (!nvmlLibrary_.empty()) {
+    const std::string wrapper = dataDir_ + "/agent-with-nvml/ringside-agent";
+    QDir().mkpath(QString::fromStdString(dataDir_ + "/agent-with-nvml"));
+    {
+      std::ofstream script(wrapper);
+      script << "#!/bin/sh\nexec " << shellQuoted(agentPath_) << " --nvml-library "
+             << shellQuoted(nvmlLibrary_) << " \"$@\"\n";
+      if (!script) return Status::ioError("cannot write " + wrapper);
+    }
+    QFile::setPermissions(QString::fromStdString(wrapper),
+                          QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+  }
   QString failure;
   QObject::connect(controller_.get(), &gui::Controller::startFailed,
                    [&failure](const QString& message) { failure = message; });
@@ -97,16 +125,20 @@ Status GuiHarness::start() {
   return Status::ok();
 }
 
-Result<PlaceholderRun> GuiHarness::launchPlaceholder(const QString& name) {
+Result<PlaceholderRun> GuiHarness::launchPlaceholder(const QString& name, int worldSize) {
   const QString envFile =
       QString::fromStdString(dataDir_) + QStringLiteral("/") + name + QStringLiteral(".env");
   gui::RunForm form;
   form.name = name;
-  form.job = gui::RunForm::Job::kCommand;
-  form.command = gui::joinCommandLine(
-      {QStringLiteral("/bin/sh"), QString::fromStdString(scriptPath_), envFile});
+  // A script job that takes GPU slots: a custom command takes CPU cores, fewer than the ranks on
+  // a small machine. Its stdout.log is not parsed for metrics (nor is the trainer's).
+  form.job = gui::RunForm::Job::kPython;
+  form.pythonInterpreter = QStringLiteral("/bin/sh");
+  form.pythonScript = QString::fromStdString(scriptPath_);
+  form.pythonArgs = gui::joinCommandLine({envFile});
+  form.pythonUseGpus = true;
   form.nodeIds = {nodeId_};
-  form.ranksPerNode = 1;
+  form.ranksPerNode = worldSize;
   form.hangTimeoutSeconds = 0;
   QString runId, failure;
   auto launched = QObject::connect(controller_.get(), &gui::Controller::runLaunched,

@@ -31,8 +31,10 @@ struct IngestEvent {
   uint64_t lastSeq = 0;      // the run's highest stored seq after it
 };
 
-// The run the ranks send to: a one-rank custom command that writes the environment the agent
-// gives ranks (RINGSIDE_AGENT_ENDPOINT, RINGSIDE_RUN_ID) to a file and sleeps.
+// The run the ranks send to: a run of as many ranks as the bench simulates (the agent refuses
+// samples of a rank outside the run's world size), each a placeholder that sleeps; world rank 0
+// first writes the environment the agent gives ranks (RINGSIDE_AGENT_ENDPOINT, RINGSIDE_RUN_ID)
+// to a file.
 struct PlaceholderRun {
   QString runId;
   std::string rankEndpoint;  // e.g. ipc://<data dir>/local-agent/run/ranks.sock
@@ -42,17 +44,23 @@ struct PlaceholderRun {
 class GuiHarness {
  public:
   // `dataDir`: the Controller's data directory (database, keys, local agent state).
-  GuiHarness(const std::string& agentPath, const std::string& dataDir);
+  // `nvmlLibrary`: the NVML the local agent loads (its --nvml-library; the bench passes
+  // bench/scale's fake NVML of 8 GPUs so that the node has a GPU slot per simulated rank, as an
+  // 8-GPU workstation has); empty: the agent's default.
+  GuiHarness(const std::string& agentPath, const std::string& dataDir,
+             const std::string& nvmlLibrary = {});
   ~GuiHarness();  // destroys the Controller: the store is closed, the local agent stopped
 
   // Starts the Controller and waits (at most 60 s) until its local agent is online and has sent
   // its hello. Errors: kInternal with the Controller's or agent's message.
   Status start();
 
-  // Launches a placeholder run named `name` through Controller::launch (RunForm, custom command)
-  // and waits (at most 30 s) for its rank environment file. Errors: kInternal with the reason,
-  // also when the run's stderr.log is not where the local agent keeps it.
-  Result<PlaceholderRun> launchPlaceholder(const QString& name);
+  // Launches a placeholder run named `name` of `worldSize` ranks, one GPU slot each, through
+  // Controller::launch (RunForm, a PyTorch-script job whose interpreter is /bin/sh) and waits (at
+  // most 30 s) for its rank environment file. Errors: kInternal with the reason (the launch
+  // refused, e.g. fewer free GPUs than `worldSize`), also when the run's stderr.log is not where
+  // the local agent keeps it.
+  Result<PlaceholderRun> launchPlaceholder(const QString& name, int worldSize);
 
   // Controller::stopRun, then waits (at most 20 s) for the run to end in the store.
   void stopRun(const QString& runId);
@@ -77,6 +85,8 @@ class GuiHarness {
  private:
   std::string dataDir_;
   std::string scriptPath_;
+  std::string agentPath_;
+  std::string nvmlLibrary_;
   std::unique_ptr<gui::Controller> controller_;
   QString nodeId_;
   int64_t agentPid_ = 0;

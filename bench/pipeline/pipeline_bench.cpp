@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -71,7 +72,7 @@ PhaseResult runPhase(const PipelineOptions& options, GuiHarness& gui, double ste
   result.steps = std::max<int64_t>(1, std::llround(options.phaseSeconds * 1000.0 / stepMs));
   char name[64];
   std::snprintf(name, sizeof name, "pipeline-bench-%gms", stepMs);
-  auto run = gui.launchPlaceholder(QString::fromLatin1(name));
+  auto run = gui.launchPlaceholder(QString::fromLatin1(name), options.ranks);
   if (!run.isOk()) {
     result.error = run.status().toString();
     return result;
@@ -117,9 +118,23 @@ PhaseResult runPhase(const PipelineOptions& options, GuiHarness& gui, double ste
     result.lateSteps += rank.lateSteps;
     result.dropped += rank.stats.droppedPoints;
   }
+  auto check = checkStore(gui.databasePath(), run->runId.toStdString(), ranks, events);
+  if (!check.isOk()) {
+    result.error = check.status().toString();
+    return result;
+  }
+  result.check = std::move(check).value();
   // The last write is at most the slowest loop's end; the commit that completed the run is the
-  // last event (or the last before the timeout).
-  const double lastCommit = events.empty() ? 0 : secondsSince(t0, events.back().steady);
+  // one that stored the ranks' last sample (the agent's verdicts may come later; the last event
+  // before the timeout when it timed out).
+  double lastCommit = 0;
+  if (!events.empty()) {
+    auto completing = std::find_if(events.begin(), events.end(), [&](const IngestEvent& event) {
+      return event.lastSeq >= result.check.lastRankSeq;
+    });
+    if (result.timedOut || completing == events.end()) completing = std::prev(events.end());
+    lastCommit = secondsSince(t0, completing->steady);
+  }
   result.commits = events.size();
   result.achievedStepsPerS = slowestLoop > 0 ? result.steps / slowestLoop : 0;
   result.sentPerS = slowestLoop > 0 ? result.expected / slowestLoop : 0;
@@ -132,12 +147,6 @@ PhaseResult runPhase(const PipelineOptions& options, GuiHarness& gui, double ste
                         toPct * (benchCpu1.zeromq - benchCpu0.zeromq),
                         toPct * (benchCpu1.gui - benchCpu0.gui)};
 
-  auto check = checkStore(gui.databasePath(), run->runId.toStdString(), ranks, events);
-  if (!check.isOk()) {
-    result.error = check.status().toString();
-    return result;
-  }
-  result.check = std::move(check).value();
   const double p99 = quantile(result.check.latencies, 0.99);
   // Sustained: everything arrived, as sent, soon (the printed lines within the same bound of
   // the last step, plus the 0.1 s they are polled at); and the ranks kept their pace (else the
@@ -177,13 +186,15 @@ void printPhases(const PipelineOptions& options, const std::vector<PhaseResult>&
     const StoreCheck& c = p.check;
     std::printf(
         "\nstep %g ms: %lld steps x %d ranks; %llu samples sent, %llu rows stored, %llu as sent, "
-        "%llu duplicates, %llu wrong, %llu missing; sinks dropped %llu points; %lld steps "
-        "written late%s",
+        "%llu duplicates, %llu wrong, %llu missing (besides: %llu GPU telemetry rows, %llu "
+        "verdict samples of the agent); sinks dropped %llu points; %lld steps written late%s",
         p.stepMs, static_cast<long long>(p.steps), options.ranks,
         static_cast<unsigned long long>(p.expected), static_cast<unsigned long long>(c.rows),
         static_cast<unsigned long long>(c.matched), static_cast<unsigned long long>(c.duplicates),
         static_cast<unsigned long long>(c.wrong), static_cast<unsigned long long>(c.missing),
-        static_cast<unsigned long long>(p.dropped), static_cast<long long>(p.lateSteps),
+        static_cast<unsigned long long>(c.telemetryRows),
+        static_cast<unsigned long long>(c.agentRows), static_cast<unsigned long long>(p.dropped),
+        static_cast<long long>(p.lateSteps),
         c.outOfOrderIngests > 0 ? "; catch-up filled a gap (latency under-estimated)" : "");
     std::printf(
         "; log lines printed %llu, stored %llu: %llu as printed, %llu twice, %llu missing, "
@@ -217,7 +228,7 @@ int runBenchmark(const PipelineOptions& options) {
   bool harnessOk = true;
   QStringList controllerErrors;
   {
-    GuiHarness gui(options.agentPath, temp.path().toStdString() + "/gui");
+    GuiHarness gui(options.agentPath, temp.path().toStdString() + "/gui", options.nvmlLibrary);
     if (Status s = gui.start(); !s.isOk()) {
       std::fprintf(stderr, "pipeline_bench: %s\n", s.toString().c_str());
       return 1;
@@ -302,7 +313,12 @@ int main(int argc, char** argv) {
       "duplicated or altered, or the harness failed; 3 the target was missed."};
   app.option_defaults()->always_capture_default();
   app.add_option("--agent", options.agentPath, "ringside-agent binary")->check(CLI::ExistingFile);
-  app.add_option("--ranks", options.ranks, "Simulated ranks")->check(CLI::Range(2, 256));
+  app.add_option("--ranks", options.ranks,
+                 "Simulated ranks, at most the GPUs of --nvml-library (the fake one has 8)")
+      ->check(CLI::Range(2, 256));
+  app.add_option("--nvml-library", options.nvmlLibrary,
+                 "NVML for the local agent; its GPUs are the run's slots")
+      ->check(CLI::ExistingFile);
   app.add_option("--step-ms", options.stepMs, "Step times of the phases, ms (comma-separated)")
       ->delimiter(',')
       ->check(CLI::PositiveNumber);

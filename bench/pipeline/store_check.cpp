@@ -144,6 +144,14 @@ Result<StoreCheck> checkStore(const std::string& databasePath, const std::string
   };
   RINGSIDE_RETURN_IF_ERROR(forEachStoredRow(db->get(), runId, [&](const StoredRow& row) {
     ++check.rows;
+    if (std::strncmp(row.name, "gpu", 3) == 0 || std::strncmp(row.name, "node/", 5) == 0) {
+      ++check.telemetryRows;
+      return;
+    }
+    if (metric::isAgentVerdict(row.name)) {
+      ++check.agentRows;
+      return;
+    }
     const std::string where = std::string(row.name) + " rank " + std::to_string(row.rank) +
                               " step " + std::to_string(row.step);
     const std::optional<SentSample> sent =
@@ -164,6 +172,7 @@ Result<StoreCheck> checkStore(const std::string& databasePath, const std::string
       return;
     }
     ++check.matched;
+    check.lastRankSeq = std::max(check.lastRankSeq, row.seq);
     if (const double stored = cover.at(row.seq); stored >= 0) {
       check.latencies.push_back(stored - row.wallTime);
     }

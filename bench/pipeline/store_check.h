@@ -29,6 +29,11 @@ struct StoreCheck {
   uint64_t duplicates = 0;  // rows of a sample already matched
   uint64_t wrong = 0;       // rows no rank sent, or with a field that differs
   uint64_t missing = 0;     // samples sent with no row
+  // Rows of the run that no rank sends, counted apart: the node's GPU telemetry the GUI keeps
+  // with a run that uses GPUs, and the owner agent's verdicts (metric::isAgentVerdict).
+  uint64_t telemetryRows = 0;
+  uint64_t agentRows = 0;
+  uint64_t lastRankSeq = 0;  // the highest seq of a matched row (the ranks' last stored sample)
   std::string firstError;
   // Seconds from each matched row's wall_time (the rank's clock at writeMetrics) to the first
   // IngestEvent whose lastSeq covers its seq, sorted ascending.
