@@ -39,9 +39,11 @@ struct Fixture {
   std::optional<int> busyRank;             // nullopt: a control
   double busyStart = 0.0, busyEnd = 0.0;   // s from the first record
   std::vector<StragglerVerdict> verdicts;  // wallTime in s from the first record
-  // Per complete record: its time (s from the first record) and each rank's data + compute (ms).
+  // Per complete record: its time (s from the first record), each rank's data + compute (ms),
+  // and each rank's arrival at the all-reduce (ms after the step began: the step time less the
+  // rank's wait, so its duty beside data and compute counts too).
   std::vector<double> times;
-  std::vector<std::vector<double>> work;
+  std::vector<std::vector<double>> work, arrival;
 };
 
 // Reads a fixture and replays it through a StragglerDetector; failures are test failures.
@@ -95,11 +97,15 @@ Fixture replay(const fs::path& path) {
     const double time = static_cast<double>(micros) / 1e6;
     fixture.times.push_back(time);
     fixture.work.emplace_back();
+    fixture.arrival.emplace_back();
+    const double stepMs =
+        static_cast<double>(fields[1]) / 1e3 / static_cast<double>(std::max<int64_t>(fields[0], 1));
     for (int rank = 0; rank < fixture.worldSize; ++rank) {
       const auto ms = [&](int column) {
         return static_cast<double>(fields[2 + columns * static_cast<size_t>(rank) + column]) / 1e3;
       };
       fixture.work.back().push_back(ms(0) + ms(1));
+      fixture.arrival.back().push_back(stepMs - ms(2));
       // The run-queue delay first, as the trainer sends it.
       if (columns == 4) detector->onSample(rank, step, metric::kRunQueueMs, ms(3), time);
       detector->onSample(rank, step, metric::kDataMs, ms(0), time);
@@ -126,7 +132,10 @@ std::vector<fs::path> fixtures(const std::string& prefix) {
 constexpr double kWindowSeconds = 5.0;  // StragglerRule's default window: 10 slices of 0.5 s
 // Over a window, a rank whose median data + compute per step is at least kSteadySlower times the
 // median of the other ranks' medians is slower in every step: the straggler; from kUndecidedFrom
-// up to it the window is undecidable (that rank and none are both right); below it, none.
+// up to it the window is undecidable (that rank and none are both right); below it, none. A rank
+// slower by data + compute whose median arrival at the all-reduce is within kUndecidedFrom of the
+// other ranks' is undecidable too: another rank's duty (rank 0 writes the run's records) makes
+// that one as late, so the slower rank costs the group little or nothing.
 constexpr double kSteadySlower = 1.15;
 constexpr double kUndecidedFrom = 1.05;
 constexpr double kBarSeconds = 10.0;  // the bar's time to name and to clear
@@ -138,6 +147,26 @@ double median(std::vector<double> values) {
   return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2.0;
 }
 
+// Each rank's median of `perRecord` over records [from, to) over the median of the other ranks'
+// medians.
+std::vector<double> medianRatios(const std::vector<std::vector<double>>& perRecord, size_t from,
+                                 size_t to, int worldSize) {
+  std::vector<double> medians;
+  for (int rank = 0; rank < worldSize; ++rank) {
+    std::vector<double> values;
+    for (size_t i = from; i < to; ++i) values.push_back(perRecord[i][static_cast<size_t>(rank)]);
+    medians.push_back(median(values));
+  }
+  std::vector<double> ratios;
+  for (int rank = 0; rank < worldSize; ++rank) {
+    std::vector<double> others = medians;
+    others.erase(others.begin() + rank);
+    const double reference = median(others);
+    ratios.push_back(reference > 0 ? medians[static_cast<size_t>(rank)] / reference : 1.0);
+  }
+  return ratios;
+}
+
 // The ranks right to name by their own speed over the window ending at `end` (-1: none).
 std::set<int> speedLabel(const Fixture& f, double end) {
   const auto first = std::lower_bound(f.times.begin(), f.times.end(), end - kWindowSeconds);
@@ -145,27 +174,15 @@ std::set<int> speedLabel(const Fixture& f, double end) {
   const size_t from = static_cast<size_t>(first - f.times.begin());
   const size_t to = static_cast<size_t>(last - f.times.begin());
   if (from >= to) return {-1};
-  std::vector<double> medians;
-  for (int rank = 0; rank < f.worldSize; ++rank) {
-    std::vector<double> values;
-    for (size_t i = from; i < to; ++i) values.push_back(f.work[i][static_cast<size_t>(rank)]);
-    medians.push_back(median(values));
+  const std::vector<double> ratios = medianRatios(f.work, from, to, f.worldSize);
+  const int slowest =
+      static_cast<int>(std::max_element(ratios.begin(), ratios.end()) - ratios.begin());
+  const double slowestRatio = ratios[static_cast<size_t>(slowest)];
+  if (slowestRatio >= kSteadySlower &&
+      medianRatios(f.arrival, from, to, f.worldSize)[static_cast<size_t>(slowest)] >=
+          kUndecidedFrom) {
+    return {slowest};
   }
-  int slowest = 0;
-  double slowestRatio = 0.0;
-  for (int rank = 0; rank < f.worldSize; ++rank) {
-    std::vector<double> others;
-    for (int other = 0; other < f.worldSize; ++other) {
-      if (other != rank) others.push_back(medians[static_cast<size_t>(other)]);
-    }
-    const double reference = median(others);
-    const double ratio = reference > 0 ? medians[static_cast<size_t>(rank)] / reference : 1.0;
-    if (ratio > slowestRatio) {
-      slowest = rank;
-      slowestRatio = ratio;
-    }
-  }
-  if (slowestRatio >= kSteadySlower) return {slowest};
   if (slowestRatio >= kUndecidedFrom) return {slowest, -1};
   return {-1};
 }
