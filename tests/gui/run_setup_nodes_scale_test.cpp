@@ -1,9 +1,10 @@
 // Issue 28, item 3: the run form's node list with 64 nodes x 8 GPUs: each node shows its free
 // GPUs; the filter hides the nodes whose name and host do not contain its text; "Check all shown"
-// checks every shown node that is online and not draining, in list order, and "Uncheck all"
-// clears every check; the world size follows. With RINGSIDE_SCREENSHOT_DIR set it saves the
-// form's Placement box there as run-setup-nodes-64.png: Uncheck all, filtered to gpu-node-1x,
-// Check all shown (the picture in README.md).
+// checks every shown node that can take the run's ranks (online, not draining, a free GPU for a
+// GPU run or a free CPU slot for a CPU run), in list order, and "Uncheck all" clears every check;
+// the world size follows; the default node is the first that can take the ranks. With
+// RINGSIDE_SCREENSHOT_DIR set it saves the form's Placement box there as run-setup-nodes-64.png:
+// Uncheck all, filtered to gpu-node-1x, Check all shown (the picture in README.md).
 #include <QDir>
 #include <QGroupBox>
 #include <QLineEdit>
@@ -21,8 +22,8 @@ namespace {
 
 QString name(int n) { return QStringLiteral("gpu-node-%1").arg(n, 2, 10, QLatin1Char('0')); }
 
-// 64 GPU nodes; node n has n % 9 free GPUs of 8 (at least 1 listed); node 13 is offline and
-// node 14 draining.
+// 64 GPU nodes; node n has n % 9 free GPUs of 8 (so nodes 0, 9, 18, ..., 63 have none free) and
+// 64 free CPU slots; node 13 is offline and node 14 draining.
 QList<NodeChoice> cluster() {
   QList<NodeChoice> nodes;
   for (int n = 0; n < 64; ++n) {
@@ -54,15 +55,17 @@ class RunSetupNodesScaleTest : public QObject {
     QCOMPARE(list->count(), 64);
     QVERIFY2(list->item(5)->text().contains(QStringLiteral("free: 5 of 8 GPUs")),
              qPrintable(list->item(5)->text()));
-    QCOMPARE(panel.form().nodeIds, QStringList{QStringLiteral("id-0")});  // the default node
+    // The default node: the first with a free GPU (gpu-node-00 has none).
+    QCOMPARE(panel.form().nodeIds, QStringList{QStringLiteral("id-1")});
 
     panel.nodeFilter()->setText(QStringLiteral("GPU-NODE-1"));
     QCOMPARE(shown(list), 10);
     panel.checkAllNodesButton()->click();
-    // gpu-node-10 to 19 without the offline 13 and the draining 14, and the default node kept.
-    QStringList expected{QStringLiteral("id-0")};
+    // gpu-node-10 to 19 without the offline 13, the draining 14 and 18 with no free GPU, and the
+    // default node kept.
+    QStringList expected{QStringLiteral("id-1")};
     for (int n = 10; n < 20; ++n) {
-      if (n != 13 && n != 14) expected << QStringLiteral("id-%1").arg(n);
+      if (n != 13 && n != 14 && n != 18) expected << QStringLiteral("id-%1").arg(n);
     }
     QCOMPARE(panel.form().nodeIds, expected);
     // By host as well.
@@ -75,16 +78,49 @@ class RunSetupNodesScaleTest : public QObject {
     panel.nodeFilter()->clear();
     QCOMPARE(shown(list), 64);
     panel.checkAllNodesButton()->click();
-    QCOMPARE(panel.form().nodeIds.size(), 62);
-    QVERIFY2(panel.worldSizeText().startsWith(QStringLiteral("62 nodes")),
+    // 64 less the offline, the draining and the 8 with no free GPU.
+    QCOMPARE(panel.form().nodeIds.size(), 54);
+    QVERIFY2(panel.worldSizeText().startsWith(QStringLiteral("54 nodes")),
              qPrintable(panel.worldSizeText()));
     // A new list keeps the user's checks and the filter.
     panel.nodeFilter()->setText(QStringLiteral("gpu-node-2"));
     panel.setNodes(cluster());
     QCOMPARE(shown(list), 10);
-    QCOMPARE(panel.form().nodeIds.size(), 62);
+    QCOMPARE(panel.form().nodeIds.size(), 54);
     panel.uncheckAllNodesButton()->click();
     QVERIFY(panel.form().nodeIds.isEmpty());
+  }
+
+  // A CPU run (the mpi backend) takes CPU slots: Check all shown then takes the nodes whose GPUs
+  // are all busy too, and a node with no free CPU slot is left out.
+  void checkAllShownFollowsTheSlotKindTheRunTakes() {
+    RunSetupPanel panel;
+    QList<NodeChoice> nodes = cluster();
+    nodes[20].freeCpuSlots = 0;
+    panel.setNodes(nodes);
+    RunForm cpuRun = panel.form();
+    cpuRun.backend = QStringLiteral("mpi");
+    cpuRun.nodeIds.clear();
+    panel.setForm(cpuRun);
+    panel.uncheckAllNodesButton()->click();
+    panel.nodeFilter()->setText(QStringLiteral("gpu-node-"));
+    panel.checkAllNodesButton()->click();
+    // 64 less the offline 13, the draining 14 and node 20 without a free core; nodes 0, 9, 18, ...
+    // with no free GPU are in.
+    QCOMPARE(panel.form().nodeIds.size(), 61);
+    QVERIFY(panel.form().nodeIds.contains(QStringLiteral("id-18")));
+    QVERIFY(!panel.form().nodeIds.contains(QStringLiteral("id-20")));
+    // The same nodes for a GPU run: those with a free GPU only.
+    RunForm gpuRun = panel.form();
+    gpuRun.backend = QStringLiteral("nccl");
+    gpuRun.nodeIds.clear();
+    panel.setForm(gpuRun);
+    panel.uncheckAllNodesButton()->click();
+    panel.checkAllNodesButton()->click();
+    // 54: node 20 is back (a GPU rank takes a GPU slot, not a core), the full ones are out.
+    QCOMPARE(panel.form().nodeIds.size(), 54);
+    QVERIFY(panel.form().nodeIds.contains(QStringLiteral("id-20")));
+    QVERIFY(!panel.form().nodeIds.contains(QStringLiteral("id-18")));
   }
 
   // The chooser as a user leaves it after Uncheck all, a filter and Check all shown (every node

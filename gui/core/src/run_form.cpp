@@ -57,6 +57,13 @@ bool usesGpus(const RunForm& form, const NodeChoice& node) {
   return false;
 }
 
+bool canTakeRanks(const RunForm& form, const NodeChoice& node) {
+  if (!node.online || node.draining) return false;
+  const bool gpus = usesGpus(form, node);
+  if (gpus && node.gpuSlotsTotal == 0 && node.freeGpuSlots >= 0) return false;  // no GPU
+  return (gpus ? node.freeGpuSlots : node.freeCpuSlots) != 0;
+}
+
 int defaultRanksPerNode(const NodeChoice& node) {
   if (node.gpuSlotsTotal > 0) return std::max(1, node.freeGpuSlots);
   return node.freeCpuSlots < 0 ? 2 : std::clamp(node.freeCpuSlots, 1, 2);
@@ -80,7 +87,8 @@ QList<QPair<QString, QString>> parseEnvironment(const QString& text, QString* pr
       }
       continue;
     }
-    if (key.startsWith(QLatin1String("RINGSIDE_")) || key == QLatin1String("CUDA_VISIBLE_DEVICES")) {
+    if (key.startsWith(QLatin1String("RINGSIDE_")) ||
+        key == QLatin1String("CUDA_VISIBLE_DEVICES")) {
       if (problem != nullptr && problem->isEmpty()) {
         *problem = tr("%1 is set by the agent for every run; remove it.").arg(key);
       }
@@ -332,12 +340,11 @@ QList<FieldError> validate(const RunForm& form, const QList<NodeChoice>& nodes) 
   const Status limits = validateRunSpecLimits(spec);
   if (!limits.isOk()) {
     const QString message = QString::fromStdString(limits.message());
-    const char* field = message.startsWith(QLatin1String("the run's name")) ? "name"
-                        : message.startsWith(QLatin1String("the run's environment"))
-                            ? "environment"
-                        : form.job == RunForm::Job::kCommand ? "command"
-                        : form.job == RunForm::Job::kPython  ? "pythonScript"
-                                                             : "name";
+    const char* field = message.startsWith(QLatin1String("the run's name"))          ? "name"
+                        : message.startsWith(QLatin1String("the run's environment")) ? "environment"
+                        : form.job == RunForm::Job::kCommand                         ? "command"
+                        : form.job == RunForm::Job::kPython ? "pythonScript"
+                                                            : "name";
     errors.append({QString::fromLatin1(field),
                    tr("The run is too large to send: %1. Shorten it.").arg(message)});
   }

@@ -286,8 +286,8 @@ RunSetupPanel::RunSetupPanel(QWidget* parent) : QWidget(parent) {
   nodeFilter_->setClearButtonEnabled(true);
   checkAllNodes_ = new QPushButton(tr("Check all shown"));
   checkAllNodes_->setToolTip(
-      tr("Checks every node the filter shows that is online and not "
-         "draining."));
+      tr("Checks every node the filter shows that can take the run's ranks now: online, not "
+         "draining, and with a free GPU (or CPU slot, for a CPU run)."));
   uncheckAllNodes_ = new QPushButton(tr("Uncheck all"));
   auto* nodeTools = new QHBoxLayout;
   nodeTools->setContentsMargins(0, 0, 0, 0);
@@ -579,13 +579,17 @@ void RunSetupPanel::checkNodes(const QStringList& nodeIds) {
 }
 
 void RunSetupPanel::checkDefaultNode() {
-  QString choice;
+  // The first node that can take the run's ranks, else the first online one, else the first.
+  QString choice, online;
+  const RunForm current = form();
   for (const NodeChoice& node : nodes_) {
-    if (node.online && !node.draining) {
+    if (canTakeRanks(current, node)) {
       choice = node.nodeId;
       break;
     }
+    if (online.isEmpty() && node.online && !node.draining) online = node.nodeId;
   }
+  if (choice.isEmpty()) choice = online;
   if (choice.isEmpty() && !nodes_.isEmpty()) choice = nodes_.first().nodeId;
   const QScopedValueRollback<bool> updating(updatingNodes_, true);
   for (int row = 0; row < nodeList_->count(); ++row) {
@@ -625,8 +629,9 @@ void RunSetupPanel::setNodes(const QList<NodeChoice>& nodes) {
     if (!userChoseNodes_) checkDefaultNode();
     filterNodes();  // a node that joined is hidden too when it does not match
     if (!userChoseRanks_) applyDefaultRanks();
-    // Tall enough for up to six nodes without scrolling.
-    const int rows = std::clamp(nodeList_->count(), 1, 6);
+    // Tall enough for up to twelve nodes without scrolling (a cluster's nodes scroll, with the
+    // filter above to narrow them).
+    const int rows = std::clamp(nodeList_->count(), 1, 12);
     const int rowHeight = nodeList_->count() > 0 ? nodeList_->sizeHintForRow(0)
                                                  : nodeList_->fontMetrics().height() + 4;
     nodeList_->setFixedHeight(rows * rowHeight + 2 * nodeList_->frameWidth() + 2);
@@ -649,8 +654,9 @@ void RunSetupPanel::filterNodes() {
 
 void RunSetupPanel::checkShownNodes(bool checked) {
   QSet<QString> usable;
+  const RunForm current = form();
   for (const NodeChoice& node : nodes_) {
-    if (node.online && !node.draining) usable.insert(node.nodeId);
+    if (canTakeRanks(current, node)) usable.insert(node.nodeId);
   }
   {
     const QScopedValueRollback<bool> updating(updatingNodes_, true);

@@ -118,6 +118,12 @@ struct NodeChoice;
 // Everything else takes CPU slots (cores).
 bool usesGpus(const RunForm& form, const NodeChoice& node);
 
+// Whether `node` can take the form's ranks now: online, not draining, and with a free slot of the
+// kind they take (usesGpus: a GPU, else a CPU slot; a GPU run on a node without GPUs cannot). A
+// node whose free slots are unknown (freeCpuSlots/freeGpuSlots -1) counts as able: the agent
+// checks at launch. The run form's own checks (validate) refuse the others.
+bool canTakeRanks(const RunForm& form, const NodeChoice& node);
+
 // The ranks per node a new run starts with on `node` (issue: defaults that launch): on a node
 // with GPUs its free GPUs (at least 1), so the default trainer run (backend auto) takes every
 // free GPU; on a CPU node 2, or its free CPU slots when fewer are free (at least 1).
@@ -133,7 +139,7 @@ RunForm watchedDefaultRun();
 // these from its nodes: Controller::nodeChoices()).
 struct NodeChoice {
   QString nodeId;
-  QString name;        // display name, used in messages
+  QString name;  // display name, used in messages
   // Slots by kind (NodeInfo, protocol version 2): free CPU slots (cores) and free GPUs, < 0 when
   // unknown (not checked); the node's GPU count (0: a CPU node).
   int freeCpuSlots = -1;
