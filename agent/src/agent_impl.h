@@ -175,9 +175,14 @@ struct Agent::Impl {
   // Journals the rank batches of one receive burst in a single transaction (group commit: many
   // small batches cost one commit), then publishes what was journaled (decision 2: journal before
   // publish). A batch that fails alone (unknown run) is skipped; a failed commit publishes nothing.
+  // A run's journaled batches of the burst are published together, in journal order, as
+  // MetricBatch events of at most kMaxPublishedSamples samples.
   // From the tcp:// rank endpoint (`remote`), a batch is journaled only when the connection's
   // CURVE key is the key of the batch's run: a rank of one run cannot write into another.
   void ingestRankMessages(const std::vector<zmq::message_t>& messages, bool remote);
+  // Samples of one published MetricBatch from a burst: a sample is at most ~300 bytes encoded
+  // (a 256-byte name), so an event stays far below protocol::kMaxMessageBytes (16 MiB).
+  static constexpr size_t kMaxPublishedSamples = 16384;
 
   // Journals and publishes what the runs' log files gained (log_tailer.h): log lines and, from
   // a custom command's stdout, metric samples; forgets a tailer once its run ended and is read.

@@ -4,7 +4,9 @@
 // in agent_impl.h.
 #include <zmq.h>
 
+#include <algorithm>
 #include <chrono>
+#include <iterator>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -230,7 +232,20 @@ void Agent::Impl::ingestRankMessages(const std::vector<zmq::message_t>& messages
     logLine("error", "journal commit of rank metrics failed: " + committed.toString());
     return;
   }
-  for (auto& [runId, samples] : journaled) publishSamples(runId, std::move(samples));
+  // A run's batches of the burst as one published batch (fewer events for the subscribers to
+  // decode and store), in journal order, at most kMaxPublishedSamples each.
+  std::vector<std::pair<std::string, std::vector<v1::MetricSample>>> merged;
+  for (auto& [runId, samples] : journaled) {
+    auto into = std::find_if(merged.rbegin(), merged.rend(),
+                             [&runId](const auto& entry) { return entry.first == runId; });
+    if (into == merged.rend() || into->second.size() + samples.size() > kMaxPublishedSamples) {
+      merged.emplace_back(std::move(runId), std::move(samples));
+      continue;
+    }
+    into->second.insert(into->second.end(), std::make_move_iterator(samples.begin()),
+                        std::make_move_iterator(samples.end()));
+  }
+  for (auto& [runId, samples] : merged) publishSamples(runId, std::move(samples));
   for (const auto& [runId, samples, why] : refused) refuseSamples(runId, samples, why);
 }
 
