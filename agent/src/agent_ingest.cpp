@@ -235,9 +235,12 @@ void Agent::Impl::ingestRankMessages(const std::vector<zmq::message_t>& messages
   // A run's batches of the burst as one published batch (fewer events for the subscribers to
   // decode and store), in journal order, at most kMaxPublishedSamples each.
   std::vector<std::pair<std::string, std::vector<v1::MetricSample>>> merged;
-  for (auto& [runId, samples] : journaled) {
+  for (auto& entry : journaled) {
+    // Not a structured binding: clang 14 cannot capture one in the lambda.
+    std::string& runId = entry.first;
+    std::vector<v1::MetricSample>& samples = entry.second;
     auto into = std::find_if(merged.rbegin(), merged.rend(),
-                             [&runId](const auto& entry) { return entry.first == runId; });
+                             [&runId](const auto& other) { return other.first == runId; });
     if (into == merged.rend() || into->second.size() + samples.size() > kMaxPublishedSamples) {
       merged.emplace_back(std::move(runId), std::move(samples));
       continue;
