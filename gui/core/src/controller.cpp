@@ -5,9 +5,13 @@
 #include <QDir>
 #include <QFutureWatcher>
 #include <QSysInfo>
+#include <QTimer>
 #include <QUrl>
 #include <QUuid>
 #include <algorithm>
+#include <chrono>
+#include <iterator>
+#include <utility>
 
 #include "ringside/gui/gui_keys.h"
 
@@ -63,6 +67,13 @@ Controller::Controller(ControllerOptions options, QObject* parent)
 }
 
 Controller::~Controller() {
+  // Live data still waiting for its commit: the store finishes what was handed to it.
+  for (auto& [key, live] : live_) {
+    if (!live.batch.samples.empty() || !live.batch.logLines.empty() || !live.batch.states.empty()) {
+      store_->ingest(std::move(live.batch));
+    }
+  }
+  live_.clear();
   // Connections first (their threads may still deliver), then the local agent.
   links_.clear();
   localAgent_.reset();
@@ -332,7 +343,7 @@ void Controller::onEvents(const QString& nodeId, const EventBatch& batch) {
     endedRun = endedRun || state.run().state() == v1::COMPLETED ||
                state.run().state() == v1::FAILED || state.run().state() == v1::STOPPED;
   }
-  for (auto& [runId, ingestBatch] : byRun) ingest(nodeId, std::move(ingestBatch));
+  for (auto& [runId, ingestBatch] : byRun) ingestLive(nodeId, std::move(ingestBatch));
   // An ended run's telemetry to its end, from every node of it (what live telemetry missed).
   if (endedRun) catchUpTelemetryEverywhere();
   QString hostName;  // as the placement of the node's runs names it (nodeChoices().hostName)
@@ -363,10 +374,65 @@ void Controller::onEvents(const QString& nodeId, const EventBatch& batch) {
   }
 }
 
-void Controller::ingest(const QString& nodeId, IngestBatch batch) {
+void Controller::ingestLive(const QString& nodeId, IngestBatch batch) {
+  const QPair<QString, QString> key(nodeId, batch.runId);
+  LiveIngest& live = live_[key];
+  for (const v1::RunStateEvent& state : batch.states) {
+    const v1::RunState s = state.run().state();
+    live.ended = live.ended || s == v1::COMPLETED || s == v1::FAILED || s == v1::STOPPED;
+  }
+  IngestBatch& waiting = live.batch;
+  if (waiting.runId.isEmpty()) {
+    waiting = std::move(batch);
+  } else {
+    auto append = [](auto& into, auto& from) {
+      into.insert(into.end(), std::make_move_iterator(from.begin()),
+                  std::make_move_iterator(from.end()));
+    };
+    append(waiting.samples, batch.samples);
+    append(waiting.logLines, batch.logLines);
+    append(waiting.states, batch.states);
+  }
+  commitLive(key);
+}
+
+void Controller::commitLive(const QPair<QString, QString>& key) {
+  auto it = live_.find(key);
+  if (it == live_.end()) return;
+  LiveIngest& live = it->second;
+  if (live.inFlight) return;  // its completion calls again
+  if (live.batch.runId.isEmpty()) {
+    if (live.ended && !live.timerArmed) live_.erase(it);
+    return;
+  }
+  const qint64 now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                         std::chrono::steady_clock::now().time_since_epoch())
+                         .count();
+  const qint64 due = live.lastCommitMs < 0 ? now : live.lastCommitMs + kLiveCommitIntervalMs;
+  if (now < due && live.batch.states.empty()) {
+    if (!live.timerArmed) {
+      live.timerArmed = true;
+      QTimer::singleShot(static_cast<int>(due - now), this, [this, key] {
+        if (auto armed = live_.find(key); armed != live_.end()) armed->second.timerArmed = false;
+        commitLive(key);
+      });
+    }
+    return;
+  }
+  live.inFlight = true;
+  live.lastCommitMs = now;
+  ingest(key.first, std::exchange(live.batch, IngestBatch{}), [this, key] {
+    if (auto done = live_.find(key); done != live_.end()) done->second.inFlight = false;
+    commitLive(key);
+  });
+}
+
+void Controller::ingest(const QString& nodeId, IngestBatch batch, std::function<void()> done) {
   const QString runId = batch.runId;
   whenReady(
-      this, store_->ingest(std::move(batch)), [this, nodeId, runId](Result<IngestResult> result) {
+      this, store_->ingest(std::move(batch)),
+      [this, nodeId, runId, done = std::move(done)](Result<IngestResult> result) {
+        if (done) done();
         if (!result.isOk()) {
           emit errorMessage(tr("Storing data of run %1 failed: %2")
                                 .arg(runId, QString::fromStdString(result.status().message())));

@@ -16,6 +16,7 @@
 #include <QString>
 #include <QStringList>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -218,8 +219,28 @@ class Controller : public QObject {
   // The second half of start(), once the store's nodes and runs are back.
   void finishStart(const std::vector<NodeRecord>& nodes, const std::vector<RunRecord>& runs);
   void startLocalAgent(const QString& nodeId);
-  void ingest(const QString& nodeId, IngestBatch batch);
+  // Hands `batch` to the store; `done` runs on this thread once it is stored (or failed).
+  void ingest(const QString& nodeId, IngestBatch batch, std::function<void()> done = {});
   void onEvents(const QString& nodeId, const EventBatch& batch);
+
+  // Live events' store commits (group commit). Each store transaction rewrites every B-tree page
+  // it touches (WAL), and a run's samples of one delivery (~33 ms) land on a page per series
+  // (the metrics table is ordered by run, key, rank, step): at 128 ranks that was ~4 KiB written
+  // per sample. So a run's live data is committed at most once per kLiveCommitIntervalMs, and
+  // never while its previous commit is still running: what arrives meanwhile is merged into one
+  // batch. A run state event is committed at once (with what waited before it). The first batch
+  // after a quiet interval goes at once, so a slow run's data is not delayed.
+  static constexpr int kLiveCommitIntervalMs = 250;
+  struct LiveIngest {
+    IngestBatch batch;      // merged, not yet handed to the store
+    bool inFlight = false;  // a store ingest of this run's live data has not returned yet
+    bool timerArmed = false;
+    bool ended = false;        // an ended state came: the entry goes once nothing waits
+    qint64 lastCommitMs = -1;  // steady ms when the last one was handed to the store
+  };
+  void ingestLive(const QString& nodeId, IngestBatch batch);
+  void commitLive(const QPair<QString, QString>& key);  // (node id, run id)
+  std::map<QPair<QString, QString>, LiveIngest> live_;
   NodeLink* linkOf(const QString& nodeId);
 
   // Runs' node telemetry from the agents' telemetry journals (controller_telemetry.cpp; DESIGN.md
