@@ -83,6 +83,12 @@ Status Journal::Impl::prepareStatements() {
            "points = points + excluded.points, missing = missing + excluded.missing, "
            "dropped_total = excluded.dropped_total"},
           {&deleteRun, "DELETE FROM runs WHERE run_key = ?1"},
+          {&beginWrite, "BEGIN IMMEDIATE"},
+          {&commitWrite, "COMMIT"},
+          {&rollbackWrite, "ROLLBACK"},
+          {&savepointWrite, "SAVEPOINT journal_write"},
+          {&releaseWrite, "RELEASE journal_write"},
+          {&rollbackToWrite, "ROLLBACK TO journal_write"},
       }));
   for (size_t i = 0; i < kSampleInsertRows.size(); ++i) {
     auto prepared = Statement::prepare(writer.get(), sampleInsertSql(kSampleInsertRows[i]).c_str());

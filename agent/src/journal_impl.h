@@ -63,6 +63,12 @@ struct Journal::Impl {
       insertState GUARDED_BY(writeMutex), findRankBatch GUARDED_BY(writeMutex),
       countDuplicate GUARDED_BY(writeMutex), upsertRankBatch GUARDED_BY(writeMutex),
       deleteRun GUARDED_BY(writeMutex), readRunInfo GUARDED_BY(writeMutex);
+  // The write path's transaction control, prepared once: as sqlite3_exec each was parsed and
+  // compiled anew, twice per rank batch inside a group (SAVEPOINT and RELEASE), ~7 % of the
+  // owner's CPU with many ranks (bench/README.md, "scale").
+  Statement beginWrite GUARDED_BY(writeMutex), commitWrite GUARDED_BY(writeMutex),
+      rollbackWrite GUARDED_BY(writeMutex), savepointWrite GUARDED_BY(writeMutex),
+      releaseWrite GUARDED_BY(writeMutex), rollbackToWrite GUARDED_BY(writeMutex);
   // insertSamples[i] inserts kSampleInsertRows[i] rows of metric_samples.
   std::array<Statement, kSampleInsertRows.size()> insertSamples GUARDED_BY(writeMutex);
   // run_id -> RunInfo.world_size (0: unknown), read from the record once per run. A run's world
@@ -120,8 +126,8 @@ struct Journal::Impl {
   // failure to undo is not reported separately (SQLite then rolls back when the connection's
   // next BEGIN fails or the connection closes).
   void undo(bool nested) REQUIRES(writeMutex) {
-    (void)writer.exec(nested ? "ROLLBACK TO journal_write" : "ROLLBACK");
-    if (nested) (void)writer.exec("RELEASE journal_write");
+    (void)(nested ? rollbackToWrite : rollbackWrite).run();
+    if (nested) (void)releaseWrite.run();
     keyIds.clear();
   }
 };

@@ -62,11 +62,11 @@ auto Journal::Impl::write(Op&& op) -> decltype(op(*this)) {
   // On its own: an IMMEDIATE transaction (the write lock is taken up front, waiting up to
   // busy_timeout, so the read-then-write inside never fails to upgrade). Inside a group: a
   // savepoint, so a failing append undoes only itself.
-  RINGSIDE_RETURN_IF_ERROR(damageOf(
-      writer.exec(nested ? "SAVEPOINT journal_write" : "BEGIN IMMEDIATE"), "starting a write"));
+  RINGSIDE_RETURN_IF_ERROR(
+      damageOf((nested ? savepointWrite : beginWrite).run(), "starting a write"));
   auto result = callWithWriteLock(op, *this);
   if (result.isOk()) {
-    Status done = writer.exec(nested ? "RELEASE journal_write" : "COMMIT");
+    Status done = (nested ? releaseWrite : commitWrite).run();
     if (done.isOk()) return result;
     // A failed COMMIT leaves the transaction open: undo it so the next write starts clean.
     undo(nested);
@@ -380,13 +380,12 @@ Result<RetentionReport> Journal::applyRetention(const RetentionPolicy& policy, d
 
 Status Journal::inTransaction(const std::function<void()>& body) {
   RecursiveMutexLock lock(impl_->writeMutex);
-  Connection& db = impl_->writer;
   if (impl_->groupDepth > 0) {  // nested: already inside the caller's transaction
     body();
     return Status::ok();
   }
   if (impl_->damaged.load()) return impl_->refusedWrite();
-  RINGSIDE_RETURN_IF_ERROR(impl_->damageOf(db.exec("BEGIN IMMEDIATE"), "starting a write"));
+  RINGSIDE_RETURN_IF_ERROR(impl_->damageOf(impl_->beginWrite.run(), "starting a write"));
   ++impl_->groupDepth;
   try {
     body();
@@ -394,14 +393,14 @@ Status Journal::inTransaction(const std::function<void()>& body) {
     // Leave no transaction open behind an escaping exception (e.g. std::bad_alloc).
     --impl_->groupDepth;
     // The exception is what the caller sees; a failed ROLLBACK cannot be reported beside it.
-    (void)db.exec("ROLLBACK");
+    (void)impl_->rollbackWrite.run();
     impl_->keyIds.clear();
     throw;
   }
   --impl_->groupDepth;
-  Status committed = db.exec("COMMIT");
+  Status committed = impl_->commitWrite.run();
   if (!committed.isOk()) {
-    (void)db.exec("ROLLBACK");  // the COMMIT's error is the one returned
+    (void)impl_->rollbackWrite.run();  // the COMMIT's error is the one returned
     impl_->keyIds.clear();
   }
   return impl_->damageOf(committed, "committing a write");
