@@ -157,6 +157,58 @@ class RunGpuMetricsTest : public QObject {
              size_t{2});
   }
 
+  // The Controller hands live telemetry of several nodes to the store in one call (one
+  // transaction): the rows are those of one call per message, each run named once, and a
+  // message of a node outside every run adds nothing.
+  void groupedTelemetryStoresWhatOneCallPerMessageStores() {
+    auto stored = [](bool grouped) {
+      QTemporaryDir dir;
+      MetricsStore store(dir.filePath("ringside.sqlite"));
+      if (!await(store.open()).isOk()) return std::make_pair(QStringList{"open failed"}, 0);
+      v1::RunInfo run;
+      run.set_run_id("run-g");
+      run.set_state(v1::RUNNING);
+      run.set_world_size(4);
+      *run.add_placement() = host("node-1", 2, {0, 1});
+      *run.add_placement() = host("node-2", 2, {0, 1});
+      if (!await(store.upsertRun("n1", run)).isOk()) return std::make_pair(QStringList{}, 0);
+      const std::vector<TelemetryReading> readings = {{"n1", "node-1", telemetry(1000.0)},
+                                                      {"n2", "node-2", telemetry(1000.5)},
+                                                      {"n3", "node-3", telemetry(1000.7)},
+                                                      {"n1", "node-1", telemetry(1001.0)}};
+      QStringList runs;
+      if (grouped) {
+        const Result<QStringList> all = await(store.ingestTelemetry(readings));
+        if (!all.isOk()) return std::make_pair(QStringList{"ingest failed"}, 0);
+        runs = *all;
+      } else {
+        for (const TelemetryReading& r : readings) {
+          const Result<QStringList> one =
+              await(store.ingestTelemetry(r.nodeId, r.hostName, r.telemetry));
+          if (!one.isOk()) return std::make_pair(QStringList{"ingest failed"}, 0);
+          for (const QString& id : *one) {
+            if (!runs.contains(id)) runs.append(id);
+          }
+        }
+      }
+      int rows = 0;
+      for (const char* name : {"gpu0/power_W", "gpu0/util_pct", "gpu1/temp_C"}) {
+        for (int rank : {0, 1, 2, 3}) {
+          rows += static_cast<int>(
+              await(store.series("run-g", name, rank, SeriesX::kWallTime))->size());
+        }
+      }
+      return std::make_pair(runs, rows);
+    };
+    const auto one = stored(false);
+    const auto grouped = stored(true);
+    QCOMPARE(one.first, QStringList{"run-g"});
+    QCOMPARE(grouped.first, one.first);
+    // Each of the three fields at node-1's first rank (0) twice and node-2's (2) once.
+    QCOMPARE(one.second, 9);
+    QCOMPARE(grouped.second, one.second);
+  }
+
   // DESIGN decision 12: readings fetched from a node's telemetry journal join what was stored
   // live, each reading once, and the windows still to fetch follow what the store holds.
   void fetchedTelemetryIsStoredOnceAndTheWindowsFollowWhatIsHeld() {

@@ -74,6 +74,7 @@ Controller::~Controller() {
     }
   }
   live_.clear();
+  if (!pendingTelemetry_.empty()) store_->ingestTelemetry(std::move(pendingTelemetry_));
   // Connections first (their threads may still deliver), then the local agent.
   links_.clear();
   localAgent_.reset();
@@ -361,17 +362,52 @@ void Controller::onEvents(const QString& nodeId, const EventBatch& batch) {
     }
     emit telemetryReceived(nodeId, telemetry);
     // GPU values of running runs are kept with the run (docs/metrics.md).
-    if (telemetry.gpus_size() > 0) {
-      whenReady(this, store_->ingestTelemetry(nodeId, hostName, telemetry),
-                [this, nodeId](Result<QStringList> stored) {
-                  if (!stored.isOk()) {
-                    emit errorMessage(
-                        tr("Storing GPU telemetry of node %1 failed: %2")
-                            .arg(nodeId, QString::fromStdString(stored.status().message())));
-                  }
-                });
-    }
+    if (telemetry.gpus_size() > 0) pendingTelemetry_.push_back({nodeId, hostName, telemetry});
   }
+  if (!pendingTelemetry_.empty()) commitTelemetry();
+}
+
+namespace {
+
+qint64 steadyMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+void Controller::commitTelemetry() {
+  if (telemetryInFlight_ || pendingTelemetry_.empty()) return;  // a completion calls again
+  const qint64 now = steadyMs();
+  const qint64 due =
+      lastTelemetryCommitMs_ < 0 ? now : lastTelemetryCommitMs_ + kLiveCommitIntervalMs;
+  if (now < due) {
+    if (!telemetryTimerArmed_) {
+      telemetryTimerArmed_ = true;
+      QTimer::singleShot(static_cast<int>(due - now), this, [this] {
+        telemetryTimerArmed_ = false;
+        commitTelemetry();
+      });
+    }
+    return;
+  }
+  telemetryInFlight_ = true;
+  lastTelemetryCommitMs_ = now;
+  QStringList nodeIds;
+  for (const TelemetryReading& reading : pendingTelemetry_) {
+    if (!nodeIds.contains(reading.nodeId)) nodeIds.append(reading.nodeId);
+  }
+  whenReady(this, store_->ingestTelemetry(std::exchange(pendingTelemetry_, {})),
+            [this, nodeIds](Result<QStringList> stored) {
+              telemetryInFlight_ = false;
+              if (!stored.isOk()) {
+                emit errorMessage(tr("Storing GPU telemetry of node %1 failed: %2")
+                                      .arg(nodeIds.join(QStringLiteral(", ")),
+                                           QString::fromStdString(stored.status().message())));
+              }
+              commitTelemetry();
+            });
 }
 
 void Controller::ingestLive(const QString& nodeId, IngestBatch batch) {
@@ -405,9 +441,7 @@ void Controller::commitLive(const QPair<QString, QString>& key) {
     if (live.ended && !live.timerArmed) live_.erase(it);
     return;
   }
-  const qint64 now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                         std::chrono::steady_clock::now().time_since_epoch())
-                         .count();
+  const qint64 now = steadyMs();
   const qint64 due = live.lastCommitMs < 0 ? now : live.lastCommitMs + kLiveCommitIntervalMs;
   if (now < due && live.batch.states.empty()) {
     if (!live.timerArmed) {

@@ -144,11 +144,16 @@ QFuture<Result<IngestResult>> MetricsStore::ingest(IngestBatch batch) {
 
 QFuture<Result<QStringList>> MetricsStore::ingestTelemetry(QString nodeId, QString hostName,
                                                            v1::NodeTelemetry telemetry) {
+  std::vector<TelemetryReading> readings;
+  readings.push_back({std::move(nodeId), std::move(hostName), std::move(telemetry)});
+  return ingestTelemetry(std::move(readings));
+}
+
+QFuture<Result<QStringList>> MetricsStore::ingestTelemetry(std::vector<TelemetryReading> readings) {
   return post<Result<QStringList>>(
-      [this, nodeId = std::move(nodeId), hostName = std::move(hostName),
-       telemetry = std::move(telemetry)](Database& db) -> Result<QStringList> {
+      [this, readings = std::move(readings)](Database& db) -> Result<QStringList> {
         if (!db.isOpen()) return notOpen(databasePath_);
-        return db.ingestTelemetry(nodeId, hostName, telemetry);
+        return db.ingestTelemetry(readings);
       });
 }
 

@@ -46,8 +46,7 @@ class MetricsStore::Database {
                                                           const std::vector<v1::RunInfo>& runs);
   Result<IngestResult> ingest(const IngestBatch& batch);
   // MetricsStore::ingestTelemetry (store_telemetry.cpp).
-  Result<QStringList> ingestTelemetry(const QString& nodeId, const QString& hostName,
-                                      const v1::NodeTelemetry& telemetry);
+  Result<QStringList> ingestTelemetry(const std::vector<TelemetryReading>& readings);
   // MetricsStore::telemetryWindows and ingestFetchedTelemetry (store_telemetry.cpp).
   Result<std::vector<TelemetryWindow>> telemetryWindows(const QString& nodeId,
                                                         const QString& hostName);

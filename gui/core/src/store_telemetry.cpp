@@ -42,12 +42,15 @@ Result<std::pair<int64_t, int64_t>> MetricsStore::Database::lastStep(int64_t run
   return last;
 }
 
-Result<QStringList> MetricsStore::Database::ingestTelemetry(const QString& nodeId,
-                                                            const QString& hostName,
-                                                            const v1::NodeTelemetry& telemetry) {
-  const QString what = "storing GPU telemetry of node " + nodeId;
+Result<QStringList> MetricsStore::Database::ingestTelemetry(
+    const std::vector<TelemetryReading>& readings) {
   QStringList stored;
-  if (telemetry.gpus_size() == 0) return stored;
+  const auto withGpus = [](const TelemetryReading& r) { return r.telemetry.gpus_size() > 0; };
+  if (std::none_of(readings.begin(), readings.end(), withGpus)) return stored;
+  const QString what = readings.size() == 1
+                           ? "storing GPU telemetry of node " + readings.front().nodeId
+                           : QString("storing GPU telemetry of %1 messages").arg(readings.size());
+  // The running runs, read once for every reading.
   QSqlQuery& running = prepared(
       "SELECT run_key, run_id, node_id, placement FROM runs "
       "WHERE state = ?");
@@ -56,39 +59,51 @@ Result<QStringList> MetricsStore::Database::ingestTelemetry(const QString& nodeI
   struct Running {
     int64_t runKey = 0;
     QString runId;
-    std::vector<v1::MetricSample> samples;
+    QString ownerNodeId;
+    std::vector<v1::HostSlots> placement;
   };
   std::vector<Running> runs;
   while (running.next()) {
-    std::vector<v1::HostSlots> placement;
+    Running run{.runKey = running.value(0).toLongLong(),
+                .runId = running.value(1).toString(),
+                .ownerNodeId = running.value(2).toString(),
+                .placement = {}};
     const QByteArray bytes = running.value(3).toByteArray();
     v1::RunInfo placed;
     if (!bytes.isEmpty() && placed.ParseFromArray(bytes.constData(), bytes.size())) {
-      placement.assign(placed.placement().begin(), placed.placement().end());
+      run.placement.assign(placed.placement().begin(), placed.placement().end());
     }
-    const bool owner = running.value(2).toString() == nodeId;
-    auto samples = runGpuSamples(placement, hostName, owner, telemetry);
-    if (samples.empty()) continue;
-    runs.push_back(Running{.runKey = running.value(0).toLongLong(),
-                           .runId = running.value(1).toString(),
-                           .samples = std::move(samples)});
+    runs.push_back(std::move(run));
   }
   RINGSIDE_RETURN_IF_ERROR(rowsDone(running, what));
   running.finish();
   if (runs.empty()) return stored;
 
-  if (!db_.transaction()) return store::sqlError(db_.lastError(), "beginning " + what);
+  bool began = false;
   auto rollback = [this](Status status) {
     db_.rollback();
     dropCaches();
     return status;
   };
-  for (const Running& run : runs) {
-    auto inserted = insertTelemetrySamples(run.runKey, run.samples, what);
-    if (!inserted.isOk()) return rollback(inserted.status());
-    if (*inserted > 0) stored.append(run.runId);
+  for (const TelemetryReading& reading : readings) {
+    if (reading.telemetry.gpus_size() == 0) continue;
+    const QString readingWhat = "storing GPU telemetry of node " + reading.nodeId;
+    for (const Running& run : runs) {
+      auto samples = runGpuSamples(run.placement, reading.hostName,
+                                   run.ownerNodeId == reading.nodeId, reading.telemetry);
+      if (samples.empty()) continue;
+      if (!began) {
+        if (!db_.transaction()) return store::sqlError(db_.lastError(), "beginning " + what);
+        began = true;
+      }
+      auto inserted = insertTelemetrySamples(run.runKey, samples, readingWhat);
+      if (!inserted.isOk()) return rollback(inserted.status());
+      if (*inserted > 0 && !stored.contains(run.runId)) stored.append(run.runId);
+    }
   }
-  if (!db_.commit()) return rollback(store::sqlError(db_.lastError(), "committing " + what));
+  if (began && !db_.commit()) {
+    return rollback(store::sqlError(db_.lastError(), "committing " + what));
+  }
   return stored;
 }
 

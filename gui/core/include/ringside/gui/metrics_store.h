@@ -97,6 +97,13 @@ struct IngestBatch {
   std::vector<v1::RunStateEvent> states;  // each applied as upsertRun unless an older seq
 };
 
+// One live telemetry message of a node, for MetricsStore::ingestTelemetry.
+struct TelemetryReading {
+  QString nodeId;
+  QString hostName;  // as NodeChoice.hostName
+  v1::NodeTelemetry telemetry;
+};
+
 struct IngestResult {
   int64_t newSamples = 0;  // samples not stored before (re-sent seqs are ignored)
   int64_t newLogLines = 0;
@@ -175,6 +182,10 @@ class MetricsStore : public QObject {
   // live telemetry itself; History reads the samples when it shows the run).
   QFuture<Result<QStringList>> ingestTelemetry(QString nodeId, QString hostName,
                                                v1::NodeTelemetry telemetry);
+  // ingestTelemetry of several messages (of one node or many) in one transaction, in order: one
+  // commit instead of one per message (the Controller groups live telemetry so). Returns every
+  // run id that got samples, once. On an error nothing of the batch is stored.
+  QFuture<Result<QStringList>> ingestTelemetry(std::vector<TelemetryReading> readings);
 
   // The stretches of run telemetry node `nodeId` (host name `hostName`) journaled that the GUI
   // may lack (DESIGN.md decision 12; docs/gui-database.md, "run_node_telemetry"): for every
