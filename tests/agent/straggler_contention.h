@@ -68,6 +68,25 @@ inline bool pinProcess(pid_t pid, int cpu) {
   return true;
 }
 
+// Whether every thread of `pid` may run on `cpu` only.
+inline bool pinnedTo(pid_t pid, int cpu) {
+  const std::vector<pid_t> threads = numericEntries("/proc/" + std::to_string(pid) + "/task");
+  if (threads.empty()) return false;
+  for (pid_t thread : threads) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(thread, sizeof(set), &set) != 0) return false;
+    if (CPU_COUNT(&set) != 1 || !CPU_ISSET(cpu, &set)) return false;
+  }
+  return true;
+}
+
+// Pins `pid` to `cpu` again and says whether every thread now stays there: a rank pinned before
+// its MPI_Init finished has its main thread's affinity reset by Open MPI (--bind-to none), and the
+// threads it starts later inherit that, so the scheduler moves the rank off a busy CPU and it is
+// never slowed (the straggler process tests pinned once and so failed at random).
+inline bool repinAndCheck(pid_t pid, int cpu) { return pinProcess(pid, cpu) && pinnedTo(pid, cpu); }
+
 // The PIDs of a run's ranks by rank, from each process's environment (RINGSIDE_RUN_ID, set by
 // the agent, and OMPI_COMM_WORLD_RANK); -1 for a rank not found.
 inline std::vector<pid_t> rankPids(const std::string& runId, int worldSize) {

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "agent_fixture.h"
+#include "ringside/agent/straggler_detector.h"
 #include "straggler_contention.h"
 #include "straggler_verdicts.h"
 
@@ -40,6 +41,9 @@ TEST_F(AgentProcessTest, ARankSharingItsCpuWithBusyLoopsIsNamedAndCleared) {
 
   // A clean window first, then 15 s of two busy loops on rank 1's CPU, then 12 s without.
   std::this_thread::sleep_for(std::chrono::seconds(6));
+  // Training runs by now (MPI_Init is done): pinned again, and every thread checked.
+  ASSERT_TRUE(contention::repinAndCheck(pids[0], cpus[0])) << "rank 0's threads left its CPU";
+  ASSERT_TRUE(contention::repinAndCheck(pids[1], cpus[1])) << "rank 1's threads left its CPU";
   contention::BusyLoops busy(cpus[1], 2);
   std::this_thread::sleep_for(std::chrono::seconds(15));
   busy.stop();
@@ -62,14 +66,17 @@ TEST_F(AgentProcessTest, ARankSharingItsCpuWithBusyLoopsIsNamedAndCleared) {
         heldRight += v.rank == 1 ? 1 : 0;
         cpu += v.rank == 1 && v.stage == 3 ? 1 : 0;
         if (v.rank == 1) {
-          EXPECT_GE(v.cost, 0.1) << "step " << v.step;
+          // Named for what it costs: at least the rule's threshold (it may still fall to the
+          // exit threshold while named, which is lower).
+          EXPECT_GE(v.cost, StragglerRule{}.exitCostShare) << "step " << v.step;
         }
       }
     }
     if (v.time >= end && !cleared && v.rank != 1) cleared = v.time - end;
-    // Once cleared, the verdict does not come back to rank 1.
+    // Once cleared, the verdict does not come back to rank 1 waiting for a CPU (the loops are
+    // gone; a slower CPU of this virtual machine may still make it a compute straggler).
     if (v.time >= end + 10.0) {
-      EXPECT_NE(v.rank, 1) << "step " << v.step;
+      EXPECT_FALSE(v.rank == 1 && v.stage == 3) << "step " << v.step;
     }
   }
   const std::string timeline = describeVerdicts(verdicts, start, start - 6.0, end + 12.0);

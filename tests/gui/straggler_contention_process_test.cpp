@@ -86,6 +86,9 @@ class StragglerContentionProcessTest : public QObject {
         view->summaryText().startsWith(QStringLiteral("straggler: none (confidence ")), 30000);
     QTest::qWait(4000);
 
+    // Training runs by now (MPI_Init is done): pinned again, and every thread checked.
+    QVERIFY(contention::repinAndCheck(pids[0], cpus[0]));
+    QVERIFY(contention::repinAndCheck(pids[1], cpus[1]));
     contention::BusyLoops busy(cpus[1], 2);
     QTRY_VERIFY_WITH_TIMEOUT(
         view->summaryText().startsWith(QStringLiteral("straggler: rank 1 on ")), 20000);
