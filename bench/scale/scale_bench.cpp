@@ -731,7 +731,7 @@ int runBench(const ScaleOptions& options, int argc, char** argv) {
       "within %g s of the last progress %s%s; GUI loop never over %g ms %s\n",
       met(stepMet), options.targetDetectS, met(stragglerMet), options.targetDetectS, met(stallMet),
       stallMet || stallDetect < 0 ? ""
-                                  : " (the stall rule's threshold is at least 10 s: "
+                                  : " (the stall rule's threshold is at least "
                                     "StallRule::minSeconds)",
       options.targetLoopStallMs, met(loopMet));
   const bool targets = stepMet && stragglerMet && stallMet && loopMet;
