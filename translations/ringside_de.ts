@@ -3695,8 +3695,8 @@
         <translation>Alle angezeigten auswählen</translation>
     </message>
     <message>
-        <source>Checks every node the filter shows that is online and not draining.</source>
-        <translation>Wählt jeden angezeigten Knoten aus, der online und nicht gesperrt ist.</translation>
+        <source>Checks every node the filter shows that can take the run&apos;s ranks now: online, not draining, and with a free GPU (or CPU slot, for a CPU run).</source>
+        <translation>Wählt jeden angezeigten Knoten aus, der die Ränge des Laufs jetzt aufnehmen kann: online, nicht gesperrt und mit einer freien GPU (oder einem freien CPU-Slot bei einem CPU-Lauf).</translation>
     </message>
     <message>
         <source>Filter nodes by name or host</source>
