@@ -21,6 +21,16 @@ QString tr(const char* text) { return QCoreApplication::translate("ringside::gui
 
 constexpr int kPresetVersion = 1;
 
+// A node known to have no GPU (not one whose slots are unknown), which GPU ranks cannot use.
+bool knownWithoutGpu(const NodeChoice& node) {
+  return node.gpuSlotsTotal == 0 && node.freeGpuSlots >= 0;
+}
+
+// The node's free slots of the kind the ranks take (GPUs or CPU slots); < 0 when unknown.
+int freeSlotsFor(bool gpus, const NodeChoice& node) {
+  return gpus ? node.freeGpuSlots : node.freeCpuSlots;
+}
+
 }  // namespace
 
 QStringList splitCommandLine(const QString& line) { return QProcess::splitCommand(line); }
@@ -60,8 +70,8 @@ bool usesGpus(const RunForm& form, const NodeChoice& node) {
 bool canTakeRanks(const RunForm& form, const NodeChoice& node) {
   if (!node.online || node.draining) return false;
   const bool gpus = usesGpus(form, node);
-  if (gpus && node.gpuSlotsTotal == 0 && node.freeGpuSlots >= 0) return false;  // no GPU
-  return (gpus ? node.freeGpuSlots : node.freeCpuSlots) != 0;
+  if (gpus && knownWithoutGpu(node)) return false;
+  return freeSlotsFor(gpus, node) != 0;
 }
 
 int defaultRanksPerNode(const NodeChoice& node) {
@@ -139,7 +149,7 @@ void validatePlacement(const RunForm& form, const QList<NodeChoice>& nodes,
                          .arg(displayName(*node)));
     }
     const bool gpus = usesGpus(form, *node);
-    if (gpus && node->gpuSlotsTotal == 0 && node->freeGpuSlots >= 0) {
+    if (gpus && knownWithoutGpu(*node)) {
       add("nodeIds",
           form.job == RunForm::Job::kPython
               ? tr("%1 has no GPU; uncheck \"Use GPUs\" to run the script on its CPU cores, or "
@@ -149,7 +159,7 @@ void validatePlacement(const RunForm& form, const QList<NodeChoice>& nodes,
                     .arg(displayName(*node)));
       continue;
     }
-    const int free = gpus ? node->freeGpuSlots : node->freeCpuSlots;
+    const int free = freeSlotsFor(gpus, *node);
     if (free >= 0 && (fewestFree == nullptr || free < fewestFreeCount)) {
       fewestFree = node;
       fewestFreeCount = free;
