@@ -377,30 +377,36 @@ qint64 steadyMs() {
 
 }  // namespace
 
-void Controller::commitTelemetry() {
-  if (telemetryInFlight_ || pendingTelemetry_.empty()) return;  // a completion calls again
+bool Controller::mayCommitNow(CommitPace& pace, bool urgent, std::function<void()> retry) {
+  if (pace.inFlight) return false;  // its completion calls again
   const qint64 now = steadyMs();
-  const qint64 due =
-      lastTelemetryCommitMs_ < 0 ? now : lastTelemetryCommitMs_ + kLiveCommitIntervalMs;
-  if (now < due) {
-    if (!telemetryTimerArmed_) {
-      telemetryTimerArmed_ = true;
-      QTimer::singleShot(static_cast<int>(due - now), this, [this] {
-        telemetryTimerArmed_ = false;
-        commitTelemetry();
-      });
+  const qint64 due = pace.lastCommitMs < 0 ? now : pace.lastCommitMs + kLiveCommitIntervalMs;
+  if (now < due && !urgent) {
+    if (!pace.timerArmed) {
+      pace.timerArmed = true;
+      QTimer::singleShot(static_cast<int>(due - now), this, std::move(retry));
     }
+    return false;
+  }
+  pace.inFlight = true;
+  pace.lastCommitMs = now;
+  return true;
+}
+
+void Controller::commitTelemetry() {
+  if (pendingTelemetry_.empty() || !mayCommitNow(telemetryPace_, /*urgent=*/false, [this] {
+        telemetryPace_.timerArmed = false;
+        commitTelemetry();
+      })) {
     return;
   }
-  telemetryInFlight_ = true;
-  lastTelemetryCommitMs_ = now;
   QStringList nodeIds;
   for (const TelemetryReading& reading : pendingTelemetry_) {
     if (!nodeIds.contains(reading.nodeId)) nodeIds.append(reading.nodeId);
   }
   whenReady(this, store_->ingestTelemetry(std::exchange(pendingTelemetry_, {})),
             [this, nodeIds](Result<QStringList> stored) {
-              telemetryInFlight_ = false;
+              telemetryPace_.inFlight = false;
               if (!stored.isOk()) {
                 emit errorMessage(tr("Storing GPU telemetry of node %1 failed: %2")
                                       .arg(nodeIds.join(QStringLiteral(", ")),
@@ -436,27 +442,22 @@ void Controller::commitLive(const QPair<QString, QString>& key) {
   auto it = live_.find(key);
   if (it == live_.end()) return;
   LiveIngest& live = it->second;
-  if (live.inFlight) return;  // its completion calls again
+  if (live.pace.inFlight) return;  // its completion calls again
   if (live.batch.runId.isEmpty()) {
-    if (live.ended && !live.timerArmed) live_.erase(it);
+    if (live.ended && !live.pace.timerArmed) live_.erase(it);
     return;
   }
-  const qint64 now = steadyMs();
-  const qint64 due = live.lastCommitMs < 0 ? now : live.lastCommitMs + kLiveCommitIntervalMs;
-  if (now < due && live.batch.states.empty()) {
-    if (!live.timerArmed) {
-      live.timerArmed = true;
-      QTimer::singleShot(static_cast<int>(due - now), this, [this, key] {
-        if (auto armed = live_.find(key); armed != live_.end()) armed->second.timerArmed = false;
+  // A run state is committed at once (with what waited before it).
+  if (!mayCommitNow(live.pace, /*urgent=*/!live.batch.states.empty(), [this, key] {
+        if (auto armed = live_.find(key); armed != live_.end()) {
+          armed->second.pace.timerArmed = false;
+        }
         commitLive(key);
-      });
-    }
+      })) {
     return;
   }
-  live.inFlight = true;
-  live.lastCommitMs = now;
   ingest(key.first, std::exchange(live.batch, IngestBatch{}), [this, key] {
-    if (auto done = live_.find(key); done != live_.end()) done->second.inFlight = false;
+    if (auto done = live_.find(key); done != live_.end()) done->second.pace.inFlight = false;
     commitLive(key);
   });
 }

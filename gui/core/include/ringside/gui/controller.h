@@ -231,12 +231,20 @@ class Controller : public QObject {
   // batch. A run state event is committed at once (with what waited before it). The first batch
   // after a quiet interval goes at once, so a slow run's data is not delayed.
   static constexpr int kLiveCommitIntervalMs = 250;
-  struct LiveIngest {
-    IngestBatch batch;      // merged, not yet handed to the store
-    bool inFlight = false;  // a store ingest of this run's live data has not returned yet
-    bool timerArmed = false;
-    bool ended = false;        // an ended state came: the entry goes once nothing waits
+  // The pacing of one stream of live commits (a run's data from a node, or all GPU telemetry).
+  struct CommitPace {
+    bool inFlight = false;     // a store commit of the stream has not returned yet
+    bool timerArmed = false;   // a timer will call the stream's commit again
     qint64 lastCommitMs = -1;  // steady ms when the last one was handed to the store
+  };
+  // Whether the stream may commit now: nothing in flight, and its interval over or `urgent`;
+  // then marks it in flight. Else, unless one is in flight, arms (once) a timer that calls
+  // `retry` when the interval is over; `retry` clears timerArmed (the stream may be gone).
+  bool mayCommitNow(CommitPace& pace, bool urgent, std::function<void()> retry);
+  struct LiveIngest {
+    IngestBatch batch;  // merged, not yet handed to the store
+    CommitPace pace;
+    bool ended = false;  // an ended state came: the entry goes once nothing waits
   };
   void ingestLive(const QString& nodeId, IngestBatch batch);
   // Live GPU telemetry kept with running runs, grouped the same way for all nodes: one store
@@ -244,9 +252,7 @@ class Controller : public QObject {
   // second at 16 nodes, ~20 % of the GUI side's CPU in bench/scale).
   void commitTelemetry();
   std::vector<TelemetryReading> pendingTelemetry_;
-  bool telemetryInFlight_ = false;
-  bool telemetryTimerArmed_ = false;
-  qint64 lastTelemetryCommitMs_ = -1;
+  CommitPace telemetryPace_;
   void commitLive(const QPair<QString, QString>& key);  // (node id, run id)
   std::map<QPair<QString, QString>, LiveIngest> live_;
   NodeLink* linkOf(const QString& nodeId);
