@@ -20,6 +20,14 @@ double machineBusySeconds() {
          static_cast<double>(::sysconf(_SC_CLK_TCK));
 }
 
+double machineStealSeconds() {
+  std::ifstream stat("/proc/stat");
+  std::string cpu;
+  uint64_t user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+  stat >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal;
+  return static_cast<double>(steal) / static_cast<double>(::sysconf(_SC_CLK_TCK));
+}
+
 // User + system CPU seconds of process `pid` ("self" for this one), all its threads; 0 when gone.
 double processCpuSeconds(const std::string& pid) {
   std::ifstream in("/proc/" + pid + "/stat");

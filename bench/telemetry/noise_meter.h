@@ -17,6 +17,10 @@ constexpr double kDisturbedPct = 5.0;
 // summed over all CPUs. 0 when /proc/stat cannot be read.
 double machineBusySeconds();
 
+// Seconds the hypervisor ran something else while this machine's CPUs had work (/proc/stat,
+// "steal"), summed over all CPUs. 0 when /proc/stat cannot be read or the machine is not virtual.
+double machineStealSeconds();
+
 // User + system CPU seconds of process `pid` ("self" for this one), all its threads; 0 when gone.
 double processCpuSeconds(const std::string& pid);
 
