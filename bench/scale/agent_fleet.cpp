@@ -51,7 +51,41 @@ int portOf(const std::string& endpoint) {
   return colon == std::string::npos ? 0 : std::atoi(endpoint.c_str() + colon + 1);
 }
 
+// The pids (this machine's) of the children of `pid` (/proc/PID/task/PID/children); empty when
+// it is gone.
+std::vector<pid_t> childrenOf(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children");
+  std::vector<pid_t> children;
+  for (pid_t child = 0; in >> child;) children.push_back(child);
+  return children;
+}
+
+// The innermost pid of process `pid` (/proc/PID/status, the last field of "NSpid:"); -1 if gone.
+pid_t innermostPid(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(in, line);) {
+    if (!line.starts_with("NSpid:")) continue;
+    std::istringstream fields(line.substr(6));
+    pid_t last = -1;
+    for (pid_t value = 0; fields >> value;) last = value;
+    return last;
+  }
+  return -1;
+}
+
 }  // namespace
+
+pid_t hostPidOf(pid_t launcher, pid_t namespacePid) {
+  if (innermostPid(launcher) == namespacePid) return launcher;  // it exec'd the agent
+  std::vector<pid_t> queue = {launcher};
+  for (size_t i = 0; i < queue.size() && i < 64; ++i) {
+    for (pid_t child : childrenOf(queue[i])) {
+      if (innermostPid(child) == namespacePid) return child;
+      queue.push_back(child);
+    }
+  }
+  return -1;
+}
 
 double processRssMiB(const std::string& pid, bool peak) {
   std::ifstream in("/proc/" + pid + "/status");
@@ -65,6 +99,20 @@ double processRssMiB(const std::string& pid, bool peak) {
 
 Status AgentFleet::start(const std::string& clientKey) {
   std::error_code ec;
+  // The agents' --launcher: scale-rsh with the file that maps each host name to a process in
+  // that node's namespaces (written below, once every agent runs; mpirun calls the launcher only
+  // when a run starts).
+  const std::string nodePids = options_.rootDir + "/node-pids";
+  const std::string launcher = options_.rootDir + "/scale-rsh";
+  std::filesystem::create_directories(options_.rootDir, ec);
+  if (ec) return Status::ioError("cannot create " + options_.rootDir + ": " + ec.message());
+  {
+    std::ofstream wrapper(launcher);
+    wrapper << "#!/bin/sh\nSCALE_NODE_PIDS='" << nodePids << "' exec '" << options_.launcher
+            << "' \"$@\"\n";
+    if (!wrapper) return Status::ioError("cannot write " + launcher);
+  }
+  std::filesystem::permissions(launcher, std::filesystem::perms::owner_all, ec);
   for (int i = 1; i <= options_.nodes; ++i) {
     FleetAgent agent;
     agent.name = "node-" + std::to_string(i);
@@ -72,39 +120,48 @@ Status AgentFleet::start(const std::string& clientKey) {
     std::filesystem::create_directories(agent.stateDir, ec);
     if (ec) return Status::ioError("cannot create " + agent.stateDir + ": " + ec.message());
     RINGSIDE_RETURN_IF_ERROR(authorize(agent, clientKey));
-    // unshare --uts gives the agent a host name of its own; the agent's ready file names its
-    // ports and key.
-    agent.pid = spawn({"unshare",
-                       "--uts",
-                       "--",
-                       "/bin/sh",
-                       "-c",
-                       "hostname \"$0\" && exec \"$@\"",
-                       agent.name,
-                       options_.agentPath,
-                       "--state-dir",
-                       agent.stateDir,
-                       "--control-port",
-                       "0",
-                       "--events-port",
-                       "0",
-                       "--rank-port",
-                       "0",
-                       "--nvml-library",
-                       options_.nvmlLibrary,
-                       "--launcher",
-                       options_.launcher,
-                       "--mpirun",
-                       options_.mpirunPath,
-                       "--telemetry-interval",
-                       std::to_string(options_.telemetryIntervalS),
-                       "--ready-file",
-                       agent.stateDir + "/ready.json"},
-                      agent.stateDir + "/agent.log");
-    if (agent.pid < 0) return Status::internal("cannot start unshare/" + options_.agentPath);
+    // A node of its own. Nodes 2 to N: a UTS namespace (the host name), a PID namespace and a
+    // mount namespace with its own /proc (its process list: the agent, and later the run's daemon
+    // and ranks on that node); the namespace's init is sh, which waits for the agent and exits
+    // with its status, and when it exits the kernel ends whatever is left in the namespace.
+    // Node 1, the run's owner, whose mpirun enters the other nodes' namespaces through the
+    // launcher: a UTS namespace only, in this machine's PID namespace, since a process can enter
+    // only a PID namespace below its own (setns(2)). So the owner's agent sees every process of
+    // the machine, as before, and skips those of the other nodes' namespaces (rank_processes.h).
+    std::vector<std::string> command;
+    if (i > 1 && options_.idle) command = {"chrt", "--idle", "0"};
+    command.insert(command.end(), {"unshare", "--uts"});
+    std::string script = "hostname \"$0\" && exec \"$@\"";
+    if (i > 1) {
+      command.insert(command.end(), {"--pid", "--fork", "--mount-proc"});
+      script = "hostname \"$0\" && { \"$@\" & wait $!; }";
+    }
+    command.insert(command.end(), {"--", "/bin/sh", "-c", script, agent.name});
+    command.insert(command.end(), {options_.agentPath,
+                                   "--state-dir",
+                                   agent.stateDir,
+                                   "--control-port",
+                                   "0",
+                                   "--events-port",
+                                   "0",
+                                   "--rank-port",
+                                   "0",
+                                   "--nvml-library",
+                                   options_.nvmlLibrary,
+                                   "--launcher",
+                                   launcher,
+                                   "--mpirun",
+                                   options_.mpirunPath,
+                                   "--telemetry-interval",
+                                   std::to_string(options_.telemetryIntervalS),
+                                   "--ready-file",
+                                   agent.stateDir + "/ready.json"});
+    agent.launcherPid = spawn(command, agent.stateDir + "/agent.log");
+    if (agent.launcherPid < 0) return Status::internal("cannot start unshare/" + options_.agentPath);
     agents_.push_back(std::move(agent));
   }
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  std::ofstream pids(nodePids);
   for (FleetAgent& agent : agents_) {
     while (true) {
       auto ready = readAgentReady(agent.stateDir + "/ready.json");
@@ -113,19 +170,25 @@ Status AgentFleet::start(const std::string& clientKey) {
         agent.eventsPort = portOf(ready->events_endpoint());
         agent.publicKey = ready->public_key();
         agent.rankEndpoint = ready->rank_endpoint();
-        agent.pid = static_cast<pid_t>(ready->pid());
-        break;
+        // The ready file holds the agent's pid in its own namespace; this machine's is found
+        // among the launcher's descendants.
+        agent.pid = hostPidOf(agent.launcherPid, static_cast<pid_t>(ready->pid()));
+        if (agent.pid > 0) break;
       }
       int status = 0;
-      if (::waitpid(agent.pid, &status, WNOHANG) == agent.pid ||
+      if (::waitpid(agent.launcherPid, &status, WNOHANG) == agent.launcherPid ||
           std::chrono::steady_clock::now() > deadline) {
+        agent.launcherPid = -1;
         return Status::internal(agent.name +
-                                "'s agent did not start (unshare --uts needs root):\n" +
+                                "'s agent did not start (unshare needs root):\n" +
                                 tail(agent.stateDir + "/agent.log"));
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
+    pids << agent.name << ' ' << agent.pid << '\n';
   }
+  pids.close();
+  if (!pids) return Status::ioError("cannot write " + nodePids);
   return Status::ok();
 }
 
@@ -150,18 +213,20 @@ int AgentFleet::terminate() {
   int failed = 0;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   for (FleetAgent& agent : agents_) {
-    if (agent.pid <= 0) continue;
+    if (agent.launcherPid <= 0) continue;
     int status = 0;
-    while (::waitpid(agent.pid, &status, WNOHANG) == 0) {
+    while (::waitpid(agent.launcherPid, &status, WNOHANG) == 0) {
       if (std::chrono::steady_clock::now() > deadline) {
-        ::kill(agent.pid, SIGKILL);
-        ::waitpid(agent.pid, &status, 0);
+        if (agent.pid > 0) ::kill(agent.pid, SIGKILL);
+        ::kill(agent.launcherPid, SIGKILL);
+        ::waitpid(agent.launcherPid, &status, 0);
         break;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) ++failed;
     agent.pid = -1;
+    agent.launcherPid = -1;
   }
   agents_.clear();
   return failed;

@@ -2,8 +2,8 @@
 // one GUI, on this machine (issue 28; bench/README.md, "Scale"):
 //
 //  1. N real ringside-agent processes (agent_fleet.h): own state directories, loopback, any free
-//     ports, CURVE on, the bench's fake NVML (8 GPUs with changing readings), each in a UTS
-//     namespace of its own with the host name node-<i>.
+//     ports, CURVE on, the bench's fake NVML (8 GPUs with changing readings), each in UTS, PID
+//     and mount namespaces of its own: the host name node-<i> and its own process list (/proc).
 //  2. The GUI side is the GUI's own code: a gui::Controller (and its MetricsStore) on a fresh data
 //     directory, no local agent, which learns of the nodes as a user adds them: each agent's key
 //     with Controller::addNode, the GUI's own key allowed on every agent (`ringside-agent
@@ -17,7 +17,7 @@
 //     the owner gave the ranks and then every rank sleeps. The ranks' metrics are sent by W
 //     simulated ranks (scale_ranks.h) in a child process, with that environment: the owner's CURVE
 //     tcp:// rank endpoint, the agent's key and the run's own keypair, as ranks on other nodes
-//     send them. What is not real: every node shares this machine's network stack, process list
+//     send them. What is not real: every node shares this machine's network stack, file system
 //     and 2 cores, and the ranks that send are threads of one process, not the placeholder
 //     processes mpirun started (those only hold the run's slots and keep it running).
 //  4. Phases of step time (default 100, 20, 5 ms, 20 s each) in one run; a straggler from a known
@@ -31,12 +31,10 @@
 // Exit status: 0 every check passed and every target met; 1 a sample was lost, duplicated or
 // altered, the straggler or the stall was not reported (--checks-only), or the harness failed;
 // 3 a target was missed with a correct answer; 77 not run as root (skipped).
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -57,10 +55,10 @@
 #include <map>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "agent_fleet.h"
+#include "loop_watch.h"
 #include "pipeline/gui_harness.h"
 #include "pipeline/store_check.h"
 #include "ringside/common/protocol.h"
@@ -92,6 +90,10 @@ struct ScaleOptions {
   int stallRank = -1;       // default: W / 4 + 3
   double stallHoldS = 15;
   double telemetryIntervalS = 1;
+  // What only simulates the cluster (the ranks' process and the agents of nodes 2 to N) runs at
+  // the idle scheduling policy (SCHED_IDLE, sched(7)): it takes the CPU the owner agent and the
+  // GUI side leave, as on a cluster where it runs on other machines. Off: the same priority.
+  bool simulationIdle = false;
   double timeoutS = 300;
   uint64_t referenceSamples = 1'000'000;
   double targetP99S = 1.0;
@@ -161,6 +163,13 @@ ScaleRanksOptions ranksOptions(const ScaleOptions& options) {
 // --ranks-child: the ranks, in a process of their own. The run's environment is this process's
 // (RINGSIDE_AGENT_ENDPOINT, RINGSIDE_RUN_ID, the CURVE keys), as a rank on another node has it.
 int ranksChild(const ScaleOptions& options) {
+  // Before any thread starts: threads take their creator's scheduling policy.
+  if (options.simulationIdle) {
+    const sched_param param{};
+    if (::sched_setscheduler(0, SCHED_IDLE, &param) != 0) {
+      std::perror("scale_bench: sched_setscheduler(SCHED_IDLE)");
+    }
+  }
   ScaleRanksOptions ro = ranksOptions(options);
   auto env = [](const char* name) {
     const char* value = std::getenv(name);
@@ -220,42 +229,6 @@ class GuiSide {
                          }
                        }
                      });
-    // The event loop's lateness: a 1 ms precise timer; a gap over 1 ms is time the GUI thread
-    // could not run it. Each gap is split by the kernel's own counters for this thread (LoopStall):
-    // time on a CPU (CLOCK_THREAD_CPUTIME_ID: the GUI's work), time ready but waiting for a CPU
-    // (the run-queue delay of /proc/thread-self/schedstat: the machine's other processes, here the
-    // simulated agents and ranks, had the cores), and the rest: asleep (the event loop's wait for
-    // the timer, or blocked on a lock or I/O) or, where the thread never slept (no voluntary
-    // context switch, getrusage RUSAGE_THREAD), time the kernel charged to no task: the
-    // hypervisor's steal or interrupt handling. The target is judged on the GUI thread's own part.
-    watchdog_.setTimerType(Qt::PreciseTimer);
-    watchdog_.setInterval(1);
-    QObject::connect(&watchdog_, &QTimer::timeout, [this] {
-      const auto now = Clock::now();
-      const double cpuMs = threadCpuMs();
-      const double runQueueMs = trainer::threadRunQueueDelayMs().value_or(0.0);
-      rusage usage{};
-      getrusage(RUSAGE_THREAD, &usage);
-      if (measuring_ && last_ != Clock::time_point{}) {
-        LoopStall stall;
-        stall.lateMs = std::chrono::duration<double, std::milli>(now - last_).count() - 1.0;
-        stall.cpuMs = cpuMs - lastCpuMs_;
-        stall.runQueueMs = runQueueMs - lastRunQueueMs_;
-        stall.sleeps = usage.ru_nvcsw - lastUsage_.ru_nvcsw;
-        stall.faults = usage.ru_majflt - lastUsage_.ru_majflt;
-        stall.from = last_;
-        stall.to = now;
-        if (stall.lateMs > longest_.lateMs) longest_ = stall;
-        if (stall.ownMs() > longestOwn_.ownMs()) longestOwn_ = stall;
-        if (stall.lateMs > 16.0) ++over16_;
-        if (stall.ownMs() > 16.0) ++ownOver16_;
-      }
-      last_ = now;
-      lastCpuMs_ = cpuMs;
-      lastRunQueueMs_ = runQueueMs;
-      lastUsage_ = usage;
-    });
-    watchdog_.start();
   }
 
   gui::Controller& controller() { return *controller_; }
@@ -277,52 +250,9 @@ class GuiSide {
   std::optional<Clock::time_point> stallSeen() const { return stallSeen_; }
   const std::string& stallSummary() const { return stallSummary_; }
   double stallThreshold() const { return stallThreshold_; }
-  void measureLoop(bool on) {
-    measuring_ = on;
-    last_ = {};
-    if (on && !sampler_.joinable()) {
-      sampling_ = true;
-      sampler_ = std::thread([this, tid = guiThreadId_] { sampleGuiThread(tid); });
-    } else if (!on && sampler_.joinable()) {
-      sampling_ = false;
-      sampler_.join();
-    }
-  }
-  ~GuiSide() { measureLoop(false); }
-  // One gap between two ticks of the watchdog, ms: lateMs past the 1 ms interval, of which
-  // cpuMs on a CPU and runQueueMs waiting for one; sleeps: the thread's voluntary context
-  // switches in it (1: only the event loop's own wait for the timer; more: it also blocked, on a
-  // lock or I/O), faults: its major page faults.
-  struct LoopStall {
-    double lateMs = 0, cpuMs = 0, runQueueMs = 0;
-    long sleeps = 0, faults = 0;
-    Clock::time_point from{}, to{};
-    // The rest: neither on a CPU nor in the run queue.
-    double restMs() const { return std::max(0.0, lateMs - cpuMs - runQueueMs); }
-    // The lateness the GUI thread caused itself: its work, and the rest wherever it slept (it may
-    // have blocked on a lock or I/O). Where it never slept, the rest is the machine's (steal,
-    // interrupts) and not counted; nor is the run-queue wait.
-    double ownMs() const { return cpuMs + (sleeps > 0 ? restMs() : 0.0); }
-  };
-  const LoopStall& longest() const { return longest_; }
-  const LoopStall& longestOwn() const { return longestOwn_; }
-  int64_t over16() const { return over16_; }
-  int64_t ownOver16() const { return ownOver16_; }
-  // What the sampler saw the GUI thread do within `stall` (call after measureLoop(false)): the
-  // count of samples per state, "running" or the system call it was in ("ppoll": the event loop's
-  // wait; "futex": a lock), e.g. "ppoll 11, running 2".
-  std::string seenIn(const LoopStall& stall) const {
-    std::map<std::string, int> counts;
-    for (const ThreadSample& sample : samples_) {
-      if (sample.at < stall.from || sample.at > stall.to) continue;
-      ++counts[syscallName(sample.state)];
-    }
-    std::string text;
-    for (const auto& [state, count] : counts) {
-      text += (text.empty() ? "" : ", ") + state + " " + std::to_string(count);
-    }
-    return text.empty() ? "no sample" : text;
-  }
+  // The GUI thread's event loop (loop_watch.h): measured between measureLoop(true) and (false).
+  void measureLoop(bool on) { on ? loop_.start() : loop_.stop(); }
+  LoopWatchSummary loop() const { return loop_.summary(); }
 
  private:
   std::unique_ptr<gui::Controller> controller_;
@@ -335,62 +265,7 @@ class GuiSide {
   std::optional<Clock::time_point> stallSeen_;
   std::string stallSummary_;
   double stallThreshold_ = 0;
-  QTimer watchdog_;
-  // The GUI thread's state sampled every 0.5 ms from another thread (/proc/self/task/TID/syscall:
-  // "running", or the number of the system call it sleeps in; proc(5)).
-  struct ThreadSample {
-    Clock::time_point at;
-    int state;  // -1 running, -2 blocked outside a system call (a page fault), -3 unreadable
-  };
-  static std::string syscallName(int state) {
-    switch (state) {
-      case -1: return "running";
-      case -2: return "not in a system call";
-      case -3: return "unreadable";
-      case SYS_futex: return "futex";
-      case SYS_ppoll: return "ppoll";
-      case SYS_poll: return "poll";
-      case SYS_epoll_wait: return "epoll_wait";
-      case SYS_read: return "read";
-      case SYS_write: return "write";
-      default: return "syscall " + std::to_string(state);
-    }
-  }
-  void sampleGuiThread(pid_t tid) {
-    const std::string path = "/proc/self/task/" + std::to_string(tid) + "/syscall";
-    while (sampling_) {
-      int state = -3;
-      if (std::FILE* file = std::fopen(path.c_str(), "r")) {
-        char text[64] = {};
-        if (std::fgets(text, sizeof text, file) != nullptr) {
-          if (std::strncmp(text, "running", 7) == 0) {
-            state = -1;
-          } else {
-            state = std::atoi(text);
-            if (state < 0) state = -2;
-          }
-        }
-        std::fclose(file);
-      }
-      samples_.push_back({Clock::now(), state});
-      std::this_thread::sleep_for(std::chrono::microseconds(500));
-    }
-  }
-  const pid_t guiThreadId_ = static_cast<pid_t>(::syscall(SYS_gettid));
-  std::atomic<bool> sampling_{false};
-  std::thread sampler_;
-  std::vector<ThreadSample> samples_;  // written by sampler_ only; read after it joined
-  static double threadCpuMs() {
-    timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-  }
-  bool measuring_ = false;
-  Clock::time_point last_{};
-  double lastCpuMs_ = 0, lastRunQueueMs_ = 0;
-  rusage lastUsage_{};
-  LoopStall longest_, longestOwn_;
-  int64_t over16_ = 0, ownOver16_ = 0;
+  LoopWatch loop_;  // constructed on the GUI thread
 };
 
 // The placeholder every rank runs (as "/bin/sh script envfile"): world rank 0 writes the
@@ -440,7 +315,11 @@ int runBench(const ScaleOptions& options, int argc, char** argv) {
   std::printf("scale_bench: %d nodes x %d ranks = %d ranks; step times", options.nodes,
               options.ranksPerNode, world);
   for (double ms : options.stepMs) std::printf(" %g", ms);
-  std::printf(" ms, %g s each\n", options.phaseSeconds);
+  std::printf(" ms, %g s each", options.phaseSeconds);
+  if (options.simulationIdle) {
+    std::printf("; the simulation (ranks, nodes 2-%d's agents) at SCHED_IDLE", options.nodes);
+  }
+  std::printf("\n");
 
   // 2. The GUI side; the nodes are added as a user adds them, below.
   QCoreApplication app(argc, argv);
@@ -464,7 +343,8 @@ int runBench(const ScaleOptions& options, int argc, char** argv) {
   // on each node, as a user sets a node up).
   const auto fleetStart = Clock::now();
   AgentFleet fleet({options.agentPath, options.mpirunPath, options.nvmlLibrary, options.launcher,
-                    *dir + "/nodes", options.nodes, options.telemetryIntervalS});
+                    *dir + "/nodes", options.nodes, options.telemetryIntervalS,
+                    options.simulationIdle});
   if (Status s = fleet.start(gui.controller().guiPublicKey().toStdString()); !s.isOk()) {
     std::fprintf(stderr, "scale_bench: %s\n", s.toString().c_str());
     return 1;
@@ -590,6 +470,7 @@ int runBench(const ScaleOptions& options, int argc, char** argv) {
                                         "--stall-hold",     std::to_string(options.stallHoldS),
                                         "--t0-unix",        std::to_string(t0Unix),
                                         "--outcomes",       outcomes};
+  if (options.simulationIdle) childArgs.push_back("--simulation-idle");
   std::string steps;
   for (double ms : options.stepMs) steps += (steps.empty() ? "" : ",") + std::to_string(ms);
   childArgs.insert(childArgs.end(), {"--step-ms", steps});
@@ -821,24 +702,25 @@ int runBench(const ScaleOptions& options, int argc, char** argv) {
     std::printf("stall: rank %d silent after the last step: NOT flagged to the GUI within %.0f s\n",
                 ro.stallRank, options.stallHoldS);
   }
-  const auto& longest = gui.longest();
-  const auto& longestOwn = gui.longestOwn();
+  const LoopWatchSummary loop = gui.loop();
+  const LoopStall& longest = loop.longest;
+  const LoopStall& longestOwn = loop.longestOwn;
   std::printf(
       "GUI event loop (1 ms timer): longest stall %.1f ms (%.1f ms on a CPU, %.1f ms waiting for "
-      "one, %.1f ms neither, with %ld voluntary context switches), %lld stalls over 16 ms\n",
+      "one, %.1f ms neither, %ld voluntary context switches; seen: %s), %lld stalls over 16 ms\n",
       longest.lateMs, longest.cpuMs, longest.runQueueMs, longest.restMs(), longest.sleeps,
-      static_cast<long long>(gui.over16()));
-  std::printf("  the GUI thread seen in it (sampled every 0.5 ms): %s\n",
-              gui.seenIn(longest).c_str());
+      loop.seenInLongest.c_str(), static_cast<long long>(loop.over16));
   std::printf(
-      "GUI event loop, the GUI thread's own part (work, or asleep other than the timer's wait; "
-      "not the run-queue wait, nor time lost while it never slept): longest %.1f ms (%.1f ms on a "
-      "CPU, of a %.1f ms stall; %ld voluntary context switches, %ld major faults), %lld over "
-      "16 ms\n",
+      "  the GUI thread's own part (its work, and where it may have blocked outside the event "
+      "loop's wait): longest %.1f ms (%.1f ms on a CPU, of a %.1f ms stall; %ld voluntary context "
+      "switches, %ld major faults; seen: %s), %lld over 16 ms\n",
       longestOwn.ownMs(), longestOwn.cpuMs, longestOwn.lateMs, longestOwn.sleeps,
-      longestOwn.faults, static_cast<long long>(gui.ownOver16()));
-  std::printf("  the GUI thread seen in it (sampled every 0.5 ms): %s\n",
-              gui.seenIn(longestOwn).c_str());
+      longestOwn.faults, loop.seenInLongestOwn.c_str(), static_cast<long long>(loop.ownOver16));
+  std::printf(
+      "  control, a thread that only sleeps 1 ms at a time: longest %.1f ms late (%.1f ms on a "
+      "CPU, %.1f ms waiting for one, %.1f ms neither), %lld over 16 ms\n",
+      loop.control.lateMs, loop.control.cpuMs, loop.control.runQueueMs, loop.control.restMs(),
+      static_cast<long long>(loop.controlOver16));
   std::printf("hypervisor steal while the loop was watched: %.0f %% of a core\n",
               stealCores * 100);
   std::printf("memory: owner agent RSS %.0f MiB (peak %.0f), GUI side RSS %.0f MiB (peak %.0f)\n",
@@ -909,6 +791,9 @@ int main(int argc, char** argv) {
   cli.add_option("--stall-rank", options.stallRank, "the rank that stalls (default W/4+3)");
   cli.add_option("--stall-hold", options.stallHoldS, "seconds the others wait after the stall");
   cli.add_option("--telemetry-interval", options.telemetryIntervalS, "agents' telemetry, s");
+  cli.add_flag("--simulation-idle", options.simulationIdle,
+               "the ranks' process and nodes 2-N's agents (what only simulates the cluster) at "
+               "SCHED_IDLE, so the owner agent and the GUI side come first");
   cli.add_option("--timeout", options.timeoutS, "seconds to wait for the store to drain");
   cli.add_option("--reference-samples", options.referenceSamples, "rows of the raw reference");
   cli.add_option("--agent", options.agentPath, "ringside-agent");
