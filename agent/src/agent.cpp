@@ -36,8 +36,12 @@ constexpr std::chrono::milliseconds kRankGatherWindow{5};
 constexpr auto kRetentionInterval = std::chrono::hours(1);
 // How often the allowlist file is checked for changes (`ringside-agent authorize` / `revoke`).
 constexpr std::chrono::milliseconds kAllowlistReloadInterval{1000};
-// How often running runs are judged for a stall (hang_monitor.h): heartbeats come once a second.
-constexpr std::chrono::milliseconds kHangCheckInterval{1000};
+// How often running runs are judged for a stall (hang_monitor.h). Judging is a few comparisons
+// per run (its /proc sampling is at most once a second, HangMonitor::kProcessSamplePeriodSeconds);
+// a quarter second keeps the flag within StallRule::minSeconds + about half a second of the last
+// progress, where a 1 s period cost up to a second more (bench/scale: 1.5-1.96 s after the 8 s
+// threshold at 32 x 8).
+constexpr std::chrono::milliseconds kHangCheckInterval{250};
 // How long a re-bind after a revocation retries while libzmq releases the old listener.
 constexpr std::chrono::seconds kRebindTimeout{5};
 

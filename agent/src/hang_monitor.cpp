@@ -164,7 +164,12 @@ std::vector<HangMonitor::Action> HangMonitor::poll(const std::vector<v1::RunInfo
     const double quiet = watched.detector.secondsWithoutProgress(now);
     const double threshold = watched.detector.thresholdSeconds();
     // /proc is read only for a run that looks stuck: from half its threshold on.
-    if (watched.detector.armed() && quiet >= threshold / 2) sampleProcesses(runId, watched, now);
+    if (watched.detector.armed() && quiet >= threshold / 2 &&
+        (watched.lastProcessSample < 0 ||
+         now - watched.lastProcessSample >= kProcessSamplePeriodSeconds)) {
+      sampleProcesses(runId, watched, now);
+      watched.lastProcessSample = now;
+    }
     std::optional<v1::StallVerdict> verdict = watched.detector.evaluate(now);
     if (watched.hangTimeoutSeconds > 0 && watched.detector.armed() &&
         quiet >= std::max<double>(watched.hangTimeoutSeconds, threshold)) {

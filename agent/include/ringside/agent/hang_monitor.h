@@ -20,6 +20,10 @@ namespace ringside::agent {
 
 class HangMonitor {
  public:
+  // The least time between two /proc samples of one run's ranks, s: their process state and CPU
+  // time, for the verdict's "(process sleeping)"; reading /proc costs O(processes on the node).
+  static constexpr double kProcessSamplePeriodSeconds = 1.0;
+
   struct Action {
     enum class Kind {
       kStalled,   // a new verdict, or one that names other ranks: journal it
@@ -41,9 +45,10 @@ class HangMonitor {
                  double now);
   void onLogLines(const std::string& runId, const std::vector<v1::LogLine>& lines, double now);
 
-  // Call about once a second with the runs this agent owns (RunManager::runs(false)): starts
-  // watching those that are RUNNING, forgets the others, samples /proc for the ranks of runs
-  // without progress, and returns what changed. `ownerNode`: this node's host name, the node of
+  // Call every quarter second or so with the runs this agent owns (RunManager::runs(false)):
+  // starts watching those that are RUNNING, forgets the others, samples /proc for the ranks of
+  // runs without progress (at most once per kProcessSamplePeriodSeconds each), and returns what
+  // changed. `ownerNode`: this node's host name, the node of
   // the ranks of a run without placement.
   std::vector<Action> poll(const std::vector<v1::RunInfo>& runs, const std::string& ownerNode,
                            double now);
@@ -59,6 +64,7 @@ class HangMonitor {
     std::vector<std::string> rankNodes;
     std::string ownerNode;
     bool timedOut = false;
+    double lastProcessSample = -1.0;  // `now` of its last /proc sample; -1: none yet
   };
   void sampleProcesses(const std::string& runId, Watched& run, double now);
 

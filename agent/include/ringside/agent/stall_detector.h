@@ -35,8 +35,8 @@ namespace ringside::agent {
 struct StallRule {
   // The threshold's floor, s: steps of milliseconds must not make a garbage-collection pause or
   // a page-cache miss a stall, and the flag must reach a user within 10 s of the last progress
-  // (the agent judges once a second, kHangCheckInterval, and the verdict reaches the GUI in well
-  // under a second: bench/scale measured 0.55-1.65 s from the threshold to the GUI in all).
+  // (the agent judges four times a second, kHangCheckInterval, and the verdict reaches the GUI
+  // in well under a second).
   double minSeconds = 8.0;
   double stepTimeMultiple = 20.0;  // x the median step time
   // x the median gap between progress reports: a custom command that logs every 100 steps is
