@@ -160,22 +160,31 @@ void LoopWatch::control() {
   }
 }
 
+std::pair<size_t, size_t> LoopWatch::samplesIn(const LoopStall& stall) const {
+  // samples_ is in time order (one thread appends them).
+  const auto first = std::lower_bound(
+      samples_.begin(), samples_.end(), stall.from,
+      [](const ThreadSample& sample, Clock::time_point at) { return sample.at < at; });
+  const auto last = std::upper_bound(
+      first, samples_.end(), stall.to,
+      [](Clock::time_point at, const ThreadSample& sample) { return at < sample.at; });
+  return {static_cast<size_t>(first - samples_.begin()),
+          static_cast<size_t>(last - samples_.begin())};
+}
+
 void LoopWatch::classify(LoopStall& stall) const {
-  bool seen = false, elsewhere = false;
-  for (const ThreadSample& sample : samples_) {
-    if (sample.at < stall.from || sample.at > stall.to) continue;
-    seen = true;
-    if (!inLoopWaitOrRunning(sample.state)) elsewhere = true;
+  const auto [first, last] = samplesIn(stall);
+  bool elsewhere = false;
+  for (size_t i = first; i < last; ++i) {
+    if (!inLoopWaitOrRunning(samples_[i].state)) elsewhere = true;
   }
-  stall.blockedElsewhere = elsewhere || (!seen && stall.sleeps > 1);
+  stall.blockedElsewhere = elsewhere || (first == last && stall.sleeps > 1);
 }
 
 std::string LoopWatch::seenIn(const LoopStall& stall) const {
   std::map<std::string, int> counts;
-  for (const ThreadSample& sample : samples_) {
-    if (sample.at < stall.from || sample.at > stall.to) continue;
-    ++counts[syscallName(sample.state)];
-  }
+  const auto [first, last] = samplesIn(stall);
+  for (size_t i = first; i < last; ++i) ++counts[syscallName(samples_[i].state)];
   std::string text;
   for (const auto& [state, count] : counts) {
     text += (text.empty() ? "" : ", ") + state + " " + std::to_string(count);

@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace ringside::bench {
@@ -91,6 +92,8 @@ class LoopWatch {
   void sample(pid_t tid);
   void control();
   std::string seenIn(const LoopStall& stall) const;
+  // The [first, last) indices of samples_ taken within `stall`.
+  std::pair<size_t, size_t> samplesIn(const LoopStall& stall) const;
   void classify(LoopStall& stall) const;
 
   QTimer timer_;
