@@ -3,7 +3,8 @@
 // rank 1's CPU (the scheduler takes time slices from it, as another job's process would). In the
 // verdicts the owner agent journals, rank 1 must be named within 10 s of the loops' start, in
 // nearly every verdict while they run, with the stage "waiting for a CPU" (its run-queue delay
-// explains its lateness), and no longer within 10 s of their end.
+// explains its lateness), and no longer within 10 s of their end, unless it still waits for a
+// CPU (its run-queue delay, which the kernel counts) after them.
 //
 // Label `slow` (opt-in): it needs two CPUs that nothing else keeps busy. Other work on the
 // machine is moved by the scheduler onto the CPU the loops leave alone, which makes rank 0 as slow
@@ -54,8 +55,15 @@ TEST_F(AgentProcessTest, ARankSharingItsCpuWithBusyLoopsIsNamedAndCleared) {
   const v1::RunInfo run = waitForState(launched.run_id(), {v1::STOPPED, v1::FAILED, v1::COMPLETED});
   ASSERT_EQ(run.state(), v1::STOPPED) << run.reason();
 
-  const auto verdicts = journaledVerdicts(fetchAll(launched.run_id()).verdicts);
+  const auto fetched = fetchAll(launched.run_id());
+  const auto verdicts = journaledVerdicts(fetched.verdicts);
   const double start = busy.startedAt(), end = busy.stoppedAt();
+  // After the loops, rank 1 may still wait for a CPU: on two CPUs the agent, mpirun and this test
+  // run beside the ranks, and the scheduler may put them on rank 1's. Where it waits at least what
+  // the rule keeps a named rank at (its exit threshold) over the run's last 7 s, naming it is
+  // right and its clearing is not judged.
+  const double lingering = runQueueExcessShare(fetched.samples, 1, 0, end + 5.0, end + 12.0);
+  const bool stillWaits = lingering >= StragglerRule{}.exitCostShare;
   std::optional<double> detected, cleared;
   int held = 0, heldRight = 0, cpu = 0;
   for (const JournaledVerdict& v : verdicts) {
@@ -75,7 +83,7 @@ TEST_F(AgentProcessTest, ARankSharingItsCpuWithBusyLoopsIsNamedAndCleared) {
     if (v.time >= end && !cleared && v.rank != 1) cleared = v.time - end;
     // Once cleared, the verdict does not come back to rank 1 waiting for a CPU (the loops are
     // gone; a slower CPU of this virtual machine may still make it a compute straggler).
-    if (v.time >= end + 10.0) {
+    if (v.time >= end + 10.0 && !stillWaits) {
       EXPECT_FALSE(v.rank == 1 && v.stage == 3) << "step " << v.step;
     }
   }
@@ -87,12 +95,23 @@ TEST_F(AgentProcessTest, ARankSharingItsCpuWithBusyLoopsIsNamedAndCleared) {
   // test asks 90 % of a live run.
   EXPECT_GE(heldRight, 0.9 * held) << heldRight << " of " << held << ":\n" << timeline;
   EXPECT_GE(cpu, 0.9 * heldRight) << cpu << " of " << heldRight << " waiting for a CPU";
-  ASSERT_TRUE(cleared) << "rank 1 still named at the end:\n" << timeline;
+  if (stillWaits) {
+    std::printf(
+        "busy for %.1f s: rank 1 named after %.1f s in %d of %d verdicts; after the loops it "
+        "still waited for a CPU %.1f %% of the step more than rank 0, so its clearing is not "
+        "judged%s\n",
+        end - start, *detected, heldRight, held, lingering * 100,
+        cleared ? "" : " (still named at the end)");
+    return;
+  }
+  ASSERT_TRUE(cleared) << "rank 1 still named at the end (it waited for a CPU "
+                       << lingering * 100 << " % of the step more than rank 0 after the loops):\n"
+                       << timeline;
   EXPECT_LE(*cleared, 10.0) << timeline;
   std::printf(
       "busy for %.1f s: rank 1 named after %.1f s in %d of %d verdicts, cleared %.1f s "
-      "after the end\n",
-      end - start, *detected, heldRight, held, *cleared);
+      "after the end (then it waited for a CPU %.1f %% of the step more than rank 0)\n",
+      end - start, *detected, heldRight, held, *cleared, lingering * 100);
 }
 
 }  // namespace

@@ -48,6 +48,31 @@ inline std::vector<JournaledVerdict> journaledVerdicts(
   return verdicts;
 }
 
+// How much longer `rank` waited for a CPU than `other` in the ranks' records of [from, to) (Unix
+// s), as a share of the step time: the difference of their mean time/runqueue_ms over the mean of
+// `other`'s data + compute + wait (its step). What the kernel counted (run_queue.h), whatever the
+// verdict says; 0 without records.
+inline double runQueueExcessShare(const std::vector<v1::MetricSample>& samples, int rank,
+                                  int other, double from, double to) {
+  double rq[2] = {0.0, 0.0}, step = 0.0;
+  int n[2] = {0, 0}, steps = 0;
+  for (const auto& s : samples) {
+    if (s.wall_time() < from || s.wall_time() >= to) continue;
+    const int i = s.rank() == rank ? 0 : s.rank() == other ? 1 : -1;
+    if (i < 0) continue;
+    if (s.name() == metric::kRunQueueMs) {
+      rq[i] += s.value();
+      ++n[i];
+    } else if (i == 1 && (s.name() == metric::kDataMs || s.name() == metric::kComputeMs ||
+                          s.name() == metric::kWaitMs)) {
+      step += s.value();
+      steps += s.name() == metric::kWaitMs ? 1 : 0;
+    }
+  }
+  if (n[0] == 0 || n[1] == 0 || steps == 0 || step <= 0.0) return 0.0;
+  return (rq[0] / n[0] - rq[1] / n[1]) / (step / steps);
+}
+
 // The verdicts from `from` to `to` (Unix s) as "+3.5 s: rank 1 (12 %, 0.9)" lines, relative to
 // `origin`, for a failure message.
 inline std::string describeVerdicts(const std::vector<JournaledVerdict>& verdicts, double origin,
