@@ -133,7 +133,9 @@ Status AgentFleet::start(const std::string& clientKey) {
     command.insert(command.end(), {"unshare", "--uts"});
     std::string script = "hostname \"$0\" && exec \"$@\"";
     if (i > 1) {
-      command.insert(command.end(), {"--pid", "--fork", "--mount-proc"});
+      // --kill-child: should unshare die first (terminate's SIGKILL), the namespace's init
+      // gets SIGKILL too, and with it the whole node.
+      command.insert(command.end(), {"--pid", "--fork", "--kill-child", "--mount-proc"});
       script = "hostname \"$0\" && { \"$@\" & wait $!; }";
     }
     command.insert(command.end(), {"--", "/bin/sh", "-c", script, agent.name});
@@ -176,9 +178,9 @@ Status AgentFleet::start(const std::string& clientKey) {
         if (agent.pid > 0) break;
       }
       int status = 0;
-      if (::waitpid(agent.launcherPid, &status, WNOHANG) == agent.launcherPid ||
-          std::chrono::steady_clock::now() > deadline) {
-        agent.launcherPid = -1;
+      const bool exited = ::waitpid(agent.launcherPid, &status, WNOHANG) == agent.launcherPid;
+      if (exited || std::chrono::steady_clock::now() > deadline) {
+        if (exited) agent.launcherPid = -1;  // reaped
         return Status::internal(agent.name +
                                 "'s agent did not start (unshare needs root):\n" +
                                 tail(agent.stateDir + "/agent.log"));
@@ -208,7 +210,11 @@ Status AgentFleet::authorize(const FleetAgent& agent, const std::string& key) {
 
 int AgentFleet::terminate() {
   for (const FleetAgent& agent : agents_) {
-    if (agent.pid > 0) ::kill(agent.pid, SIGTERM);
+    if (agent.pid > 0) {
+      ::kill(agent.pid, SIGTERM);
+    } else if (agent.launcherPid > 0) {
+      ::kill(agent.launcherPid, SIGTERM);  // its agent never became ready (start failed)
+    }
   }
   int failed = 0;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
