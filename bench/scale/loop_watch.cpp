@@ -155,8 +155,8 @@ void LoopWatch::control() {
     const LoopStall stall = stallBetween(last, counters, lastAt, now);
     if (stall.lateMs > controlLongest_.lateMs) controlLongest_ = stall;
     if (stall.lateMs > kOver) ++controlOver16_;
-    last = ThreadCounters::now();  // the counters' own reading is not the sleep's
-    lastAt = Clock::now();
+    last = counters;  // as tick() does: one reading a gap
+    lastAt = now;
   }
 }
 

@@ -25,7 +25,7 @@
 //  5. Prints samples/s sent and stored, latency rank -> GUI store per phase, CPU of the owner
 //     agent, the other agents and the GUI side per phase, RSS, the straggler verdict's and the
 //     stall flag's time to detect as the GUI sees them, the longest GUI event-loop stall (split
-//     into the GUI thread's work, its wait for a CPU and the rest; GuiSide::LoopStall), the
+//     into the GUI thread's work, its wait for a CPU and the rest; loop_watch.h), the
 //     exactly-once check, and ratios against bench/telemetry's raw SQLite reference.
 //
 // Exit status: 0 every check passed and every target met; 1 a sample was lost, duplicated or
@@ -49,7 +49,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -64,7 +63,6 @@
 #include "ringside/common/protocol.h"
 #include "ringside/gui/controller.h"
 #include "ringside/gui/metrics_store.h"
-#include "ringside/trainer/run_queue.h"
 #include "scale_check.h"
 #include "scale_ranks.h"
 #include "telemetry/agent_harness.h"

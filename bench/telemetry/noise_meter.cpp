@@ -11,22 +11,35 @@
 
 namespace ringside::bench {
 
-double machineBusySeconds() {
+namespace {
+
+// The machine's CPU times in /proc/stat's first line (all CPUs), in clock ticks; all 0 when it
+// cannot be read.
+struct CpuTimes {
+  uint64_t user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+};
+
+CpuTimes machineCpuTimes() {
   std::ifstream stat("/proc/stat");
   std::string cpu;
-  uint64_t user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
-  stat >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal;
-  return static_cast<double>(user + nice + system + irq + softirq + steal) /
-         static_cast<double>(::sysconf(_SC_CLK_TCK));
+  CpuTimes t;
+  stat >> cpu >> t.user >> t.nice >> t.system >> t.idle >> t.iowait >> t.irq >> t.softirq >>
+      t.steal;
+  return stat ? t : CpuTimes{};
 }
 
-double machineStealSeconds() {
-  std::ifstream stat("/proc/stat");
-  std::string cpu;
-  uint64_t user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
-  stat >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal;
-  return static_cast<double>(steal) / static_cast<double>(::sysconf(_SC_CLK_TCK));
+double ticksToSeconds(uint64_t ticks) {
+  return static_cast<double>(ticks) / static_cast<double>(::sysconf(_SC_CLK_TCK));
 }
+
+}  // namespace
+
+double machineBusySeconds() {
+  const CpuTimes t = machineCpuTimes();
+  return ticksToSeconds(t.user + t.nice + t.system + t.irq + t.softirq + t.steal);
+}
+
+double machineStealSeconds() { return ticksToSeconds(machineCpuTimes().steal); }
 
 // User + system CPU seconds of process `pid` ("self" for this one), all its threads; 0 when gone.
 double processCpuSeconds(const std::string& pid) {
