@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 #include <sched.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -56,6 +58,68 @@ TEST(RunQueueTest, AThreadSharingItsCpuWithABusyThreadWaitsInTheRunQueue) {
   EXPECT_LE(shared, 400.0 + 50.0);
   // The total never goes back.
   EXPECT_GE(*threadRunQueueDelayMs(), start + shared);
+}
+
+// Waits in the run queue for at least `atLeastMs` more: shares CPU 0 with a busy thread.
+double accumulateRunQueueDelay(double atLeastMs) {
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(0, &one);
+  cpu_set_t saved;
+  sched_getaffinity(0, sizeof saved, &saved);
+  sched_setaffinity(0, sizeof one, &one);
+  const double start = *threadRunQueueDelayMs();
+  std::atomic<bool> stop{false};
+  std::thread busy([&] {
+    sched_setaffinity(0, sizeof one, &one);
+    volatile uint64_t sink = 0;
+    while (!stop.load(std::memory_order_relaxed)) sink = sink + 1;
+  });
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (*threadRunQueueDelayMs() - start < atLeastMs &&
+         std::chrono::steady_clock::now() < deadline) {
+    spin(std::chrono::milliseconds(20));
+  }
+  stop = true;
+  busy.join();
+  sched_setaffinity(0, sizeof saved, &saved);
+  return *threadRunQueueDelayMs();
+}
+
+// The file is kept open between readings: each thread, and a forked child, must still read its
+// own thread's figure, not the thread's that read first.
+TEST(RunQueueTest, EachThreadAndAForkedChildReadTheirOwnDelay) {
+  if (!threadRunQueueDelayMs()) GTEST_SKIP() << "this kernel has no /proc/thread-self/schedstat";
+  const double mine = accumulateRunQueueDelay(100.0);
+  ASSERT_GE(mine, 100.0) << "could not make this thread wait 100 ms for a CPU in 5 s";
+  // A new thread has waited for a CPU only since it started.
+  double other = -1;
+  std::thread([&other] {
+    spin(std::chrono::milliseconds(1));
+    other = threadRunQueueDelayMs().value_or(-1);
+  }).join();
+  EXPECT_GE(other, 0.0);
+  EXPECT_LT(other, mine - 50.0);
+  // A forked child (this thread's copy, with the file this thread opened): its own, new figure.
+  int pipeFds[2];
+  ASSERT_EQ(::pipe(pipeFds), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const double inChild = threadRunQueueDelayMs().value_or(-1);
+    const ssize_t wrote = ::write(pipeFds[1], &inChild, sizeof inChild);
+    ::_exit(wrote == sizeof inChild ? 0 : 1);
+  }
+  double inChild = -1;
+  ASSERT_EQ(::read(pipeFds[0], &inChild, sizeof inChild), static_cast<ssize_t>(sizeof inChild));
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ::close(pipeFds[0]);
+  ::close(pipeFds[1]);
+  EXPECT_GE(inChild, 0.0);
+  EXPECT_LT(inChild, mine - 50.0);
+  // And this thread still reads its own, never less than before.
+  EXPECT_GE(*threadRunQueueDelayMs(), mine);
 }
 
 }  // namespace

@@ -6,7 +6,8 @@
 // reports its mean per step as time/runqueue_ms (docs/metrics.md), and the owner agent's straggler
 // rule charges a rank's excess of it (straggler_detector.h).
 //
-// Thread-safety: thread-safe (each call reads the calling thread's own file).
+// Thread-safety: thread-safe. Each thread opens its own file on its first call and keeps it open
+// until it exits (one pread a reading); a forked child opens its own (pthread_atfork).
 #pragma once
 
 #include <optional>
