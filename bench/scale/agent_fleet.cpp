@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -221,16 +222,29 @@ int AgentFleet::terminate() {
   for (FleetAgent& agent : agents_) {
     if (agent.launcherPid <= 0) continue;
     int status = 0;
+    bool killed = false;
     while (::waitpid(agent.launcherPid, &status, WNOHANG) == 0) {
       if (std::chrono::steady_clock::now() > deadline) {
         if (agent.pid > 0) ::kill(agent.pid, SIGKILL);
         ::kill(agent.launcherPid, SIGKILL);
         ::waitpid(agent.launcherPid, &status, 0);
+        killed = true;
         break;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) ++failed;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      ++failed;
+      // How it ended, and what it logged last: a slow exit on a saturated machine and a failed
+      // one read differently.
+      const std::string how =
+          killed ? "still running 10 s after SIGTERM, killed"
+          : WIFEXITED(status) ? "exit status " + std::to_string(WEXITSTATUS(status))
+          : WIFSIGNALED(status) ? "killed by signal " + std::to_string(WTERMSIG(status))
+                                : "ended with wait status " + std::to_string(status);
+      std::fprintf(stderr, "%s's agent: %s; its log ends:\n%s\n", agent.name.c_str(),
+                   how.c_str(), tail(agent.stateDir + "/agent.log").c_str());
+    }
     agent.pid = -1;
     agent.launcherPid = -1;
   }

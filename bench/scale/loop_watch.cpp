@@ -1,5 +1,7 @@
 #include "loop_watch.h"
 
+#include <fcntl.h>
+#include <pthread.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -101,9 +103,24 @@ void LoopWatch::start() {
   control_ = std::thread([this] { control(); });
 }
 
+double LoopWatch::watcherCpuSeconds() {
+  if (!running_) return watcherCpuDone_;
+  double seconds = watcherCpuDone_;
+  for (std::thread* thread : {&sampler_, &control_}) {
+    clockid_t clock{};
+    timespec ts{};
+    if (pthread_getcpuclockid(thread->native_handle(), &clock) == 0 &&
+        clock_gettime(clock, &ts) == 0) {
+      seconds += static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+    }
+  }
+  return seconds;
+}
+
 void LoopWatch::stop() {
   measuring_ = false;
   if (!running_) return;
+  watcherCpuDone_ = watcherCpuSeconds();  // while both threads still run
   running_ = false;
   sampler_.join();
   control_.join();
@@ -124,24 +141,27 @@ void LoopWatch::tick() {
 }
 
 void LoopWatch::sample(pid_t tid) {
+  // Opened once and read with pread: open, read and close 2,000 times a second cost the process
+  // about a tenth of a core on a virtual machine whose system calls are slow.
   const std::string path = "/proc/self/task/" + std::to_string(tid) + "/syscall";
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   while (running_) {
     int state = -3;
-    if (std::FILE* file = std::fopen(path.c_str(), "r")) {
-      char text[64] = {};
-      if (std::fgets(text, sizeof text, file) != nullptr) {
-        if (std::strncmp(text, "running", 7) == 0) {
-          state = -1;
-        } else {
-          state = std::atoi(text);
-          if (state < 0) state = -2;
-        }
+    char text[64];
+    const ssize_t read = fd >= 0 ? ::pread(fd, text, sizeof text - 1, 0) : -1;
+    if (read > 0) {
+      text[read] = '\0';
+      if (std::strncmp(text, "running", 7) == 0) {
+        state = -1;
+      } else {
+        state = std::atoi(text);
+        if (state < 0) state = -2;
       }
-      std::fclose(file);
     }
     samples_.push_back({Clock::now(), state});
     std::this_thread::sleep_for(kSamplePeriod);
   }
+  if (fd >= 0) ::close(fd);
 }
 
 void LoopWatch::control() {

@@ -81,6 +81,10 @@ class LoopWatch {
   void stop();
   // What was measured between start() and stop(); call after stop().
   LoopWatchSummary summary() const;
+  // CPU seconds its own sampler and control threads have used, over every start() so far: the
+  // measurement's cost, which the bench leaves out of the GUI side's CPU. Call on the thread that
+  // calls start() and stop().
+  double watcherCpuSeconds();
 
  private:
   using Clock = LoopStall::Clock;
@@ -109,6 +113,7 @@ class LoopWatch {
   std::vector<ThreadSample> samples_;  // written by sampler_; read after it joined
   LoopStall controlLongest_;           // written by control_; read after it joined
   int64_t controlOver16_ = 0;
+  double watcherCpuDone_ = 0;  // the sampler's and control's CPU seconds of earlier start()s
 };
 
 }  // namespace ringside::bench

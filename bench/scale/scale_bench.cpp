@@ -51,6 +51,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 #include <string>
@@ -193,6 +194,7 @@ int ranksChild(const ScaleOptions& options) {
 struct CpuMark {
   Clock::time_point at;
   double owner = 0, otherAgents = 0, gui = 0, ranks = 0, machine = 0;
+  double watch = 0;  // the loop watch's own threads (left out of gui)
 };
 
 // The GUI side: the Controller, the ingest log, the stall flag and the event-loop watchdog.
@@ -251,6 +253,7 @@ class GuiSide {
   // The GUI thread's event loop (loop_watch.h): measured between measureLoop(true) and (false).
   void measureLoop(bool on) { on ? loop_.start() : loop_.stop(); }
   LoopWatchSummary loop() const { return loop_.summary(); }
+  double loopWatchCpuSeconds() { return loop_.watcherCpuSeconds(); }
 
  private:
   std::unique_ptr<gui::Controller> controller_;
@@ -266,8 +269,10 @@ class GuiSide {
   LoopWatch loop_;  // constructed on the GUI thread
 };
 
-// The placeholder every rank runs (as "/bin/sh script envfile"): world rank 0 writes the
-// environment the owner agent gave the ranks, then every rank sleeps until the run is stopped.
+// The placeholder every rank runs (as "/bin/sh script envfile seconds"): world rank 0 writes the
+// environment the owner agent gave the ranks, every rank appends its world rank to
+// envfile.started (one short O_APPEND write each, so lines do not interleave), then sleeps until
+// the run is stopped.
 constexpr const char* kPlaceholderScript =
     "if [ \"$OMPI_COMM_WORLD_RANK\" = 0 ]; then\n"
     "  printf '%s\\n%s\\n%s\\n%s\\n%s\\n' \"$RINGSIDE_AGENT_ENDPOINT\" \"$RINGSIDE_RUN_ID\" \\\n"
@@ -275,6 +280,7 @@ constexpr const char* kPlaceholderScript =
     "\\\n"
     "    > \"$1.tmp\" && mv \"$1.tmp\" \"$1\"\n"
     "fi\n"
+    "echo \"$OMPI_COMM_WORLD_RANK\" >> \"$1.started\"\n"
     "exec sleep \"$2\"\n";
 
 // The agents' process ids, for a signal that ends the bench early: they are sent SIGTERM.
@@ -426,6 +432,7 @@ int runBench(const ScaleOptions& options, int argc, char** argv) {
                      .c_str());
     return 1;
   }
+  const double acceptedS = secondsSince(launchStart);  // pre-flight of every node, then launch
   if (!GuiHarness::spinUntil([&] { return QFile::exists(QString::fromStdString(envFile)); },
                              180000)) {
     std::fprintf(stderr,
@@ -447,11 +454,29 @@ int runBench(const ScaleOptions& options, int argc, char** argv) {
                  rankEnv.empty() ? "(empty)" : rankEnv[0].c_str());
     return 1;
   }
+  const double rankZeroS = secondsSince(launchStart);
+  // Every placeholder rank up before the simulated ranks send: on a cluster mpirun starts each
+  // node's ranks on that node's CPUs, but here the 512 fork-execs share the 2 cores with the
+  // owner and the GUI side, and a phase that overlapped them measured the launch (on a slow
+  // machine the last ranks started 20-40 s after world rank 0).
+  const std::string startedFile = envFile + ".started";
+  auto ranksUp = [&startedFile] {
+    std::ifstream in(startedFile);
+    return static_cast<int>(std::count(std::istreambuf_iterator<char>(in),
+                                       std::istreambuf_iterator<char>(), '\n'));
+  };
+  if (!GuiHarness::spinUntil([&] { return ranksUp() >= world; }, 300000)) {
+    std::fprintf(stderr,
+                 "scale_bench: run %s: %d of %d ranks started within 300 s (the owner's run "
+                 "directory under %s/nodes/node-1/runs has mpirun's stderr.log)\n",
+                 runId.toStdString().c_str(), ranksUp(), world, dir->c_str());
+    return 1;
+  }
   std::printf(
-      "  run %s launched on %d nodes, %d ranks started after %.1f s; ranks push to %s "
-      "(CURVE, the run's key)\n",
-      runId.toStdString().c_str(), options.nodes, world, secondsSince(launchStart),
-      rankEnv[0].c_str());
+      "  run %s launched on %d nodes: the owner accepted it after %.1f s, world rank 0 started "
+      "after %.1f s, all %d ranks after %.1f s; ranks push to %s (CURVE, the run's key)\n",
+      runId.toStdString().c_str(), options.nodes, acceptedS, rankZeroS, world,
+      secondsSince(launchStart), rankEnv[0].c_str());
 
   // 4. The ranks, in a child process with the ranks' environment.
   ScaleRanksOptions ro = ranksOptions(options);
@@ -498,7 +523,8 @@ int runBench(const ScaleOptions& options, int argc, char** argv) {
     m.at = Clock::now();
     m.owner = processCpuSeconds(ownerPid);
     for (size_t i = 1; i < fleet.agents().size(); ++i) m.otherAgents += fleet.cpuSeconds(i);
-    m.gui = processCpuSeconds("self");
+    m.watch = gui.loopWatchCpuSeconds();
+    m.gui = processCpuSeconds("self") - m.watch;  // the GUI side's, less the measurement's
     m.ranks = processCpuSeconds(childPid);
     m.machine = machineBusySeconds();
     return m;
@@ -721,6 +747,10 @@ int runBench(const ScaleOptions& options, int argc, char** argv) {
       static_cast<long long>(loop.controlOver16));
   std::printf("hypervisor steal while the loop was watched: %.0f %% of a core\n",
               stealCores * 100);
+  std::printf(
+      "the loop watch's own sampler and control threads: %.0f %% of a core (left out of the GUI "
+      "side's CPU)\n",
+      pct(marks[last].watch - marks[0].watch, secondsSince(marks[0].at, marks[last].at)));
   std::printf("memory: owner agent RSS %.0f MiB (peak %.0f), GUI side RSS %.0f MiB (peak %.0f)\n",
               ownerRssPeak, ownerRssHwm, guiRssPeak, guiRssHwm);
   std::printf(
