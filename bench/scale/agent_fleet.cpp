@@ -218,7 +218,10 @@ int AgentFleet::terminate() {
     }
   }
   int failed = 0;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  // At SCHED_IDLE (options_.idle) an agent gets a CPU only when nothing else wants one, and
+  // while 60 others shut down at once that can take longer than the 10 s a node gets otherwise.
+  const int graceSeconds = options_.idle ? 60 : 10;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(graceSeconds);
   for (FleetAgent& agent : agents_) {
     if (agent.launcherPid <= 0) continue;
     int status = 0;
@@ -238,7 +241,7 @@ int AgentFleet::terminate() {
       // How it ended, and what it logged last: a slow exit on a saturated machine and a failed
       // one read differently.
       const std::string how =
-          killed ? "still running 10 s after SIGTERM, killed"
+          killed ? "still running " + std::to_string(graceSeconds) + " s after SIGTERM, killed"
           : WIFEXITED(status) ? "exit status " + std::to_string(WEXITSTATUS(status))
           : WIFSIGNALED(status) ? "killed by signal " + std::to_string(WTERMSIG(status))
                                 : "ended with wait status " + std::to_string(status);

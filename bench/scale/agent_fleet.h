@@ -52,8 +52,8 @@ class AgentFleet {
   // ready files. Errors: kInternal naming the agent that did not start or authorize, with its
   // log's tail.
   Status start(const std::string& clientKey);
-  // SIGTERM to all, SIGKILL after 10 s; returns how many did not exit 0, each named on stderr
-  // with how it ended and its log's tail.
+  // SIGTERM to all, SIGKILL after 10 s (60 s with idle); returns how many did not exit 0, each
+  // named on stderr with how it ended and its log's tail.
   int terminate();
 
   const std::vector<FleetAgent>& agents() const { return agents_; }

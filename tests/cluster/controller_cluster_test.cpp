@@ -450,17 +450,24 @@ class ControllerGpuClusterTest : public QObject, ClusterHelpers {
       }
       return {};
     };
+    QString incomplete;  // why complete() said no, for the failure message
     auto complete = [&]() {
       const auto series = gpuSeries();
       std::map<int, int> perRank;
       for (const auto& [key, points] : series) {
-        if (!problem(points).isEmpty()) return false;
+        if (const QString why = problem(points); !why.isEmpty()) {
+          incomplete = QStringLiteral("rank %1 %2: %3").arg(key.first).arg(key.second, why);
+          return false;
+        }
         ++perRank[key.first];
       }
       // Utilization, memory, temperature and PCIe rx/tx at least, whichever GPU a rank got.
+      incomplete = QStringLiteral("%1 series of rank 0 and %2 of rank 1 (5 each wanted)")
+                       .arg(perRank[0])
+                       .arg(perRank[1]);
       return perRank[0] >= 5 && perRank[1] >= 5;
     };
-    QTRY_VERIFY_WITH_TIMEOUT(complete(), 30000);
+    QTRY_VERIFY2_WITH_TIMEOUT(complete(), qPrintable(incomplete), 30000);
     for (const auto& [key, points] : gpuSeries()) {
       QVERIFY2(
           problem(points).isEmpty(),
