@@ -30,29 +30,40 @@ void spin(std::chrono::milliseconds duration) {
   while (std::chrono::steady_clock::now() < end) sink = sink + 1;
 }
 
-TEST(RunQueueTest, AThreadSharingItsCpuWithABusyThreadWaitsInTheRunQueue) {
-  const auto before = threadRunQueueDelayMs();
-  if (!before) GTEST_SKIP() << "this kernel has no /proc/thread-self/schedstat";
-  // This thread and a busy one on the same CPU: each runs about half the time and waits in the
-  // run queue the other half.
+// Runs `body` on the calling thread pinned to CPU 0 beside a thread that spins on CPU 0: each
+// runs about half the time and waits in the run queue the other half. Returns false (nothing run)
+// when the affinity cannot be set.
+template <typename Body>
+bool sharingCpuZeroWithABusyThread(Body body) {
   cpu_set_t one;
   CPU_ZERO(&one);
   CPU_SET(0, &one);
   cpu_set_t saved;
-  ASSERT_EQ(sched_getaffinity(0, sizeof saved, &saved), 0);
-  ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
-  const double start = *threadRunQueueDelayMs();
+  if (sched_getaffinity(0, sizeof saved, &saved) != 0 ||
+      sched_setaffinity(0, sizeof one, &one) != 0) {
+    return false;
+  }
   std::atomic<bool> stop{false};
   std::thread busy([&] {
     sched_setaffinity(0, sizeof one, &one);
     volatile uint64_t sink = 0;
     while (!stop.load(std::memory_order_relaxed)) sink = sink + 1;
   });
-  spin(std::chrono::milliseconds(400));
-  const double shared = *threadRunQueueDelayMs() - start;
+  body();
   stop = true;
   busy.join();
-  ASSERT_EQ(sched_setaffinity(0, sizeof saved, &saved), 0);
+  return sched_setaffinity(0, sizeof saved, &saved) == 0;
+}
+
+TEST(RunQueueTest, AThreadSharingItsCpuWithABusyThreadWaitsInTheRunQueue) {
+  const auto before = threadRunQueueDelayMs();
+  if (!before) GTEST_SKIP() << "this kernel has no /proc/thread-self/schedstat";
+  double start = 0, shared = 0;
+  ASSERT_TRUE(sharingCpuZeroWithABusyThread([&] {
+    start = *threadRunQueueDelayMs();
+    spin(std::chrono::milliseconds(400));
+    shared = *threadRunQueueDelayMs() - start;
+  }));
   // About 200 ms of the 400; at least 50 even on a loaded machine.
   EXPECT_GE(shared, 50.0);
   EXPECT_LE(shared, 400.0 + 50.0);
@@ -60,37 +71,20 @@ TEST(RunQueueTest, AThreadSharingItsCpuWithABusyThreadWaitsInTheRunQueue) {
   EXPECT_GE(*threadRunQueueDelayMs(), start + shared);
 }
 
-// Waits in the run queue for at least `atLeastMs` more: shares CPU 0 with a busy thread.
-double accumulateRunQueueDelay(double atLeastMs) {
-  cpu_set_t one;
-  CPU_ZERO(&one);
-  CPU_SET(0, &one);
-  cpu_set_t saved;
-  sched_getaffinity(0, sizeof saved, &saved);
-  sched_setaffinity(0, sizeof one, &one);
-  const double start = *threadRunQueueDelayMs();
-  std::atomic<bool> stop{false};
-  std::thread busy([&] {
-    sched_setaffinity(0, sizeof one, &one);
-    volatile uint64_t sink = 0;
-    while (!stop.load(std::memory_order_relaxed)) sink = sink + 1;
-  });
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (*threadRunQueueDelayMs() - start < atLeastMs &&
-         std::chrono::steady_clock::now() < deadline) {
-    spin(std::chrono::milliseconds(20));
-  }
-  stop = true;
-  busy.join();
-  sched_setaffinity(0, sizeof saved, &saved);
-  return *threadRunQueueDelayMs();
-}
-
 // The file is kept open between readings: each thread, and a forked child, must still read its
 // own thread's figure, not the thread's that read first.
 TEST(RunQueueTest, EachThreadAndAForkedChildReadTheirOwnDelay) {
   if (!threadRunQueueDelayMs()) GTEST_SKIP() << "this kernel has no /proc/thread-self/schedstat";
-  const double mine = accumulateRunQueueDelay(100.0);
+  // This thread waits at least 100 ms for a CPU (at most 5 s of trying).
+  ASSERT_TRUE(sharingCpuZeroWithABusyThread([] {
+    const double start = *threadRunQueueDelayMs();
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (*threadRunQueueDelayMs() - start < 100.0 &&
+           std::chrono::steady_clock::now() < deadline) {
+      spin(std::chrono::milliseconds(20));
+    }
+  }));
+  const double mine = *threadRunQueueDelayMs();
   ASSERT_GE(mine, 100.0) << "could not make this thread wait 100 ms for a CPU in 5 s";
   // A new thread has waited for a CPU only since it started.
   double other = -1;
