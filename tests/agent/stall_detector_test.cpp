@@ -44,7 +44,9 @@ TEST(StallDetectorTest, StoppedRankIsNamedAfterTheEightSecondFloor) {
     d.onHeartbeat(
         beat(0, step, step, v1::ALLREDUCE, "the all-reduce of bucket 0 of step 2501", t - 109.5),
         t);
-    if (t < last + 8.0) EXPECT_FALSE(d.evaluate(t)) << "flagged at " << t;
+    if (t < last + 8.0) {
+      EXPECT_FALSE(d.evaluate(t)) << "flagged at " << t;
+    }
   }
   d.onProcesses({RankProcessView{1, "stopped", 12.5}}, 124.0);
   const auto verdict = d.evaluate(124.0);
@@ -254,7 +256,9 @@ TEST(StallDetectorTest, RankHungInSetUpOrACheckpointWriteIsFlaggedAfterThePhaseT
     d.onHeartbeat(beat(0, step, step, v1::CHECKPOINT, "", t - 10.0), t);
     d.onHeartbeat(beat(1, step, step, v1::CHECKPOINT, "the checkpoint barrier", t - 10.0), t);
     // Progress until t = 609 (below), so no flag before the threshold's floor after it.
-    if (t < 609.0 + rule.minSeconds) EXPECT_FALSE(d.evaluate(t)) << "flagged at " << t;
+    if (t < 609.0 + rule.minSeconds) {
+      EXPECT_FALSE(d.evaluate(t)) << "flagged at " << t;
+    }
   }
   // The last heartbeat within the bound (phase 599 s at t = 609) was the last progress.
   EXPECT_NEAR(d.secondsWithoutProgress(625.0), 16.0, 1e-9);
