@@ -458,7 +458,7 @@ int runBench(const ScaleOptions& options, int argc, char** argv) {
   // Every placeholder rank up before the simulated ranks send: on a cluster mpirun starts each
   // node's ranks on that node's CPUs, but here the 512 fork-execs share the 2 cores with the
   // owner and the GUI side, and a phase that overlapped them measured the launch (on a slow
-  // machine the last ranks started 20-40 s after world rank 0).
+  // machine the last ranks started 8-20 s after world rank 0).
   const std::string startedFile = envFile + ".started";
   auto ranksUp = [&startedFile] {
     std::ifstream in(startedFile);
