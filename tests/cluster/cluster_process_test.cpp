@@ -152,6 +152,23 @@ class ClusterTest : public ::testing::Test {
     ASSERT_EQ(nodes_[1]->hello().hostname(), "node-2");
   }
 
+  // A run a failed test left running would hold its slots and refuse the next test's launch:
+  // stop what is still active and wait until it ended.
+  void TearDown() override {
+    if (nodes_.empty()) return;
+    v1::Envelope list;
+    list.mutable_list_runs()->set_include_ended(false);
+    const v1::Envelope reply = node1().request(list);
+    for (const auto& run : reply.list_runs_reply().runs()) {
+      if (run.end_time() > 0.0) continue;
+      v1::Envelope stop;
+      stop.mutable_stop_run()->set_run_id(run.run_id());
+      stop.mutable_stop_run()->set_grace_seconds(5);
+      (void)node1().request(stop);
+      waitForState(run.run_id(), {v1::FAILED, v1::COMPLETED, v1::STOPPED}, 60);
+    }
+  }
+
   NodeClient& node1() { return *nodes_[0]; }
   NodeClient& node2() { return *nodes_[1]; }
 
@@ -189,6 +206,10 @@ class ClusterTest : public ::testing::Test {
 
   v1::RunInfo waitForState(const std::string& runId, std::set<v1::RunState> states,
                            int seconds = 240) {
+    if (runId.empty()) {  // the launch was refused (its failure says why): nothing to wait for
+      ADD_FAILURE() << "no run to wait for";
+      return {};
+    }
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
     v1::RunInfo run;
     while (std::chrono::steady_clock::now() < deadline) {
@@ -297,8 +318,8 @@ TEST_F(ClusterTest, TwoNodesTimesTwoRanksCompleteWithEveryRanksMetricsAndMatchOn
   // EPYC with AVX2 (both measured by this test).
   EXPECT_LE(std::sqrt(diff / norm), kEquivalenceTolerance)
       << "2 nodes x 2 ranks x batch 16 vs 1 rank x 64\n"
-                                          << out.substr(out.rfind("{\"checkpoint")) << "\n"
-                                          << oneOut.substr(oneOut.rfind("{\"checkpoint"));
+      << out.substr(out.rfind("{\"checkpoint")) << "\n"
+      << oneOut.substr(oneOut.rfind("{\"checkpoint"));
 }
 
 TEST_F(ClusterTest, CustomCommandOnTwoNodesReportsEveryRanksJsonLines) {
@@ -420,7 +441,17 @@ TEST_F(ClusterTest, StoppedRankOnNode2IsNamedWithItsNodeAndTheHangTimeoutEndsThe
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
   ASSERT_EQ(pids.size(), 2u);
-  std::this_thread::sleep_for(std::chrono::seconds(2));  // steps under way: heartbeats and steps
+  // Every rank stepping before one is stopped (on a machine loaded by other tests the set-up can
+  // take many seconds): the case under test is a rank that stops in training, not in set-up.
+  std::set<int> stepping;
+  const auto underWay = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (stepping.size() < 4 && std::chrono::steady_clock::now() < underWay) {
+    for (const auto& sample : node1().fetchSamples(launched.run_id())) {
+      if (sample.step() >= 1 && sample.rank() >= 0) stepping.insert(sample.rank());
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+  ASSERT_EQ(stepping.size(), 4u) << "not every rank reported a step within 120 s";
   const ProcessResult stopped = runProcess(
       {kLocalCluster, "exec", "node-2", "kill", "-STOP", std::to_string(pids[0])}, "/", 60);
   ASSERT_EQ(stopped.exitCode, 0) << stopped.err;

@@ -1,14 +1,23 @@
 // Tests of ZmqMetricSink against a real PULL socket standing in for the agent: order and batch_seq,
-// a full queue, the agent going away and coming back, shutdown without an agent, and a 2-rank
-// ringside-trainer run sending to a collector.
+// a full queue, the agent going away and coming back, shutdown without an agent, a 2-rank
+// ringside-trainer run sending to a collector, and a rank's heartbeat while its data still loads.
 #include "ringside/trainer/zmq_metrics_sink.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -442,6 +451,95 @@ TEST(ZmqMetricSinkProcessTest, EveryRankSendsItsOwnRecordsAndRankZeroTheGlobalOn
     EXPECT_EQ(globalLoss, rank == 0 ? stdoutGlobalLoss : 0u) << "rank " << rank;
     EXPECT_EQ(globalTestLoss, rank == 0 ? stdoutTestLoss : 0u) << "rank " << rank;
   }
+}
+
+// A rank's heartbeat starts before its set-up (docs/metrics.md, "Heartbeats"): while its data is
+// still loading, here from a FIFO that this test fills only once a heartbeat came, the agent hears
+// the rank in SETUP; a slow start is not a rank silent since the run started (which the owner's
+// stall rule counts as stuck after 8 s). Under mpirun, as the agent starts a trainer run.
+TEST(ZmqMetricSinkProcessTest, HeartbeatComesInSetUpWhileTheDataIsStillLoading) {
+  namespace fs = std::filesystem;
+  ::signal(SIGPIPE, SIG_IGN);  // a trainer gone before the FIFO is filled is a failure, not a crash
+  TempDir dir;
+  const std::string data = dir.path() + "/data";
+  fs::create_directories(data);
+  for (const char* name :
+       {"train-labels-idx1-ubyte.gz", "t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"}) {
+    fs::copy_file(std::string(RINGSIDE_DATA_DIR) + "/" + name, data + "/" + name);
+  }
+  const std::string fifo = data + "/train-images-idx3-ubyte.gz";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0) << std::strerror(errno);
+  const std::string endpoint = "ipc://" + dir.path() + "/ranks.sock";
+  zmq::context_t context;
+  zmq::socket_t pull(context, zmq::socket_type::pull);
+  pull.set(zmq::sockopt::linger, 0);
+  pull.set(zmq::sockopt::rcvtimeo, 100);
+  pull.bind(endpoint);
+  ChildProcess trainer({RINGSIDE_MPIEXEC,
+                        "-np",
+                        "1",
+                        "--bind-to",
+                        "none",
+                        RINGSIDE_TRAINER_BIN,
+                        "--backend",
+                        "mpi",
+                        "--quiet",
+                        "--data",
+                        data,
+                        "--train-samples",
+                        "2000",
+                        "--test-samples",
+                        "500",
+                        "--global-batch",
+                        "64",
+                        "--max-steps",
+                        "5",
+                        "--checkpoint-dir",
+                        "ckpt"},
+                       dir.path(),
+                       {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
+                        "RINGSIDE_AGENT_ENDPOINT=" + endpoint, "RINGSIDE_RUN_ID=test"});
+
+  std::optional<v1::RankHeartbeat> beat;
+  const auto deadline = Clock::now() + 60s;
+  while (!beat && Clock::now() < deadline) {
+    zmq::message_t frame;
+    if (!pull.recv(frame)) continue;
+    v1::Envelope envelope;
+    if (envelope.ParseFromArray(frame.data(), static_cast<int>(frame.size())) &&
+        envelope.has_rank_heartbeat()) {
+      beat = envelope.rank_heartbeat();
+    }
+  }
+  // Whatever came, the FIFO is filled (once the trainer opened it), so that the trainer goes on.
+  int fd = -1;
+  const auto opened = Clock::now() + 60s;
+  while (fd < 0 && Clock::now() < opened) {
+    fd = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);  // ENXIO: no reader yet
+    if (fd < 0) std::this_thread::sleep_for(50ms);
+  }
+  ASSERT_GE(fd, 0) << "the trainer never opened its training images: " << trainer.errorSoFar();
+  ASSERT_EQ(::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK), 0);
+  std::ifstream images(std::string(RINGSIDE_DATA_DIR) + "/train-images-idx3-ubyte.gz",
+                       std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(images)),
+                          std::istreambuf_iterator<char>());
+  size_t written = 0;
+  while (written < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
+    if (n <= 0) break;
+    written += static_cast<size_t>(n);
+  }
+  ::close(fd);
+
+  ASSERT_TRUE(beat.has_value()) << "no heartbeat in 60 s while the rank's data was loading";
+  EXPECT_EQ(beat->run_id(), "test");
+  EXPECT_EQ(beat->rank(), 0);
+  EXPECT_EQ(beat->phase(), v1::SETUP);
+  EXPECT_TRUE(beat->waiting_in().empty()) << beat->waiting_in();
+  const ProcessResult result = trainer.wait(300.0);
+  EXPECT_EQ(written, bytes.size());
+  EXPECT_EQ(result.exitCode, 0) << "stderr:\n" << result.err << "\nstdout:\n" << result.out;
 }
 
 }  // namespace

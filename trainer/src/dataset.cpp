@@ -25,7 +25,11 @@ std::string installHint(const std::string& dir) {
 Result<std::string> findFile(const std::string& dir, const std::string& stem) {
   for (const std::string& candidate : {dir + "/" + stem + ".gz", dir + "/" + stem}) {
     std::error_code ec;
-    if (std::filesystem::is_regular_file(candidate, ec)) return candidate;
+    // A file, or anything read as one (a named pipe streaming the data, a link to either); not a
+    // directory.
+    if (std::filesystem::exists(candidate, ec) && !std::filesystem::is_directory(candidate, ec)) {
+      return candidate;
+    }
   }
   return Status::notFound("dataset file " + stem + "[.gz] not found in " + dir + ": " +
                           installHint(dir));

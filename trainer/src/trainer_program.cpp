@@ -173,13 +173,29 @@ int runTrainerProgram(int argc, char** argv) {
     std::fprintf(stderr, "ringside-trainer: %s\n", watched.message().c_str());
     comm->abortAll(kExitFailure);
   }
+  // The agent's sink, and with it the heartbeat (phase SETUP), starts before the set-up: the owner
+  // agent's stall rule counts a rank silent since the run started as stuck after 8 s
+  // (agent/stall_detector.h), and the data load and the backend's set-up (CUDA, NCCL and cuDNN
+  // take seconds) can take longer on a loaded machine. Not before MPI_Init: Open MPI's memory
+  // patcher rewrites the first instructions of glibc's memory functions (munmap, ...) as MPI
+  // starts, which the sink's threads could be running then. Every rank sends its own samples to the
+  // agent (rank 0 also the global ones). A failure to make the sink is reported with the set-up's,
+  // once every rank can agree on it.
+  Status sinkStatus;
+  std::unique_ptr<MetricSink> agentSink;
+  if (auto made = makeAgentSink(comm->rank(), &activity); made.isOk()) {
+    agentSink = std::move(made).value();
+  } else {
+    sinkStatus = made.status();
+  }
   // Measured before this rank loads anything: the memory plan below counts the data too.
   const std::optional<AvailableMemory> available = availableMemory();
 
   // Set-up: checkpoint directory, data, model, memory, backend. Each rank loads the dataset.
-  Status setup;
+  Status setup = sinkStatus;
   // Rank 0 writes every checkpoint: an unwritable directory is found now, not after training.
-  if (comm->rank() == 0) setup = checkCheckpointDirWritable(config.checkpoint_dir());
+  if (setup.isOk() && comm->rank() == 0)
+    setup = checkCheckpointDirWritable(config.checkpoint_dir());
   auto data = loadMnistFormat(config.data(), config.train_samples(), config.test_samples());
   if (setup.isOk() && !data.isOk()) setup = data.status();
   // Every rank resolves the backend, also after a failed set-up, since `auto` agrees collectively.
@@ -267,16 +283,6 @@ int runTrainerProgram(int argc, char** argv) {
       } else {
         setup = file.status();
       }
-    }
-  }
-  // Every rank sends its own samples to the agent (rank 0 also the global ones).
-  std::unique_ptr<MetricSink> agentSink;
-  if (setup.isOk()) {
-    auto made = makeAgentSink(comm->rank(), &activity);
-    if (made.isOk()) {
-      agentSink = std::move(made).value();
-    } else {
-      setup = made.status();
     }
   }
   if (int code = agreeOnFailure(*comm, setup); code != 0) {
