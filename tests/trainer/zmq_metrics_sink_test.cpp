@@ -66,6 +66,21 @@ class FakeAgent {
     return batches;
   }
 
+  // The first heartbeat (RankHeartbeat) that arrives within `timeout`, skipping batches.
+  std::optional<v1::RankHeartbeat> heartbeat(std::chrono::milliseconds timeout) {
+    const auto deadline = Clock::now() + timeout;
+    while (Clock::now() < deadline) {
+      zmq::message_t frame;
+      if (!pull_.recv(frame)) continue;
+      v1::Envelope envelope;
+      if (envelope.ParseFromArray(frame.data(), static_cast<int>(frame.size())) &&
+          envelope.has_rank_heartbeat()) {
+        return envelope.rank_heartbeat();
+      }
+    }
+    return std::nullopt;
+  }
+
   void close() { pull_.close(); }
 
  private:
@@ -357,6 +372,36 @@ std::vector<nlohmann::json> metricRecords(const std::string& out) {
   return found;
 }
 
+// `ranks` ranks of ringside-trainer under mpirun on small Fashion-MNIST subsets, then `extra`.
+std::vector<std::string> trainerUnderMpirun(int ranks, const std::vector<std::string>& extra) {
+  std::vector<std::string> argv = {RINGSIDE_MPIEXEC,
+                                   "-np",
+                                   std::to_string(ranks),
+                                   "--bind-to",
+                                   "none",
+                                   RINGSIDE_TRAINER_BIN,
+                                   "--backend",
+                                   "mpi",
+                                   "--quiet",
+                                   "--train-samples",
+                                   "2000",
+                                   "--test-samples",
+                                   "500",
+                                   "--global-batch",
+                                   "64",
+                                   "--checkpoint-dir",
+                                   "ckpt"};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  return argv;
+}
+
+// mpirun as root, and the two variables the agent sets for its ranks.
+std::vector<std::string> trainerEnvironment(const std::string& endpoint) {
+  return {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
+          "OMPI_MCA_rmaps_base_oversubscribe=1", "RINGSIDE_AGENT_ENDPOINT=" + endpoint,
+          "RINGSIDE_RUN_ID=test"};
+}
+
 TEST(ZmqMetricSinkProcessTest, EveryRankSendsItsOwnRecordsAndRankZeroTheGlobalOnes) {
   TempDir dir;
   const std::string endpoint = "ipc://" + dir.path() + "/ranks.sock";
@@ -370,31 +415,8 @@ TEST(ZmqMetricSinkProcessTest, EveryRankSendsItsOwnRecordsAndRankZeroTheGlobalOn
       batches.insert(batches.end(), part.begin(), part.end());
     }
   });
-  const std::vector<std::string> argv = {RINGSIDE_MPIEXEC,
-                                         "-np",
-                                         "2",
-                                         "--bind-to",
-                                         "none",
-                                         RINGSIDE_TRAINER_BIN,
-                                         "--backend",
-                                         "mpi",
-                                         "--quiet",
-                                         "--train-samples",
-                                         "2000",
-                                         "--test-samples",
-                                         "500",
-                                         "--global-batch",
-                                         "64",
-                                         "--max-steps",
-                                         "40",
-                                         "--log-every",
-                                         "5",
-                                         "--checkpoint-dir",
-                                         "ckpt"};
-  const auto result = runProcess(argv, dir.path(), 300.0,
-                                 {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
-                                  "OMPI_MCA_rmaps_base_oversubscribe=1",
-                                  "RINGSIDE_AGENT_ENDPOINT=" + endpoint, "RINGSIDE_RUN_ID=test"});
+  const auto result = runProcess(trainerUnderMpirun(2, {"--max-steps", "40", "--log-every", "5"}),
+                                 dir.path(), 300.0, trainerEnvironment(endpoint));
   // The ranks flushed before exiting; give the last batches a moment to be read.
   std::this_thread::sleep_for(500ms);
   done.store(true);
@@ -471,46 +493,10 @@ TEST(ZmqMetricSinkProcessTest, HeartbeatComesInSetUpWhileTheDataIsStillLoading) 
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0) << std::strerror(errno);
   const std::string endpoint = "ipc://" + dir.path() + "/ranks.sock";
   zmq::context_t context;
-  zmq::socket_t pull(context, zmq::socket_type::pull);
-  pull.set(zmq::sockopt::linger, 0);
-  pull.set(zmq::sockopt::rcvtimeo, 100);
-  pull.bind(endpoint);
-  ChildProcess trainer({RINGSIDE_MPIEXEC,
-                        "-np",
-                        "1",
-                        "--bind-to",
-                        "none",
-                        RINGSIDE_TRAINER_BIN,
-                        "--backend",
-                        "mpi",
-                        "--quiet",
-                        "--data",
-                        data,
-                        "--train-samples",
-                        "2000",
-                        "--test-samples",
-                        "500",
-                        "--global-batch",
-                        "64",
-                        "--max-steps",
-                        "5",
-                        "--checkpoint-dir",
-                        "ckpt"},
-                       dir.path(),
-                       {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
-                        "RINGSIDE_AGENT_ENDPOINT=" + endpoint, "RINGSIDE_RUN_ID=test"});
-
-  std::optional<v1::RankHeartbeat> beat;
-  const auto deadline = Clock::now() + 60s;
-  while (!beat && Clock::now() < deadline) {
-    zmq::message_t frame;
-    if (!pull.recv(frame)) continue;
-    v1::Envelope envelope;
-    if (envelope.ParseFromArray(frame.data(), static_cast<int>(frame.size())) &&
-        envelope.has_rank_heartbeat()) {
-      beat = envelope.rank_heartbeat();
-    }
-  }
+  FakeAgent agent(context, endpoint);
+  ChildProcess trainer(trainerUnderMpirun(1, {"--data", data, "--max-steps", "5"}), dir.path(),
+                       trainerEnvironment(endpoint));
+  const std::optional<v1::RankHeartbeat> beat = agent.heartbeat(60s);
   // Whatever came, the FIFO is filled (once the trainer opened it), so that the trainer goes on.
   int fd = -1;
   const auto opened = Clock::now() + 60s;
