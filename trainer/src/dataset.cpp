@@ -27,9 +27,8 @@ Result<std::string> findFile(const std::string& dir, const std::string& stem) {
     std::error_code ec;
     // A file, or anything read as one (a named pipe streaming the data, a link to either); not a
     // directory.
-    if (std::filesystem::exists(candidate, ec) && !std::filesystem::is_directory(candidate, ec)) {
-      return candidate;
-    }
+    const std::filesystem::file_status found = std::filesystem::status(candidate, ec);
+    if (std::filesystem::exists(found) && !std::filesystem::is_directory(found)) return candidate;
   }
   return Status::notFound("dataset file " + stem + "[.gz] not found in " + dir + ": " +
                           installHint(dir));

@@ -181,21 +181,21 @@ int runTrainerProgram(int argc, char** argv) {
   // starts, which the sink's threads could be running then. Every rank sends its own samples to the
   // agent (rank 0 also the global ones). A failure to make the sink is reported with the set-up's,
   // once every rank can agree on it.
-  Status sinkStatus;
+  Status setup;
   std::unique_ptr<MetricSink> agentSink;
   if (auto made = makeAgentSink(comm->rank(), &activity); made.isOk()) {
     agentSink = std::move(made).value();
   } else {
-    sinkStatus = made.status();
+    setup = made.status();
   }
   // Measured before this rank loads anything: the memory plan below counts the data too.
   const std::optional<AvailableMemory> available = availableMemory();
 
   // Set-up: checkpoint directory, data, model, memory, backend. Each rank loads the dataset.
-  Status setup = sinkStatus;
   // Rank 0 writes every checkpoint: an unwritable directory is found now, not after training.
-  if (setup.isOk() && comm->rank() == 0)
+  if (setup.isOk() && comm->rank() == 0) {
     setup = checkCheckpointDirWritable(config.checkpoint_dir());
+  }
   auto data = loadMnistFormat(config.data(), config.train_samples(), config.test_samples());
   if (setup.isOk() && !data.isOk()) setup = data.status();
   // Every rank resolves the backend, also after a failed set-up, since `auto` agrees collectively.
