@@ -340,7 +340,7 @@ Status Agent::start() {
       runOptions,
       [&d](const v1::RunInfo& run, const RunProcessIds& ids) { d.onRunState(run, ids); });
 
-  // Re-adopt what an earlier agent left running (DESIGN.md decision 5).
+  // Re-adopt what an earlier agent left running (docs/design.md decision 5).
   auto active = d.journal->loadRuns(true);
   if (!active.isOk()) return active.status();
   for (const StoredRun& run : *active) {

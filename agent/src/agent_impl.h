@@ -56,8 +56,8 @@ struct Agent::Impl {
   std::unique_ptr<NvmlProbe> nvml;
   GpuProbe* gpuProbe = nullptr;
   std::unique_ptr<TelemetrySampler> telemetry;
-  // The node's telemetry readings (DESIGN.md decision 12); null when it could not be opened (the
-  // agent then publishes readings unjournaled, seq 0, and answers FetchTelemetry INTERNAL).
+  // The node's telemetry readings (docs/design.md decision 12); null when it could not be opened
+  // (the agent then publishes readings unjournaled, seq 0, and answers FetchTelemetry INTERNAL).
   std::unique_ptr<TelemetryJournal> telemetryJournal;
   std::string telemetryJournalError;  // the last append error reported (reported once per change)
   v1::NodeInfo node;
@@ -132,7 +132,7 @@ struct Agent::Impl {
 
   // agent_ingest.cpp: what the runs report, and what the agent concludes from it.
 
-  // Journals a state change, then publishes it (DESIGN.md decision 2: journal before publish).
+  // Journals a state change, then publishes it (docs/design.md decision 2: journal before publish).
   void onRunState(const v1::RunInfo& run, const RunProcessIds& ids);
 
   // True when the ranks of a run may have ended with metrics the journal lacks: the agent was

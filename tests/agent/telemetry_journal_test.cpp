@@ -1,4 +1,4 @@
-// TelemetryJournal (agent/include/ringside/agent/telemetry_journal.h; DESIGN.md decision 12):
+// TelemetryJournal (agent/include/ringside/agent/telemetry_journal.h; docs/design.md decision 12):
 // every reading numbered and kept whole, a run's window served page by page within its bounds,
 // retention by age and size, and a torn WAL tail after a crash costing the last reading only.
 #include "ringside/agent/telemetry_journal.h"

@@ -1,6 +1,7 @@
-// Check macros for CUDA runtime, cuBLAS, cuDNN and NCCL calls (DESIGN.md decision 9, after nccl-tests'
-// CUDACHECK/NCCLCHECK): a failing call returns, from the enclosing function, a Status::internal
-// whose message names the host, the rank, the call, the library's error text, file and line:
+// Check macros for CUDA runtime, cuBLAS, cuDNN and NCCL calls (docs/design.md decision 9, after
+// nccl-tests' CUDACHECK/NCCLCHECK): a failing call returns, from the enclosing function, a
+// Status::internal whose message names the host, the rank, the call, the library's error text, file
+// and line:
 //   "gpu-node-1 rank 3: ncclAllReduce failed: unhandled cuda error (nccl_backend.cu:212)"
 // The enclosing function must return Status (or Result<T>). Only for files compiled by nvcc or
 // with the CUDA toolkit's include directory.
@@ -59,13 +60,13 @@ Status ncclFailure(const ErrorContext& where, ncclResult_t code, const char* exp
     }                                                                                       \
   } while (0)
 
-#define RINGSIDE_CUDNN_CHECK(where, expr)                                                  \
-  do {                                                                                     \
-    const cudnnStatus_t ringside_cudnn_code_ = (expr);                                     \
-    if (ringside_cudnn_code_ != CUDNN_STATUS_SUCCESS) {                                    \
+#define RINGSIDE_CUDNN_CHECK(where, expr)                                                 \
+  do {                                                                                    \
+    const cudnnStatus_t ringside_cudnn_code_ = (expr);                                    \
+    if (ringside_cudnn_code_ != CUDNN_STATUS_SUCCESS) {                                   \
       return ::ringside::trainer::gpu::cudnnFailure((where), ringside_cudnn_code_, #expr, \
-                                                    __FILE__, __LINE__);                   \
-    }                                                                                      \
+                                                    __FILE__, __LINE__);                  \
+    }                                                                                     \
   } while (0)
 
 #define RINGSIDE_NCCL_CHECK(where, expr)                                                          \

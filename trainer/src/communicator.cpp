@@ -315,7 +315,7 @@ class MpiCommunicator final : public Communicator {
     MPI_Comm_free(&watchComm_);
   }
 
-  // The check with context that DESIGN.md decision 9 asks for: host, rank, call, file, line.
+  // The check with context that docs/design.md decision 9 asks for: host, rank, call, file, line.
   Status check(int code, const char* call, const char* file, int line) const {
     if (code == MPI_SUCCESS) return Status::ok();
     char text[MPI_MAX_ERROR_STRING] = {};

@@ -525,7 +525,7 @@ Result<TrainingOutcome> Trainer::run() {
       runQueueStartMs = threadRunQueueDelayMs();
     }
 
-    // Every rank must stop at the same step: agree on the request (DESIGN.md decision 5).
+    // Every rank must stop at the same step: agree on the request (docs/design.md decision 5).
     int64_t stop = stopRequested_.load(std::memory_order_relaxed) ? 1 : 0;
     const Clock::time_point agreeStart = Clock::now();
     RINGSIDE_RETURN_IF_ERROR(comm_.allreduceMax(&stop, 1));

@@ -88,7 +88,7 @@ Status Controller::start() {
   if (!keys.isOk()) return keys.status();
   keys_ = *keys;
   // Posted together: the store runs them in this order on its thread, so the two reads see the
-  // open database, and the GUI thread only picks up the results (DESIGN.md decision 7).
+  // open database, and the GUI thread only picks up the results (docs/design.md decision 7).
   const QFuture<Status> opened = store_->open();
   const QFuture<Result<std::vector<NodeRecord>>> nodes = store_->nodes();
   const QFuture<Result<std::vector<RunRecord>>> runs = store_->runs();

@@ -1,4 +1,4 @@
-// Controller: runs' node telemetry fetched from the agents' telemetry journals (DESIGN.md
+// Controller: runs' node telemetry fetched from the agents' telemetry journals (docs/design.md
 // decision 12; docs/protocol.md, "FetchTelemetry"), so a run's GPU charts are complete on every
 // node of the run also when the GUI was closed while it ran.
 #include <QLoggingCategory>

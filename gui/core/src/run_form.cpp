@@ -262,7 +262,7 @@ QList<FieldError> validateFields(const RunForm& form, const QList<NodeChoice>& n
   }
   if (form.epochs < 1) add("epochs", tr("Train for at least one epoch."));
   if (form.globalBatch < 1) add("globalBatch", tr("The global batch must be at least 1."));
-  // Every rank takes global batch / world size samples a step (DESIGN.md's local batch).
+  // Every rank takes global batch / world size samples a step (the local batch of docs/architecture.md's vocabulary).
   const int worldSize = form.worldSize();
   if (form.ranksPerNode >= 1 && form.globalBatch >= 1 && form.globalBatch % worldSize != 0) {
     if (form.nodeIds.size() > 1) {

@@ -107,7 +107,7 @@ Status addRunPlacement(QSqlDatabase& db) {
   return exec(db, "ALTER TABLE runs ADD COLUMN placement BLOB");
 }
 
-// Version 3 -> 4: node telemetry fetched from the agents' telemetry journals (DESIGN.md
+// Version 3 -> 4: node telemetry fetched from the agents' telemetry journals (docs/design.md
 // decision 12): how far each run's telemetry from each node is held, and an index over the
 // telemetry samples only (seq < 0: store_telemetry.cpp), so a reading stored live and fetched
 // again is found in one look-up and stored once.

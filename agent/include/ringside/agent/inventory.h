@@ -34,7 +34,7 @@ struct NodeInventory {
   std::vector<GpuStaticInfo> gpus;         // from the probe; empty without one
   std::string agentVersion;
   std::vector<std::string> labels;
-  // Slots (DESIGN.md vocabulary): one per GPU, or one per logical CPU for the mpi backend when
+  // Slots (docs/architecture.md, Vocabulary): one per GPU, or one per logical CPU for the mpi backend when
   // the node has no GPU. Absent when neither GPUs nor the core count are known.
   std::optional<uint32_t> slotsTotal;
   std::string slotKind;  // "gpu" or "cpu"

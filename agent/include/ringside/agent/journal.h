@@ -1,6 +1,6 @@
-// The agent's durable journal (DESIGN.md decisions 2 and 6; schema in docs/journal.md): one SQLite
-// database in WAL mode holding the run records and, per run, every metric sample, log line and
-// run state event under a per-run sequence number 1, 2, 3, ... with no gap, shared by the three
+// The agent's durable journal (docs/design.md decisions 2 and 6; schema in docs/journal.md): one
+// SQLite database in WAL mode holding the run records and, per run, every metric sample, log line
+// and run state event under a per-run sequence number 1, 2, 3, ... with no gap, shared by the three
 // kinds. The agent journals an entry before it publishes it, and fetch-since replays from here.
 #pragma once
 

@@ -1,7 +1,7 @@
 // NvmlProbe: the NVIDIA GPU backend. NVML (libnvidia-ml, shipped with the driver) is loaded at run
 // time with dlopen and called through the agent's own minimal declarations (nvtop's approach), so
 // the agent builds and runs on machines without the NVIDIA driver: there init() returns NotFound
-// and the node reports no GPUs (DESIGN.md decision 10).
+// and the node reports no GPUs (docs/design.md decision 11).
 #pragma once
 
 #include <memory>

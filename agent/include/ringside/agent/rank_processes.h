@@ -1,5 +1,5 @@
 // The rank processes of Ringside runs on this node, found in /proc, whichever node's agent owns
-// their run: how a node counts the slots and GPUs that runs use on it (DESIGN.md decision 5),
+// their run: how a node counts the slots and GPUs that runs use on it (docs/design.md decision 5),
 // also for a multi-node run owned by another node, and how a stop reaches ranks on every node.
 //
 // Thread-safety: free functions; scanRankProcesses keeps a cache shared by all its callers,

@@ -1,4 +1,4 @@
-// The node's telemetry journal (DESIGN.md decision 12; docs/journal.md, "Telemetry journal"):
+// The node's telemetry journal (docs/design.md decision 12; docs/journal.md, "Telemetry journal"):
 // every NodeTelemetry reading the agent takes (CPU, memory, network, every GPU field, slots in
 // use), numbered 1, 2, 3, ... and kept for a bounded time and size, so that a GUI that was
 // closed, or connected to another node, fetches a run's window from every node of the run

@@ -1,4 +1,4 @@
-// Status and Result: error values for the core (DESIGN.md decision 9, after leveldb's Status).
+// Status and Result: error values for the core (docs/design.md decision 9, after leveldb's Status).
 // Exceptions are used only at process edges; core functions return a Status or Result<T> whose
 // message says what failed, with which value, and what to do.
 #pragma once

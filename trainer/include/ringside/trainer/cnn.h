@@ -1,7 +1,7 @@
 // The CNN of model.h on the CPU, in float32: convolutions, ReLU and max-pooling (forward and
-// backward) are oneDNN primitives (DESIGN.md decision 10: no convolution loops of our own); the
-// two Linear layers are BLAS GEMMs (mlp.h's linearForward/linearBackward); dropout uses the mask
-// rule of model.h.
+// backward) are oneDNN primitives (docs/design.md decision 10: no convolution loops of our own);
+// the two Linear layers are BLAS GEMMs (mlp.h's linearForward/linearBackward); dropout uses the
+// mask rule of model.h.
 //
 // Between layers activations stay in the memory format oneDNN's primitives pick (blocked
 // nChw16c on AVX-512 machines); only the network's input (NCHW), the flatten before the first

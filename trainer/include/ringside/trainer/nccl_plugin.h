@@ -1,5 +1,5 @@
 // The nccl backend's plugin interface: the one table of entry points that libringside-nccl.so
-// exports (DESIGN.md decision 11), after NCCL's own plugins (ncclNet_v9, ncclProfiler_v5: one
+// exports (docs/design.md decision 11), after NCCL's own plugins (ncclNet_v9, ncclProfiler_v5: one
 // versioned struct of function pointers per library, the symbol named for its version, everything
 // else hidden). The trainer loads the library at run time (nccl_plugin_loader.h), so the
 // ringside-trainer binary links no CUDA library and serves CPU nodes and GPU nodes alike; the
@@ -77,7 +77,7 @@ struct NcclBackendPluginV1 {
   // runtime's reason ("no CUDA-capable device is detected [cudaErrorNoDevice]").
   int (*visibleGpuCount)(std::string* whyNone);
   // The nccl backend over `comm` (which must outlive it), on GPU comm.localRank() % the visible
-  // GPUs (DESIGN.md decision 5). Errors: InvalidArgument when no GPU is visible or the options
+  // GPUs (docs/design.md decision 5). Errors: InvalidArgument when no GPU is visible or the options
   // cannot work (maxBatch < 1); Internal for CUDA, cuBLAS, cuDNN and NCCL failures, naming host,
   // rank and call. The Backend's code lives in the plugin: the library must stay loaded while it
   // exists (the loader never unloads it).

@@ -1,4 +1,4 @@
-// ZmqMetricSink: sends one rank's metric samples to the node agent over ZeroMQ PUSH (DESIGN.md
+// ZmqMetricSink: sends one rank's metric samples to the node agent over ZeroMQ PUSH (docs/design.md
 // decision 1), as Envelope{rank_metrics} messages of common/proto/ringside.proto.
 //
 // The training thread only appends to a bounded in-memory queue; a background sender thread owns

@@ -1,4 +1,5 @@
-// The GUI's connection to one node agent (DESIGN.md decisions 1, 2, 3 and 7; docs/protocol.md).
+// The GUI's connection to one node agent (docs/design.md decisions 1, 2, 3 and 7;
+// docs/protocol.md).
 //
 // One AgentConnection per node. It owns a network thread with a DEALER (control requests) and a SUB
 // (events, subscribed to everything), both CURVE clients with the GUI's keypair, or plaintext for

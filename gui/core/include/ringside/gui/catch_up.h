@@ -1,4 +1,4 @@
-// The catch-up state machine of one node connection (DESIGN.md decision 2; docs/protocol.md,
+// The catch-up state machine of one node connection (docs/design.md decision 2; docs/protocol.md,
 // "Sequence numbers and catch-up"), without sockets: AgentConnection's network thread feeds it
 // what arrived (run lists, fetch replies, live seqs, lost requests) and sends the fetches it asks
 // for. Per run it keeps the highest seq delivered to the GUI and whether the run's journal must be
@@ -12,9 +12,9 @@
 //  - a live metric sample or log line of a run the GUI has not learned of from the agent (tracked,
 //    listed, or introduced by a run state event) is dropped, never delivered: the agent is asked
 //    for its run list, and a run the list shows is followed and fetched from its journal, so
-//    nothing is lost (DESIGN.md decision 2); entries of runs the agent does not list are refused
-//    (runListComplete names them). Holding such entries instead would keep, in the GUI, a copy of
-//    what the journal already keeps, with a bound to choose and nothing gained.
+//    nothing is lost (docs/design.md decision 2); entries of runs the agent does not list are
+//    refused (runListComplete names them). Holding such entries instead would keep, in the GUI, a
+//    copy of what the journal already keeps, with a bound to choose and nothing gained.
 //
 // Thread-safety: none; one thread (the connection's network thread) owns an instance.
 #pragma once

@@ -257,11 +257,11 @@ class Controller : public QObject {
   std::map<QPair<QString, QString>, LiveIngest> live_;
   NodeLink* linkOf(const QString& nodeId);
 
-  // Runs' node telemetry from the agents' telemetry journals (controller_telemetry.cpp; DESIGN.md
-  // decision 12): when a node comes online, a run list was stored, a run ended, or a live
-  // reading's seq skipped ahead, every stretch of a run's telemetry the node journaled that the
-  // store may lack (MetricsStore::telemetryWindows) is fetched page by page (FetchTelemetry, one
-  // page in flight per node) and stored (ingestFetchedTelemetry). An agent that answers
+  // Runs' node telemetry from the agents' telemetry journals (controller_telemetry.cpp;
+  // docs/design.md decision 12): when a node comes online, a run list was stored, a run ended, or a
+  // live reading's seq skipped ahead, every stretch of a run's telemetry the node journaled that
+  // the store may lack (MetricsStore::telemetryWindows) is fetched page by page (FetchTelemetry,
+  // one page in flight per node) and stored (ingestFetchedTelemetry). An agent that answers
   // UNKNOWN_MESSAGE (one without a telemetry journal) is said once in the log and not asked again.
   struct TelemetryCatchUp {
     bool due = false;          // look for windows once the node is online and has said hello

@@ -1,6 +1,6 @@
-// Min/max decimation of a long series for charting (DESIGN.md decision 8): a series of any length
-// is reduced to at most two points per pixel column before it is drawn, so redraw
-// cost depends on the chart's width, not on the run's length. The full data stays in SQLite.
+// Min/max decimation of a long series for charting (docs/design.md decision 8): a series of any
+// length is reduced to at most two points per pixel column before it is drawn, so redraw cost
+// depends on the chart's width, not on the run's length. The full data stays in SQLite.
 #pragma once
 
 #include <cstddef>

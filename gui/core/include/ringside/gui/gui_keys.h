@@ -1,4 +1,4 @@
-// The GUI install's own CURVE keypair (DESIGN.md decision 3): created on first start under the
+// The GUI install's own CURVE keypair (docs/design.md decision 3): created on first start under the
 // GUI's data directory, given to agents for their allowlist, presented on every connection.
 #pragma once
 

@@ -4,8 +4,8 @@
 //
 // Lifetime: the agent is the GUI's child and is stopped (SIGTERM, then SIGKILL) when the
 // LocalAgent is destroyed. Runs survive that: a new agent on the same state directory re-adopts
-// them (DESIGN.md decision 5). An agent left behind by a GUI that crashed is found through the pid
-// file in the state directory and stopped before a new one starts, so two agents never share a
+// them (docs/design.md decision 5). An agent left behind by a GUI that crashed is found through the
+// pid file in the state directory and stopped before a new one starts, so two agents never share a
 // journal.
 #pragma once
 

@@ -1,4 +1,4 @@
-// MetricsStore: the GUI's run history and metrics database (DESIGN.md decisions 6 and 7).
+// MetricsStore: the GUI's run history and metrics database (docs/design.md decisions 6 and 7).
 // One SQLite file (WAL, synchronous=NORMAL) opened through QtSql's QSQLITE driver on the store's
 // own thread; every public call posts its work there and returns a QFuture, so the GUI thread
 // never waits on SQLite. docs/gui-database.md documents the schema and its migrations.
@@ -188,7 +188,7 @@ class MetricsStore : public QObject {
   QFuture<Result<QStringList>> ingestTelemetry(std::vector<TelemetryReading> readings);
 
   // The stretches of run telemetry node `nodeId` (host name `hostName`) journaled that the GUI
-  // may lack (DESIGN.md decision 12; docs/gui-database.md, "run_node_telemetry"): for every
+  // may lack (docs/design.md decision 12; docs/gui-database.md, "run_node_telemetry"): for every
   // stored run with ranks on the node (run_gpu_metrics.h's nodeFirstRank) that started, from its
   // start (or from where an earlier fetch got to) to its end (0: running). An ended run fetched
   // to its end, and an ended run with no rank on the node, is marked so and never listed again.

@@ -1,8 +1,8 @@
 // AddNodeDialog: adds a node, or edits one, by host, ports and the agent's CURVE public key, with
 // the node's launch settings (NodeSettings: the network interface for MPI/NCCL traffic and extra
 // mpirun options). It shows the GUI's own public key with Copy buttons and the command that
-// authorizes it on the node (the agent serves only allowlisted clients, DESIGN.md decision 3), or,
-// for a node reached with another client key (--local-cluster), which key file that is. Fields
+// authorizes it on the node (the agent serves only allowlisted clients, docs/design.md decision 3),
+// or, for a node reached with another client key (--local-cluster), which key file that is. Fields
 // are checked as the user types, with the message under the field; OK stays disabled until the
 // form is valid. On accept it calls Controller::addNode / editNode and, when that fails, shows
 // the returned message in the dialog and stays open.

@@ -16,10 +16,10 @@
 // run's metrics as CSV at full resolution from the store (every metric and rank, not the decimated
 // chart data).
 //
-// Data flow (DESIGN.md decision 7): Controller::runDataChanged only marks the tab dirty; a timer
-// (15 Hz) re-queries the store asynchronously (QFuture continuations on this object) when dirty
-// and no query is in flight, and the charts decimate on their own coalesced replot. The GPU page
-// reads the GPU series stored with the run and adds Controller::telemetryReceived of the run's
+// Data flow (docs/design.md decision 7): Controller::runDataChanged only marks the tab dirty; a
+// timer (15 Hz) re-queries the store asynchronously (QFuture continuations on this object) when
+// dirty and no query is in flight, and the charts decimate on their own coalesced replot. The GPU
+// page reads the GPU series stored with the run and adds Controller::telemetryReceived of the run's
 // nodes itself (RunGpuPanel). GUI thread only.
 #pragma once
 

@@ -1,5 +1,5 @@
 // MetricChart: one Qt Charts plot of named series, each held in full in memory and reduced to
-// min/max per pixel column (MinMaxIndex, DESIGN.md decision 8) on every replot, so redraw cost
+// min/max per pixel column (MinMaxIndex, docs/design.md decision 8) on every replot, so redraw cost
 // depends on the chart's width, not on the run's length. Qt Charts lays out and draws the title,
 // axes, grid and legend; the decimated series are painted by the chart's own item over the plot
 // area (a QLineSeries would rebuild a path and a stroked shape per change, costlier than drawing).
