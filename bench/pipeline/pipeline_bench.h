@@ -12,14 +12,16 @@
 #include <string>
 #include <vector>
 
+#include "build_paths.h"
+
 namespace ringside::bench {
 
 struct PipelineOptions {
-  std::string agentPath = RINGSIDE_AGENT_BIN;
+  std::string agentPath = ringside::test::agentBin();
   // The NVML the GUI's local agent loads: bench/scale's fake one, 8 GPUs, so that the node has a
   // GPU slot for every simulated rank (the agent refuses samples of ranks outside the run's world
   // size, and a run takes a slot per rank; this machine may have fewer cores than ranks).
-  std::string nvmlLibrary = RINGSIDE_SCALE_NVML;
+  std::string nvmlLibrary = ringside::test::scaleNvml();
   int ranks = 8;
   // One phase per step interval, ms (0 < interval): each phase is its own run.
   std::vector<double> stepMs = {10, 5, 2, 1, 0.5, 0.25};

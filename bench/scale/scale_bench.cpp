@@ -58,6 +58,7 @@
 #include <vector>
 
 #include "agent_fleet.h"
+#include "build_paths.h"
 #include "loop_watch.h"
 #include "pipeline/gui_harness.h"
 #include "pipeline/store_check.h"
@@ -76,10 +77,10 @@ namespace ringside::bench {
 namespace {
 
 struct ScaleOptions {
-  std::string agentPath = RINGSIDE_AGENT_BIN;
-  std::string mpirunPath = RINGSIDE_MPIEXEC;
-  std::string nvmlLibrary = RINGSIDE_SCALE_NVML;
-  std::string launcher = RINGSIDE_SCALE_RSH;
+  std::string agentPath = ringside::test::agentBin();
+  std::string mpirunPath = ringside::test::mpiexec();
+  std::string nvmlLibrary = ringside::test::scaleNvml();
+  std::string launcher = ringside::test::scaleRsh();
   int nodes = 64;
   int ranksPerNode = 8;
   std::vector<double> stepMs = {100, 20, 5};

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <string>
 
+#include "build_paths.h"
+
 namespace ringside::bench {
 
 using Clock = std::chrono::steady_clock;
@@ -17,8 +19,8 @@ using Clock = std::chrono::steady_clock;
 constexpr std::chrono::milliseconds kPollInterval{100};
 
 struct Options {
-  std::string agentPath = RINGSIDE_AGENT_BIN;
-  std::string mpirunPath = RINGSIDE_MPIEXEC;
+  std::string agentPath = ringside::test::agentBin();
+  std::string mpirunPath = ringside::test::mpiexec();
   int ranks = 2;
   uint64_t samples = 2'000'000;
   uint32_t batchPoints = 1000;

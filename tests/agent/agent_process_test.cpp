@@ -16,6 +16,7 @@
 #include <zmq.hpp>
 
 #include "agent_fixture.h"
+#include "build_paths.h"
 #include "ringside/agent/journal.h"
 #include "ringside/common/agent_ready.h"
 #include "ringside/common/allowlist.h"
@@ -118,7 +119,7 @@ TEST_F(AgentProcessTest, RevokedKeyLosesControlAndEventsOnOpenConnections) {
   auto bobKeys = curve::generateKeyPair();
   ASSERT_TRUE(bobKeys.isOk());
   ProcessResult authorized =
-      runProcess({RINGSIDE_AGENT_BIN, "--state-dir", state_, "authorize", bobKeys->publicKey},
+      runProcess({ringside::test::agentBin(), "--state-dir", state_, "authorize", bobKeys->publicKey},
                  dir_.path(), 30);
   ASSERT_EQ(authorized.exitCode, 0) << authorized.err;
   const auto reloadDeadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
@@ -152,7 +153,7 @@ TEST_F(AgentProcessTest, RevokedKeyLosesControlAndEventsOnOpenConnections) {
   ASSERT_TRUE(answered(dealer_, std::chrono::milliseconds(5000)));
 
   ProcessResult revoked =
-      runProcess({RINGSIDE_AGENT_BIN, "--state-dir", state_, "revoke", clientKeys_.publicKey},
+      runProcess({ringside::test::agentBin(), "--state-dir", state_, "revoke", clientKeys_.publicKey},
                  dir_.path(), 30);
   ASSERT_EQ(revoked.exitCode, 0) << revoked.err;
   const auto revokedAt = std::chrono::steady_clock::now();
@@ -413,7 +414,7 @@ TEST(AgentOptionsTest, AuthorizeAndRevokeTakeAKeyStartingWithADash) {
   TempDir dir;
   const std::string state = dir.path() + "/s";
   ProcessResult authorized =
-      runProcess({RINGSIDE_AGENT_BIN, "--state-dir", state, "authorize", key}, dir.path(), 30);
+      runProcess({ringside::test::agentBin(), "--state-dir", state, "authorize", key}, dir.path(), 30);
   ASSERT_EQ(authorized.exitCode, 0) << authorized.err;
   EXPECT_NE(authorized.out.find("authorized " + key), std::string::npos) << authorized.out;
   curve::Allowlist allowlist;
@@ -421,7 +422,7 @@ TEST(AgentOptionsTest, AuthorizeAndRevokeTakeAKeyStartingWithADash) {
   EXPECT_TRUE(allowlist.contains(key));
   // The explicit form still works.
   ProcessResult revoked =
-      runProcess({RINGSIDE_AGENT_BIN, "--state-dir", state, "revoke", "--", key}, dir.path(), 30);
+      runProcess({ringside::test::agentBin(), "--state-dir", state, "revoke", "--", key}, dir.path(), 30);
   ASSERT_EQ(revoked.exitCode, 0) << revoked.err;
   ASSERT_TRUE(allowlist.load(state + "/allowlist").isOk());
   EXPECT_FALSE(allowlist.contains(key));
@@ -430,7 +431,7 @@ TEST(AgentOptionsTest, AuthorizeAndRevokeTakeAKeyStartingWithADash) {
 TEST(AgentOptionsTest, InsecureIsRefusedOffLoopback) {
   TempDir dir;
   ProcessResult run = runProcess(
-      {RINGSIDE_AGENT_BIN, "--state-dir", dir.path() + "/s", "--listen", "0.0.0.0", "--insecure"},
+      {ringside::test::agentBin(), "--state-dir", dir.path() + "/s", "--listen", "0.0.0.0", "--insecure"},
       dir.path(), 30);
   EXPECT_EQ(run.exitCode, 1);
   EXPECT_NE(run.err.find("loopback only"), std::string::npos) << run.err;

@@ -9,7 +9,4 @@ if(TARGET agent_nvml_probe_test)
     add_dependencies(agent_nvml_probe_test ringside_fake_nvml_${variant})
   endforeach()
   target_compile_definitions(ringside_fake_nvml_minimal PRIVATE FAKE_NVML_MINIMAL)
-  target_compile_definitions(agent_nvml_probe_test PRIVATE
-    RINGSIDE_FAKE_NVML_FULL="$<TARGET_FILE:ringside_fake_nvml_full>"
-    RINGSIDE_FAKE_NVML_MINIMAL="$<TARGET_FILE:ringside_fake_nvml_minimal>")
 endif()

@@ -16,6 +16,7 @@
 #include <zmq_addon.hpp>
 
 #include "agent_fixture.h"
+#include "build_paths.h"
 #include "ringside/common/json_limits.h"
 #include "ringside/common/protocol.h"
 
@@ -111,9 +112,9 @@ TEST(AgentStateDirTest, StateDirWritableByOthersIsRefusedAndLeftUnchanged) {
   fs::create_directory(shared);
   ASSERT_EQ(::chmod(shared.c_str(), 01777), 0);
   for (const std::vector<std::string>& argv :
-       {std::vector<std::string>{RINGSIDE_AGENT_BIN, "--state-dir", shared, "--control-port", "0",
+       {std::vector<std::string>{ringside::test::agentBin(), "--state-dir", shared, "--control-port", "0",
                                  "--events-port", "0"},
-        std::vector<std::string>{RINGSIDE_AGENT_BIN, "--state-dir", shared, "print-public-key"}}) {
+        std::vector<std::string>{ringside::test::agentBin(), "--state-dir", shared, "print-public-key"}}) {
     const ProcessResult run = runProcess(argv, dir.path(), 30, kEnv);
     EXPECT_EQ(run.exitCode, 1) << run.err;
     EXPECT_NE(run.err.find("--state-dir " + shared + " is writable by other users (mode 1777)"),

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "agent_fixture.h"
+#include "build_paths.h"
 
 namespace ringside::agent {
 namespace {
@@ -228,7 +229,7 @@ TEST_F(MultiNodeTest, AnotherAgentCountsAndStopsTheRanksOfARunItDoesNotOwn) {
 
   const std::string otherState = dir_.path() + "/other-state";
   ProcessResult authorized = runProcess(
-      {RINGSIDE_AGENT_BIN, "--state-dir", otherState, "authorize", clientKeys_.publicKey},
+      {ringside::test::agentBin(), "--state-dir", otherState, "authorize", clientKeys_.publicKey},
       dir_.path(), 30);
   ASSERT_EQ(authorized.exitCode, 0) << authorized.err;
   AgentProcess other(otherState, dir_.path(), {}, "other.ready.json");

@@ -1,6 +1,7 @@
 // NvmlProbe: a missing library fails init() cleanly (the node then has no GPUs); with the fake
 // NVML of fake_nvml.c (built when tests/agent/fake_nvml.cmake is included) the dlopen path, the
 // versioned-symbol preference, unit conversions and absent optional values are checked.
+#include "build_paths.h"
 #include "ringside/agent/nvml_probe.h"
 
 #include <dlfcn.h>
@@ -52,8 +53,6 @@ TEST(NvmlProbe, NodeWithoutNvmlHasCpuSlotsOnly) {
   EXPECT_EQ(inventory.slotsTotal, inventory.cpuCores);
 }
 
-#if defined(RINGSIDE_FAKE_NVML_FULL) && defined(RINGSIDE_FAKE_NVML_MINIMAL)
-
 class FakeNvml : public ::testing::Test {
  protected:
   void SetUp() override { unsetenv("FAKE_NVML_INIT_ERROR"); }
@@ -61,7 +60,7 @@ class FakeNvml : public ::testing::Test {
 };
 
 TEST_F(FakeNvml, ReadsStaticInfoThroughVersionedSymbols) {
-  NvmlProbe probe(RINGSIDE_FAKE_NVML_FULL);
+  NvmlProbe probe(ringside::test::fakeNvmlFull());
   ASSERT_TRUE(probe.init().isOk());  // the fake's unversioned nvmlInit would fail
   auto devices = probe.devices();
   ASSERT_EQ(devices.size(), 2u);
@@ -78,7 +77,7 @@ TEST_F(FakeNvml, ReadsStaticInfoThroughVersionedSymbols) {
 }
 
 TEST_F(FakeNvml, SamplesConvertUnitsAndLeaveUnsupportedValuesAbsent) {
-  NvmlProbe probe(RINGSIDE_FAKE_NVML_FULL);
+  NvmlProbe probe(ringside::test::fakeNvmlFull());
   ASSERT_TRUE(probe.init().isOk());
   auto samples = probe.sample();
   ASSERT_EQ(samples.size(), 2u);
@@ -94,7 +93,7 @@ TEST_F(FakeNvml, SamplesConvertUnitsAndLeaveUnsupportedValuesAbsent) {
 }
 
 TEST_F(FakeNvml, SamplesMemoryTotalClockAndPcieThroughput) {
-  NvmlProbe probe(RINGSIDE_FAKE_NVML_FULL);
+  NvmlProbe probe(ringside::test::fakeNvmlFull());
   ASSERT_TRUE(probe.init().isOk());
   auto samples = probe.sample();
   ASSERT_EQ(samples.size(), 2u);
@@ -109,7 +108,7 @@ TEST_F(FakeNvml, SamplesMemoryTotalClockAndPcieThroughput) {
 }
 
 TEST_F(FakeNvml, NvlinkThroughputIsARateBetweenTwoSamplesAndAbsentWithoutNvlink) {
-  NvmlProbe probe(RINGSIDE_FAKE_NVML_FULL);
+  NvmlProbe probe(ringside::test::fakeNvmlFull());
   ASSERT_TRUE(probe.init().isOk());
   auto first = probe.sample();
   ASSERT_EQ(first.size(), 2u);
@@ -125,7 +124,7 @@ TEST_F(FakeNvml, NvlinkThroughputIsARateBetweenTwoSamplesAndAbsentWithoutNvlink)
 }
 
 TEST_F(FakeNvml, OldLibraryFallsBackToUnversionedSymbolsAndMissingOptionalsAreAbsent) {
-  NvmlProbe probe(RINGSIDE_FAKE_NVML_MINIMAL);
+  NvmlProbe probe(ringside::test::fakeNvmlMinimal());
   ASSERT_TRUE(probe.init().isOk());
   auto devices = probe.devices();
   ASSERT_EQ(devices.size(), 1u);
@@ -152,7 +151,7 @@ TEST_F(FakeNvml, OldLibraryFallsBackToUnversionedSymbolsAndMissingOptionalsAreAb
 
 TEST_F(FakeNvml, FailingNvmlInitIsInternalWithNvmlsMessage) {
   setenv("FAKE_NVML_INIT_ERROR", "9", 1);  // NVML_ERROR_DRIVER_NOT_LOADED
-  NvmlProbe probe(RINGSIDE_FAKE_NVML_FULL);
+  NvmlProbe probe(ringside::test::fakeNvmlFull());
   Status status = probe.init();
   EXPECT_EQ(status.code(), Status::Code::kInternal);
   EXPECT_NE(status.message().find("Driver Not Loaded"), std::string::npos) << status.toString();
@@ -162,13 +161,13 @@ TEST_F(FakeNvml, FailingNvmlInitIsInternalWithNvmlsMessage) {
 
 TEST_F(FakeNvml, DestructorShutsNvmlDown) {
   // Hold our own reference so the library (and its counter) outlives the probe's dlclose.
-  void* library = dlopen(RINGSIDE_FAKE_NVML_FULL, RTLD_NOW | RTLD_LOCAL);
+  void* library = dlopen(ringside::test::fakeNvmlFull(), RTLD_NOW | RTLD_LOCAL);
   ASSERT_NE(library, nullptr) << dlerror();
   auto* shutdownCalls = static_cast<int*>(dlsym(library, "fake_nvml_shutdown_calls"));
   ASSERT_NE(shutdownCalls, nullptr);
   int before = *shutdownCalls;
   {
-    NvmlProbe probe(RINGSIDE_FAKE_NVML_FULL);
+    NvmlProbe probe(ringside::test::fakeNvmlFull());
     ASSERT_TRUE(probe.init().isOk());
     EXPECT_EQ(*shutdownCalls, before);
   }
@@ -177,7 +176,7 @@ TEST_F(FakeNvml, DestructorShutsNvmlDown) {
 }
 
 TEST_F(FakeNvml, InventoryOfGpuNodeCountsGpuSlots) {
-  NvmlProbe probe(RINGSIDE_FAKE_NVML_FULL);
+  NvmlProbe probe(ringside::test::fakeNvmlFull());
   ASSERT_TRUE(probe.init().isOk());
   InventoryOptions options;
   options.gpuProbe = &probe;
@@ -191,14 +190,6 @@ TEST_F(FakeNvml, InventoryOfGpuNodeCountsGpuSlots) {
   EXPECT_EQ(info.gpus(1).uuid(), "GPU-11111111-fake-1111-1111-111111111111");
   EXPECT_EQ(info.gpus(0).cuda_version(), "13.0");
 }
-
-#else
-
-TEST(FakeNvml, NotBuilt) {
-  GTEST_SKIP() << "fake NVML not built: include tests/agent/fake_nvml.cmake";
-}
-
-#endif
 
 }  // namespace
 }  // namespace ringside::agent

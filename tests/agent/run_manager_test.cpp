@@ -1,5 +1,6 @@
 // RunManager against real mpirun jobs: custom commands, the real trainer, stop, a killed rank,
 // validation errors, and adoption by a second manager (an agent restart).
+#include "build_paths.h"
 #include "ringside/agent/run_manager.h"
 
 #include <gtest/gtest.h>
@@ -40,8 +41,8 @@ class RunManagerTest : public ::testing::Test {
   RunManagerOptions options() const {
     RunManagerOptions o;
     o.runsDir = dir_;
-    o.mpirunPath = RINGSIDE_MPIEXEC;
-    o.trainerPath = RINGSIDE_TRAINER_BIN;
+    o.mpirunPath = ringside::test::mpiexec();
+    o.trainerPath = ringside::test::trainerBin();
     o.rankEndpoint = "ipc://" + dir_ + "/ranks.sock";
     o.defaultGraceSeconds = 20;
     return o;

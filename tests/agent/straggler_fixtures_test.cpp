@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "build_paths.h"
 #include "ringside/agent/straggler_detector.h"
 #include "ringside/common/metric_names.h"
 
@@ -31,7 +32,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path fixtureDir() { return fs::path(__FILE__).parent_path() / "fixtures" / "straggler"; }
+fs::path fixtureDir() {
+  return fs::path(ringside::test::sourceDir()) / "tests" / "agent" / "fixtures" / "straggler";
+}
 
 struct Fixture {
   std::string name;

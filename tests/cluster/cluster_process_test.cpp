@@ -21,6 +21,7 @@
 #include <thread>
 #include <zmq.hpp>
 
+#include "build_paths.h"
 #include "local_cluster_support.h"
 #include "ringside/common/curve.h"
 #include "ringside/common/metric_names.h"
@@ -131,7 +132,7 @@ class ClusterTest : public ::testing::Test {
   static void SetUpTestSuite() {
     (void)runProcess({kLocalCluster, "down"}, "/", 120);
     ProcessResult up =
-        runProcess({kLocalCluster, "up", "2", "--bin-dir", RINGSIDE_BINARY_DIR}, "/", 180);
+        runProcess({kLocalCluster, "up", "2", "--bin-dir", ringside::test::binaryDir()}, "/", 180);
     ASSERT_EQ(up.exitCode, 0) << up.err;
     cluster_ = new nlohmann::json(nlohmann::json::parse(up.out));
   }
@@ -351,7 +352,7 @@ TEST_F(ClusterTest, CustomCommandOnTwoNodesReportsEveryRanksJsonLines) {
 TEST_F(ClusterTest, PreflightOnNode2FindsItsTrainerMissing) {
   // Hide the trainer on node-2 only (its own mount namespace), as on a node where it was
   // never installed.
-  const std::string trainer = RINGSIDE_TRAINER_BIN;
+  const std::string trainer = ringside::test::trainerBin();
   ProcessResult hidden = runProcess(
       {kLocalCluster, "exec", "node-2", "mount", "--bind", "/dev/null", trainer}, "/", 60);
   ASSERT_EQ(hidden.exitCode, 0) << hidden.err;

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "build_paths.h"
 #include "gui_test_support.h"
 #include "local_cluster_support.h"
 #include "ringside/common/rank_tag.h"
@@ -170,7 +171,7 @@ struct ClusterHelpers {
   // Brings a fresh 2-node cluster up (`extra`: more options for `up`).
   static std::optional<LocalCluster> clusterUp(const std::vector<std::string>& extra = {}) {
     (void)runProcess({kLocalCluster, "down"}, "/", 120);
-    std::vector<std::string> argv{kLocalCluster, "up", "2", "--bin-dir", RINGSIDE_BINARY_DIR};
+    std::vector<std::string> argv{kLocalCluster, "up", "2", "--bin-dir", ringside::test::binaryDir()};
     argv.insert(argv.end(), extra.begin(), extra.end());
     const ProcessResult up = runProcess(argv, "/", 180);
     if (up.exitCode != 0) {

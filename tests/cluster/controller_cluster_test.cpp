@@ -24,6 +24,7 @@
 #include <map>
 #include <optional>
 
+#include "build_paths.h"
 #include "controller_cluster_support.h"
 
 #include <algorithm>
@@ -175,7 +176,7 @@ class ControllerClusterTest : public QObject, ClusterHelpers {
     form.name = QStringLiteral("ddp on two nodes");
     form.job = RunForm::Job::kPython;
     form.pythonScript =
-        QStringLiteral(RINGSIDE_SOURCE_DIR "/examples/pytorch/ddp_fashion_mnist.py");
+        QString::fromUtf8(ringside::test::sourceDir()) + QStringLiteral("/examples/pytorch/ddp_fashion_mnist.py");
     form.pythonArgs =
         QStringLiteral("--epochs 1 --train-samples 3200 --test-samples 500 --batch 64 --threads 1");
     form.nodeIds = {node1, node2};
@@ -234,7 +235,6 @@ class ControllerClusterTest : public QObject, ClusterHelpers {
   }
 };
 
-#ifdef RINGSIDE_FAKE_NVML
 // GPU nodes without a GPU: every agent of the cluster loads the tests' fake NVML library
 // (tests/agent/fake_nvml.c: two GPUs), so each node has 2 GPU slots. Runs of a custom command
 // that prints the CUDA_VISIBLE_DEVICES it was given show which GPU each rank got.
@@ -270,7 +270,7 @@ class ControllerGpuClusterTest : public QObject, ClusterHelpers {
   void initTestCase() {
     // In the build tree: the nodes see it (they have /tmp of their own).
     rankScript_ =
-        QStringLiteral(RINGSIDE_BINARY_DIR "/tests/cluster/print_cuda_visible_devices.sh");
+        QString::fromUtf8(ringside::test::binaryDir()) + QStringLiteral("/tests/cluster/print_cuda_visible_devices.sh");
     QFile script(rankScript_);
     QVERIFY(script.open(QIODevice::WriteOnly | QIODevice::Truncate));
     script.write(
@@ -283,7 +283,7 @@ class ControllerGpuClusterTest : public QObject, ClusterHelpers {
     QVERIFY(script.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner |
                                   QFileDevice::ExeOwner | QFileDevice::ReadOther |
                                   QFileDevice::ExeOther));
-    cluster_ = clusterUp({"--nvml-library", RINGSIDE_FAKE_NVML});
+    cluster_ = clusterUp({"--nvml-library", ringside::test::fakeNvmlFull()});
     QVERIFY(cluster_);
   }
 
@@ -372,7 +372,7 @@ class ControllerGpuClusterTest : public QObject, ClusterHelpers {
     QVERIFY(cluster_);
     constexpr int kRunSeconds = 8;
     const QString sleeper =
-        QStringLiteral(RINGSIDE_BINARY_DIR "/tests/cluster/sleep_%1s.sh").arg(kRunSeconds);
+        (QString::fromUtf8(ringside::test::binaryDir()) + QStringLiteral("/tests/cluster/sleep_%1s.sh")).arg(kRunSeconds);
     QFile script(sleeper);
     QVERIFY(script.open(QIODevice::WriteOnly | QIODevice::Truncate));
     script.write(QStringLiteral("#!/bin/sh\nexec sleep %1\n").arg(kRunSeconds).toUtf8());
@@ -477,17 +477,14 @@ class ControllerGpuClusterTest : public QObject, ClusterHelpers {
     QFile::remove(sleeper);
   }
 };
-#endif  // RINGSIDE_FAKE_NVML
 
 int main(int argc, char** argv) {
   QCoreApplication app(argc, argv);
   if (ringside::cluster_testing::clusterTestsSkipped()) return 77;
   ControllerClusterTest test;
   int failures = QTest::qExec(&test, argc, argv);
-#ifdef RINGSIDE_FAKE_NVML
   ControllerGpuClusterTest gpuTest;
   failures += QTest::qExec(&gpuTest, argc, argv);
-#endif
   return failures;
 }
 

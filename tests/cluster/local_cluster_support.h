@@ -11,12 +11,13 @@
 #include <string>
 #include <vector>
 
+#include "build_paths.h"
 #include "test_util.h"
 
 namespace ringside::cluster_testing {
 
 inline const std::string kLocalCluster =
-    std::string(RINGSIDE_SOURCE_DIR) + "/scripts/local-cluster";
+    std::string(ringside::test::sourceDir()) + "/scripts/local-cluster";
 
 // Where `scripts/local-cluster` keeps node-N's agent state directory ("<root>node-N"; its
 // data_root), visible from the host's mount namespace: a run's directory is
@@ -33,7 +34,7 @@ inline bool clusterTestsSkipped(bool ssh = false) {
     std::fprintf(stderr, "cluster tests skipped: scripts/local-cluster needs root\n");
     return true;
   }
-  for (const std::string dir : {RINGSIDE_SOURCE_DIR, RINGSIDE_BINARY_DIR}) {
+  for (const std::string dir : {ringside::test::sourceDir(), ringside::test::binaryDir()}) {
     if (dir.starts_with("/tmp/") || dir.starts_with("/dev/shm/")) {
       std::fprintf(stderr,
                    "cluster tests skipped: %s is under /tmp or /dev/shm, which the local "

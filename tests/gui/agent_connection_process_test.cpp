@@ -10,6 +10,7 @@
 #include <set>
 #include <zmq.hpp>
 
+#include "build_paths.h"
 #include "ringside/common/protocol.h"
 #include "ringside/gui/agent_connection.h"
 #include "ringside/gui/gui_keys.h"
@@ -313,9 +314,9 @@ class AgentConnectionProcessTest : public QObject {
   void runIsFollowedLiveAndCaughtUpByAnotherConnection() {
     QTemporaryDir dir;
     LocalAgentOptions options;
-    options.agentBinary = QStringLiteral(RINGSIDE_AGENT_BIN);
-    options.trainerBinary = QStringLiteral(RINGSIDE_TRAINER_BIN);
-    options.mpirun = QStringLiteral(RINGSIDE_MPIEXEC);
+    options.agentBinary = QString::fromUtf8(ringside::test::agentBin());
+    options.trainerBinary = QString::fromUtf8(ringside::test::trainerBin());
+    options.mpirun = QString::fromUtf8(ringside::test::mpiexec());
     options.stateDir = dir.path() + "/local-agent";
     options.guiPublicKey = QString::fromStdString(keys_.publicKey);
     options.telemetryIntervalS = 0.2;

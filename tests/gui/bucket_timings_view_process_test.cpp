@@ -15,6 +15,7 @@
 
 #include <set>
 
+#include "build_paths.h"
 #include "gui_test_support.h"
 #include "ringside/gui/metrics_store.h"
 #include "ringside/gui/widgets/bucket_timings_view.h"
@@ -47,11 +48,11 @@ class BucketTimingsViewProcessTest : public QObject {
     QVERIFY(dir.isValid());
     QProcess trainer;
     trainer.setProcessChannelMode(QProcess::SeparateChannels);
-    trainer.start(QStringLiteral(RINGSIDE_MPIEXEC), {QStringLiteral("-np"),
+    trainer.start(QString::fromUtf8(ringside::test::mpiexec()), {QStringLiteral("-np"),
                                                      QStringLiteral("2"),
                                                      QStringLiteral("--bind-to"),
                                                      QStringLiteral("none"),
-                                                     QStringLiteral(RINGSIDE_TRAINER_BIN),
+                                                     QString::fromUtf8(ringside::test::trainerBin()),
                                                      QStringLiteral("--backend"),
                                                      QStringLiteral("mpi"),
                                                      QStringLiteral("--model"),

@@ -19,6 +19,7 @@
 #include <QUuid>
 #include <QtTest>
 
+#include "build_paths.h"
 #include "ringside/common/curve.h"
 #include "ringside/common/metric_names.h"
 #include "ringside/common/rank_tag.h"
@@ -43,8 +44,8 @@ class ControllerProcessTest : public QObject {
   ControllerOptions options(const QString& dataDir) {
     ControllerOptions o;
     o.dataDir = dataDir;
-    o.agentBinary = QStringLiteral(RINGSIDE_AGENT_BIN);
-    o.trainerBinary = QStringLiteral(RINGSIDE_TRAINER_BIN);
+    o.agentBinary = QString::fromUtf8(ringside::test::agentBin());
+    o.trainerBinary = QString::fromUtf8(ringside::test::trainerBin());
     return o;
   }
 
@@ -134,7 +135,7 @@ class ControllerProcessTest : public QObject {
   static std::unique_ptr<LocalAgent> startAgent(const QString& stateDir, const QString& clientKey,
                                                 const QString& trainer) {
     LocalAgentOptions options;
-    options.agentBinary = QStringLiteral(RINGSIDE_AGENT_BIN);
+    options.agentBinary = QString::fromUtf8(ringside::test::agentBin());
     options.trainerBinary = trainer;
     options.stateDir = stateDir;
     options.guiPublicKey = clientKey;
@@ -401,7 +402,7 @@ class ControllerProcessTest : public QObject {
     QTRY_COMPARE(started.count(), 1);
     const QString missingTrainer = dir.filePath(QStringLiteral("no-such/ringside-trainer"));
     auto first = startAgent(dir.filePath(QStringLiteral("agent-1")), controller.guiPublicKey(),
-                            QStringLiteral(RINGSIDE_TRAINER_BIN));
+                            QString::fromUtf8(ringside::test::trainerBin()));
     auto second = startAgent(dir.filePath(QStringLiteral("agent-2")), controller.guiPublicKey(),
                              missingTrainer);
     QVERIFY(first && second);
@@ -462,7 +463,7 @@ class ControllerProcessTest : public QObject {
     }
     auto agent =
         startAgent(dir.filePath(QStringLiteral("node-1")),
-                   QString::fromStdString(client->publicKey), QStringLiteral(RINGSIDE_TRAINER_BIN));
+                   QString::fromStdString(client->publicKey), QString::fromUtf8(ringside::test::trainerBin()));
     QVERIFY(agent);
     const QByteArray document =
         QJsonDocument(QJsonObject{{"nodes", QJsonArray{QJsonObject{

@@ -6,6 +6,7 @@
 #include <QTranslator>
 #include <QtTest>
 
+#include "build_paths.h"
 #include "ringside/gui/local_cluster.h"
 #include "ringside/gui/node_settings.h"
 #include "ringside/gui/preflight.h"
@@ -26,8 +27,8 @@ class CoreTranslationsTest : public QObject {
     const QString qm = dir_.filePath(QStringLiteral("ringside_de.qm"));
     QProcess lrelease;
     lrelease.start(
-        QStringLiteral(RINGSIDE_LRELEASE),
-        {QStringLiteral("-silent"), QStringLiteral(RINGSIDE_TS_DE), QStringLiteral("-qm"), qm});
+        QString::fromUtf8(ringside::test::lrelease()),
+        {QStringLiteral("-silent"), QString::fromUtf8(ringside::test::translationDe()), QStringLiteral("-qm"), qm});
     QVERIFY(lrelease.waitForFinished(60000));
     QCOMPARE(lrelease.exitCode(), 0);
     QVERIFY(translator_.load(qm));

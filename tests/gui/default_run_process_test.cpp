@@ -8,6 +8,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "build_paths.h"
 #include "gui_test_support.h"
 #include "ringside/gui/controller.h"
 #include "ringside/gui/widgets/run_setup_panel.h"
@@ -24,10 +25,8 @@ class DefaultRunProcessTest : public QObject {
     QTest::addColumn<QString>("nvml");  // "": no NVML (a CPU node)
     QTest::addColumn<int>("gpus");
     QTest::newRow("CPU node") << QString() << 0;
-#if defined(RINGSIDE_FAKE_NVML_MINIMAL) && defined(RINGSIDE_FAKE_NVML_FULL)
-    QTest::newRow("1-GPU node") << QStringLiteral(RINGSIDE_FAKE_NVML_MINIMAL) << 1;
-    QTest::newRow("2-GPU node") << QStringLiteral(RINGSIDE_FAKE_NVML_FULL) << 2;
-#endif
+    QTest::newRow("1-GPU node") << QString::fromUtf8(ringside::test::fakeNvmlMinimal()) << 1;
+    QTest::newRow("2-GPU node") << QString::fromUtf8(ringside::test::fakeNvmlFull()) << 2;
   }
 
   void theDefaultRunLaunchesAsItStands() {
@@ -41,8 +40,8 @@ class DefaultRunProcessTest : public QObject {
       options.agentBinary = scripts.filePath(QStringLiteral("ringside-agent-fake-nvml"));
       QFile script(options.agentBinary);
       QVERIFY(script.open(QIODevice::WriteOnly));
-      script.write("#!/bin/sh\nexec '" RINGSIDE_AGENT_BIN "' --nvml-library '" +
-                   nvml.toUtf8() + "' \"$@\"\n");
+      script.write(QByteArray("#!/bin/sh\nexec '") + ringside::test::agentBin() +
+                   "' --nvml-library '" + nvml.toUtf8() + "' \"$@\"\n");
       script.close();
       QVERIFY(script.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner |
                                     QFileDevice::ExeOwner));

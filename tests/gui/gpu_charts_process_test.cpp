@@ -14,6 +14,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "build_paths.h"
 #include "gui_test_support.h"
 #include "ringside/gui/controller.h"
 #include "ringside/gui/widgets/dashboard_tab.h"
@@ -53,17 +54,14 @@ class GpuChartsProcessTest : public QObject {
   void initTestCase() { testing::allowMpirunAsRoot(); }
 
   void fakeNvmlReadingsAreChartedLiveAndFromTheStore() {
-#ifndef RINGSIDE_FAKE_NVML
-    QSKIP("the fake NVML is not built (tests/agent/fake_nvml.cmake)");
-#else
     QTemporaryDir scripts;
     QVERIFY(scripts.isValid());
     // The local agent, started by the controller, with the fake NVML.
     const QString agent = scripts.filePath(QStringLiteral("ringside-agent-fake-nvml"));
     QFile script(agent);
     QVERIFY(script.open(QIODevice::WriteOnly));
-    script.write("#!/bin/sh\nexec '" RINGSIDE_AGENT_BIN "' --nvml-library '" RINGSIDE_FAKE_NVML
-                 "' \"$@\"\n");
+    script.write(QByteArray("#!/bin/sh\nexec '") + ringside::test::agentBin() + "' --nvml-library '" +
+                 ringside::test::fakeNvmlFull() + "' \"$@\"\n");
     script.close();
     QVERIFY(script.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner |
                                   QFileDevice::ExeOwner));
@@ -157,7 +155,6 @@ class GpuChartsProcessTest : public QObject {
           return pointCounts(panel) == storedCounts;
         }(),
         10000);
-#endif
   }
 };
 

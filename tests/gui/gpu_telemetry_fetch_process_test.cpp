@@ -15,6 +15,7 @@
 #include <map>
 #include <optional>
 
+#include "build_paths.h"
 #include "gui_test_support.h"
 #include "ringside/common/agent_ready.h"
 #include "ringside/gui/controller.h"
@@ -79,9 +80,6 @@ class GpuTelemetryFetchProcessTest : public QObject {
   void initTestCase() { testing::allowMpirunAsRoot(); }
 
   void gpuSeriesAreCompleteAfterTheGuiWasClosedForTheWholeRun() {
-#ifndef RINGSIDE_FAKE_NVML
-    QSKIP("the fake NVML is not built (tests/agent/fake_nvml.cmake)");
-#else
     QTemporaryDir work;
     QVERIFY(work.isValid());
     const QString dataDir = work.filePath(QStringLiteral("gui"));
@@ -102,19 +100,19 @@ class GpuTelemetryFetchProcessTest : public QObject {
     QVERIFY(QDir().mkpath(stateDir));
     QVERIFY(QFile::setPermissions(
         stateDir, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner));
-    QCOMPARE(QProcess::execute(QStringLiteral(RINGSIDE_AGENT_BIN),
+    QCOMPARE(QProcess::execute(QString::fromUtf8(ringside::test::agentBin()),
                                {QStringLiteral("--state-dir"), stateDir,
                                 QStringLiteral("authorize"), first->guiPublicKey()}),
              0);
     QProcess agent;
     agent.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-    agent.start(QStringLiteral(RINGSIDE_AGENT_BIN),
+    agent.start(QString::fromUtf8(ringside::test::agentBin()),
                 {QStringLiteral("--state-dir"), stateDir, QStringLiteral("--control-port"),
                  QStringLiteral("0"), QStringLiteral("--events-port"), QStringLiteral("0"),
-                 QStringLiteral("--nvml-library"), QStringLiteral(RINGSIDE_FAKE_NVML),
+                 QStringLiteral("--nvml-library"), QString::fromUtf8(ringside::test::fakeNvmlFull()),
                  QStringLiteral("--telemetry-interval"), QString::number(kIntervalS),
-                 QStringLiteral("--trainer"), QStringLiteral(RINGSIDE_TRAINER_BIN),
-                 QStringLiteral("--mpirun"), QStringLiteral(RINGSIDE_MPIEXEC),
+                 QStringLiteral("--trainer"), QString::fromUtf8(ringside::test::trainerBin()),
+                 QStringLiteral("--mpirun"), QString::fromUtf8(ringside::test::mpiexec()),
                  QStringLiteral("--ready-file"), readyFile});
     QVERIFY(agent.waitForStarted());
     QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(readyFile), 30000);
@@ -182,7 +180,6 @@ class GpuTelemetryFetchProcessTest : public QObject {
     }
     agent.terminate();
     QVERIFY(agent.waitForFinished(10000));
-#endif
   }
 };
 

@@ -18,6 +18,7 @@
 
 #include <memory>
 
+#include "build_paths.h"
 #include "ringside/gui/controller.h"
 #include "ringside/gui/run_form.h"
 
@@ -123,16 +124,14 @@ inline void allowMpirunAsRoot() {
   qputenv("OMPI_MCA_rmaps_base_oversubscribe", "1");
 }
 
-#if defined(RINGSIDE_AGENT_BIN) && defined(RINGSIDE_TRAINER_BIN)
 // Options of a controller that starts its local agent with this build's agent and trainer (the
-// tests/gui targets define where they are).
+// test support library knows where they are).
 inline ControllerOptions withBuiltLocalAgent() {
   ControllerOptions options;
-  options.agentBinary = QStringLiteral(RINGSIDE_AGENT_BIN);
-  options.trainerBinary = QStringLiteral(RINGSIDE_TRAINER_BIN);
+  options.agentBinary = QString::fromUtf8(ringside::test::agentBin());
+  options.trainerBinary = QString::fromUtf8(ringside::test::trainerBin());
   return options;
 }
-#endif
 
 // Whether Debian's /usr/bin/python3 can import torch and numpy (python3-torch, python3-numpy):
 // what the PyTorch script tests need; they skip without.

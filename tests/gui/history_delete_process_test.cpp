@@ -11,6 +11,7 @@
 #include <QUuid>
 #include <QtTest>
 
+#include "build_paths.h"
 #include "ringside/gui/controller.h"
 
 using namespace ringside::gui;
@@ -23,8 +24,8 @@ class HistoryDeleteProcessTest : public QObject {
   static ControllerOptions options(const QString& dataDir) {
     ControllerOptions o;
     o.dataDir = dataDir;
-    o.agentBinary = QStringLiteral(RINGSIDE_AGENT_BIN);
-    o.trainerBinary = QStringLiteral(RINGSIDE_TRAINER_BIN);
+    o.agentBinary = QString::fromUtf8(ringside::test::agentBin());
+    o.trainerBinary = QString::fromUtf8(ringside::test::trainerBin());
     return o;
   }
 

@@ -20,6 +20,7 @@
 
 #include <cmath>
 
+#include "build_paths.h"
 #include "gui_test_support.h"
 #include "ringside/common/metric_names.h"
 #include "ringside/gui/controller.h"
@@ -287,7 +288,7 @@ class HistoryPanelTest : public QObject {
     const QLocale saved;
     QLocale::setDefault(QLocale(QLocale::German, QLocale::Germany));
     TsTranslator german;
-    QVERIFY(german.loadTs(QFINDTESTDATA("../../translations/ringside_de.ts")));
+    QVERIFY(german.loadTs(QString::fromUtf8(ringside::test::translationDe())));
     QVERIFY(QCoreApplication::installTranslator(&german));
     const auto restore = qScopeGuard([&] {
       QCoreApplication::removeTranslator(&german);

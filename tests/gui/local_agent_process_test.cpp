@@ -8,6 +8,7 @@
 #include <QTest>
 #include <QTimer>
 
+#include "build_paths.h"
 #include "ringside/gui/agent_connection.h"
 #include "ringside/gui/gui_keys.h"
 #include "ringside/gui/local_agent.h"
@@ -21,9 +22,9 @@ class LocalAgentProcessTest : public QObject {
  private:
   LocalAgentOptions options(const QString& stateDir, const QString& key) const {
     LocalAgentOptions o;
-    o.agentBinary = QStringLiteral(RINGSIDE_AGENT_BIN);
-    o.trainerBinary = QStringLiteral(RINGSIDE_TRAINER_BIN);
-    o.mpirun = QStringLiteral(RINGSIDE_MPIEXEC);
+    o.agentBinary = QString::fromUtf8(ringside::test::agentBin());
+    o.trainerBinary = QString::fromUtf8(ringside::test::trainerBin());
+    o.mpirun = QString::fromUtf8(ringside::test::mpiexec());
     o.stateDir = stateDir;
     o.guiPublicKey = key;
     o.telemetryIntervalS = 0.2;

@@ -9,6 +9,7 @@
 #include <QtTest>
 #include <csignal>
 
+#include "build_paths.h"
 #include "gui_test_support.h"
 #include "ringside/gui/controller.h"
 #include "ringside/gui/widgets/add_node_dialog.h"
@@ -45,8 +46,8 @@ class NodesPanelProcessTest : public QObject {
 
   void localNodeAppearsOnlineThenOfflineWhenKilled() {
     ControllerOptions options;
-    options.agentBinary = QStringLiteral(RINGSIDE_AGENT_BIN);
-    options.trainerBinary = QStringLiteral(RINGSIDE_TRAINER_BIN);
+    options.agentBinary = QString::fromUtf8(ringside::test::agentBin());
+    options.trainerBinary = QString::fromUtf8(ringside::test::trainerBin());
     testing::ControllerInTempDir fixture(options);
     Controller& controller = fixture.controller;
     NodesPanel panel(controller);

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <map>
 
+#include "build_paths.h"
 #include "gui_test_support.h"
 #include "ringside/common/metric_names.h"
 #include "ringside/gui/controller.h"
@@ -51,7 +52,7 @@ class PyTorchScriptProcessTest : public QObject {
     form.name = QStringLiteral("my DDP script");
     form.job = RunForm::Job::kPython;
     form.pythonScript =
-        QStringLiteral(RINGSIDE_SOURCE_DIR "/examples/pytorch/ddp_fashion_mnist.py");
+        QString::fromUtf8(ringside::test::sourceDir()) + QStringLiteral("/examples/pytorch/ddp_fashion_mnist.py");
     // Rank 1 sleeps 60 ms in every step's data loading: a straggler in the data stage. (25 ms,
     // a quarter of a step here, was outweighed on CI by the rest of the suite starving rank 0:
     // rank 1 named in 10 and rank 0 in 3 of the last 15 verdicts.)

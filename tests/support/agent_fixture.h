@@ -18,6 +18,7 @@
 #include <thread>
 #include <zmq.hpp>
 
+#include "build_paths.h"
 #include "ringside/common/agent_ready.h"
 #include "ringside/common/allowlist.h"
 #include "ringside/common/curve.h"
@@ -54,7 +55,7 @@ class AgentProcess {
                const std::string& readyName = "agent.ready.json") {
     const std::string readyFile = workDir + "/" + readyName;
     std::filesystem::remove(readyFile);
-    std::vector<std::string> argv = {RINGSIDE_AGENT_BIN,
+    std::vector<std::string> argv = {ringside::test::agentBin(),
                                      "--state-dir",
                                      stateDir,
                                      "--control-port",
@@ -64,9 +65,9 @@ class AgentProcess {
                                      "--telemetry-interval",
                                      "0.2",
                                      "--trainer",
-                                     RINGSIDE_TRAINER_BIN,
+                                     ringside::test::trainerBin(),
                                      "--mpirun",
-                                     RINGSIDE_MPIEXEC,
+                                     ringside::test::mpiexec(),
                                      "--stop-grace",
                                      "20",
                                      "--ready-file",
@@ -113,10 +114,10 @@ class AgentProcessTest : public ::testing::Test {
     ASSERT_TRUE(keys.isOk());
     clientKeys_ = *keys;
     ProcessResult authorized =
-        runProcess({RINGSIDE_AGENT_BIN, "--state-dir", state_, "authorize", clientKeys_.publicKey},
+        runProcess({ringside::test::agentBin(), "--state-dir", state_, "authorize", clientKeys_.publicKey},
                    dir_.path(), 30);
     ASSERT_EQ(authorized.exitCode, 0) << authorized.err;
-    ProcessResult key = runProcess({RINGSIDE_AGENT_BIN, "--state-dir", state_, "print-public-key"},
+    ProcessResult key = runProcess({ringside::test::agentBin(), "--state-dir", state_, "print-public-key"},
                                    dir_.path(), 30);
     ASSERT_EQ(key.exitCode, 0) << key.err;
     agentKey_ = key.out.substr(0, curve::kKeyTextLength);

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "build_paths.h"
 #include "ringside/trainer/nccl_plugin.h"
 #include "ringside/trainer/nccl_plugin_loader.h"
 #include "test_util.h"
@@ -28,7 +29,7 @@ namespace fs = std::filesystem;
 constexpr double kTimeout = 300.0;  // seconds; generous for a loaded 2-core CI machine
 
 std::string fake(const char* kind) {
-  return std::string(RINGSIDE_FAKE_PLUGIN_DIR) + "/libfake-nccl-" + kind + ".so";
+  return std::string(ringside::test::fakePluginDir()) + "/libfake-nccl-" + kind + ".so";
 }
 
 std::string messageOf(const Result<LoadedNcclPlugin>& loaded) {
@@ -171,7 +172,7 @@ TEST(NcclPluginLoaderTest, CudaLibrariesAreNamedWithNvidiasPackages) {
 std::string copiedTrainer(const TempDir& dir) {
   fs::create_directories(dir.path() + "/bin");
   const std::string copy = dir.path() + "/bin/ringside-trainer";
-  fs::copy_file(RINGSIDE_TRAINER_BIN, copy);
+  fs::copy_file(ringside::test::trainerBin(), copy);
   return copy;
 }
 
@@ -197,7 +198,7 @@ std::vector<std::string> shortRun(const std::string& trainerPath, const std::str
           "--max-steps",
           "2",
           "--data",
-          RINGSIDE_DATA_DIR};
+          ringside::test::dataDir()};
 }
 
 // The trainer's environment: no plugin named, so it searches.
@@ -262,7 +263,7 @@ TEST(NcclPluginTrainerTest, PluginWithAMissingLibraryIsAClearErrorNotALoaderFail
 
 TEST(NcclPluginTrainerTest, PluginNamedByTheEnvironmentIsChecked) {
   TempDir dir;
-  ProcessResult run = runProcess(shortRun(RINGSIDE_TRAINER_BIN, "nccl"), dir.path(), kTimeout,
+  ProcessResult run = runProcess(shortRun(ringside::test::trainerBin(), "nccl"), dir.path(), kTimeout,
                                  {std::string(kNcclPluginEnv) + "=" + fake("newer-table")});
   EXPECT_EQ(run.exitCode, 1) << run.err;
   EXPECT_TRUE(contains(run.err, "only ringsideNcclBackend_v2, a newer version")) << run.err;
@@ -271,7 +272,7 @@ TEST(NcclPluginTrainerTest, PluginNamedByTheEnvironmentIsChecked) {
 // --backend mpi never loads the plugin: a broken one named by the environment does not matter.
 TEST(NcclPluginTrainerTest, MpiBackendNeverLoadsThePlugin) {
   TempDir dir;
-  ProcessResult run = runProcess(shortRun(RINGSIDE_TRAINER_BIN, "mpi"), dir.path(), kTimeout,
+  ProcessResult run = runProcess(shortRun(ringside::test::trainerBin(), "mpi"), dir.path(), kTimeout,
                                  {std::string(kNcclPluginEnv) + "=" + fake("missing-library")});
   EXPECT_EQ(run.exitCode, 0) << run.err;
   EXPECT_FALSE(contains(run.err, "libringside-nccl") || contains(run.err, "libringside-test"))
@@ -281,12 +282,12 @@ TEST(NcclPluginTrainerTest, MpiBackendNeverLoadsThePlugin) {
 
 // The built trainer finds the plugin built beside it; without a GPU, auto says so and uses mpi.
 TEST(NcclPluginTrainerTest, BuildTreeTrainerFindsItsPlugin) {
-#ifndef RINGSIDE_NCCL_PLUGIN_BIN
-  GTEST_SKIP() << "this build has no nccl plugin (CMake found no CUDA, NCCL or cuDNN)";
-#else
+  if (*ringside::test::ncclPluginBin() == 0) {
+    GTEST_SKIP() << "this build has no nccl plugin (CMake found no CUDA, NCCL or cuDNN)";
+  }
   TempDir dir;
   ProcessResult run =
-      runProcess(shortRun(RINGSIDE_TRAINER_BIN, "auto"), dir.path(), kTimeout, kSearchEnv);
+      runProcess(shortRun(ringside::test::trainerBin(), "auto"), dir.path(), kTimeout, kSearchEnv);
   ASSERT_EQ(run.exitCode, 0) << run.err;
   if (contains(run.err, "backend auto chose nccl")) {
     EXPECT_EQ(startBackend(run.out), "nccl");  // a GPU machine
@@ -297,7 +298,6 @@ TEST(NcclPluginTrainerTest, BuildTreeTrainerFindsItsPlugin) {
         << run.err;
     EXPECT_EQ(startBackend(run.out), "mpi");
   }
-#endif
 }
 
 // --- the binaries' dynamic sections ---------------------------------------------------------
@@ -324,7 +324,7 @@ std::vector<std::string> neededLibraries(const std::string& binary) {
 }
 
 TEST(NcclPluginBinaryTest, TrainerNeedsNoCudaLibrary) {
-  const std::vector<std::string> needed = neededLibraries(RINGSIDE_TRAINER_BIN);
+  const std::vector<std::string> needed = neededLibraries(ringside::test::trainerBin());
   ASSERT_FALSE(needed.empty()) << "readelf -d found no NEEDED entries (is binutils installed?)";
   const std::regex cuda(R"(^lib(cuda|cudart|nccl|cudnn|cublas|cublasLt|nvidia-ml)[._-])");
   for (const std::string& library : needed) {
@@ -333,18 +333,18 @@ TEST(NcclPluginBinaryTest, TrainerNeedsNoCudaLibrary) {
 }
 
 TEST(NcclPluginBinaryTest, PluginExportsItsTableAndNothingElse) {
-#ifndef RINGSIDE_NCCL_PLUGIN_BIN
-  GTEST_SKIP() << "this build has no nccl plugin (CMake found no CUDA, NCCL or cuDNN)";
-#else
+  if (*ringside::test::ncclPluginBin() == 0) {
+    GTEST_SKIP() << "this build has no nccl plugin (CMake found no CUDA, NCCL or cuDNN)";
+  }
   const std::string symbols =
-      commandOutput(std::string("nm -D --defined-only '") + RINGSIDE_NCCL_PLUGIN_BIN + "' 2>&1");
+      commandOutput(std::string("nm -D --defined-only '") + ringside::test::ncclPluginBin() + "' 2>&1");
   std::vector<std::string> exported;
   std::istringstream lines(symbols);
   std::string address, type, name;
   while (lines >> address >> type >> name) exported.push_back(name);
   EXPECT_EQ(exported, std::vector<std::string>{"ringsideNcclBackend_v1"}) << symbols;
   // The plugin is where the CUDA libraries are needed.
-  const std::vector<std::string> needed = neededLibraries(RINGSIDE_NCCL_PLUGIN_BIN);
+  const std::vector<std::string> needed = neededLibraries(ringside::test::ncclPluginBin());
   const auto needs = [&](const std::string& prefix) {
     for (const std::string& library : needed) {
       if (library.rfind(prefix, 0) == 0) return true;
@@ -355,7 +355,6 @@ TEST(NcclPluginBinaryTest, PluginExportsItsTableAndNothingElse) {
   EXPECT_TRUE(needs("libcudart.so"));
   EXPECT_TRUE(needs("libcublas.so"));
   EXPECT_TRUE(needs("libcudnn.so"));
-#endif
 }
 
 }  // namespace

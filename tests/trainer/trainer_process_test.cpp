@@ -14,6 +14,7 @@
 #include <sstream>
 #include <thread>
 
+#include "build_paths.h"
 #include "ringside/common/run_spec.h"
 #include "ringside/trainer/backend.h"
 #include "ringside/trainer/bucketing.h"
@@ -36,9 +37,9 @@ const std::vector<std::string> kMpiEnv = {"OMPI_ALLOW_RUN_AS_ROOT=1",
 std::vector<std::string> trainer(int ranks, std::vector<std::string> args) {
   std::vector<std::string> argv;
   if (ranks > 0) {
-    argv = {RINGSIDE_MPIEXEC, "-np", std::to_string(ranks), "--bind-to", "none"};
+    argv = {ringside::test::mpiexec(), "-np", std::to_string(ranks), "--bind-to", "none"};
   }
-  argv.push_back(RINGSIDE_TRAINER_BIN);
+  argv.push_back(ringside::test::trainerBin());
   // Subsets keep the tests fast; quiet keeps their logs short.
   for (const char* a :
        {"--backend", "mpi", "--quiet", "--train-samples", "10000", "--test-samples", "2000"}) {
@@ -100,7 +101,7 @@ std::vector<int> trainerPids(const std::string& marker) {
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
     std::ifstream in(entry.path() / "cmdline");
     std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (cmdline.rfind(RINGSIDE_TRAINER_BIN, 0) == 0 && cmdline.find(marker) != std::string::npos) {
+    if (cmdline.rfind(ringside::test::trainerBin(), 0) == 0 && cmdline.find(marker) != std::string::npos) {
       pids.push_back(std::stoi(name));
     }
   }
@@ -220,12 +221,12 @@ TEST(TrainerProcessTest, SigtermEndsALongStepWithinSeconds) {
   TempDir dir;
   const std::string marker = dir.path() + "/long";
   // 37M parameters (no momentum buffer), local batch 8192: about 2.2 GB in all for both ranks.
-  ChildProcess run({RINGSIDE_MPIEXEC,
+  ChildProcess run({ringside::test::mpiexec(),
                     "-np",
                     "2",
                     "--bind-to",
                     "none",
-                    RINGSIDE_TRAINER_BIN,
+                    ringside::test::trainerBin(),
                     "--backend",
                     "mpi",
                     "--quiet",
@@ -313,7 +314,7 @@ TEST(TrainerProcessTest, CollectiveTimeoutNamesTheRankThatDidNotArriveAndEndsThe
 TEST(TrainerProcessTest, OneEpochOnTenThousandSamplesLearns) {
   TempDir dir;
   auto run = runProcess(
-      {RINGSIDE_MPIEXEC, "-np", "2", "--bind-to", "none", RINGSIDE_TRAINER_BIN, "--backend", "mpi",
+      {ringside::test::mpiexec(), "-np", "2", "--bind-to", "none", ringside::test::trainerBin(), "--backend", "mpi",
        "--train-samples", "10000", "--epochs", "1", "--quiet", "--metrics-out", "metrics.jsonl"},
       dir.path(), kTimeout, kMpiEnv);
   EXPECT_RAN(run);
@@ -551,7 +552,7 @@ TEST(TrainerProcessTest, MlpCheckpointIsRefusedByACnnRunNamingBothModels) {
 // gave 0.8487 and 0.8516 (0.8535 on an AVX-512 Xeon when first written).
 TEST(TrainerProcessTest, CnnOneEpochOnTenThousandSamplesLearns) {
   TempDir dir;
-  auto run = runProcess({RINGSIDE_MPIEXEC, "-np", "2", "--bind-to", "none", RINGSIDE_TRAINER_BIN,
+  auto run = runProcess({ringside::test::mpiexec(), "-np", "2", "--bind-to", "none", ringside::test::trainerBin(),
                          "--backend", "mpi", "--model", "cnn", "--train-samples", "10000",
                          "--epochs", "1", "--global-batch", "16", "--lr", "0.03", "--channels",
                          "64,128", "--dropout", "0", "--quiet"},
@@ -616,7 +617,7 @@ TEST(TrainerBadInputTest, CorruptDataset) {
   fs::create_directories(data);
   for (const char* name : {"train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz",
                            "t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"}) {
-    fs::copy_file(std::string(RINGSIDE_DATA_DIR) + "/" + name, data + "/" + name);
+    fs::copy_file(std::string(ringside::test::dataDir()) + "/" + name, data + "/" + name);
   }
   fs::resize_file(data + "/train-images-idx3-ubyte.gz", 100000);
   auto run = runTrainer(dir, 0, {"--data", data});
@@ -708,7 +709,7 @@ TEST(TrainerBadInputTest, MicroBatchThatDoesNotDivideTheLocalBatch) {
 TEST(TrainerBadInputTest, MicroBatchWithTheNcclBackend) {
   TempDir dir;
   // Refused before the backend starts, so also where no GPU is visible.
-  auto run = runProcess({RINGSIDE_TRAINER_BIN, "--backend", "nccl", "--micro-batch", "32",
+  auto run = runProcess({ringside::test::trainerBin(), "--backend", "nccl", "--micro-batch", "32",
                          "--quiet", "--train-samples", "1000"},
                         dir.path(), kTimeout, kMpiEnv);
   EXPECT_NE(run.exitCode, 0);
@@ -732,7 +733,7 @@ TEST(TrainerBadInputTest, UnreadableAndMismatchedCheckpoints) {
 TEST(TrainerBadInputTest, NcclBackendWithoutGpuSaysSo) {
   if (visibleGpuCount() > 0) GTEST_SKIP() << "a GPU is visible here";
   TempDir dir;
-  auto run = runProcess({RINGSIDE_TRAINER_BIN, "--backend", "nccl", "--max-steps", "1"}, dir.path(),
+  auto run = runProcess({ringside::test::trainerBin(), "--backend", "nccl", "--max-steps", "1"}, dir.path(),
                         kTimeout);
   EXPECT_EQ(run.exitCode, 2);
   EXPECT_NE(run.err.find("--backend mpi"), std::string::npos) << run.err;

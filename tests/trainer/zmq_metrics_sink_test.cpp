@@ -1,6 +1,7 @@
 // Tests of ZmqMetricSink against a real PULL socket standing in for the agent: order and batch_seq,
 // a full queue, the agent going away and coming back, shutdown without an agent, a 2-rank
 // ringside-trainer run sending to a collector, and a rank's heartbeat while its data still loads.
+#include "build_paths.h"
 #include "ringside/trainer/zmq_metrics_sink.h"
 
 #include <fcntl.h>
@@ -374,12 +375,12 @@ std::vector<nlohmann::json> metricRecords(const std::string& out) {
 
 // `ranks` ranks of ringside-trainer under mpirun on small Fashion-MNIST subsets, then `extra`.
 std::vector<std::string> trainerUnderMpirun(int ranks, const std::vector<std::string>& extra) {
-  std::vector<std::string> argv = {RINGSIDE_MPIEXEC,
+  std::vector<std::string> argv = {ringside::test::mpiexec(),
                                    "-np",
                                    std::to_string(ranks),
                                    "--bind-to",
                                    "none",
-                                   RINGSIDE_TRAINER_BIN,
+                                   ringside::test::trainerBin(),
                                    "--backend",
                                    "mpi",
                                    "--quiet",
@@ -487,7 +488,7 @@ TEST(ZmqMetricSinkProcessTest, HeartbeatComesInSetUpWhileTheDataIsStillLoading) 
   fs::create_directories(data);
   for (const char* name :
        {"train-labels-idx1-ubyte.gz", "t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"}) {
-    fs::copy_file(std::string(RINGSIDE_DATA_DIR) + "/" + name, data + "/" + name);
+    fs::copy_file(std::string(ringside::test::dataDir()) + "/" + name, data + "/" + name);
   }
   const std::string fifo = data + "/train-images-idx3-ubyte.gz";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0) << std::strerror(errno);
@@ -506,7 +507,7 @@ TEST(ZmqMetricSinkProcessTest, HeartbeatComesInSetUpWhileTheDataIsStillLoading) 
   }
   ASSERT_GE(fd, 0) << "the trainer never opened its training images: " << trainer.errorSoFar();
   ASSERT_EQ(::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK), 0);
-  std::ifstream images(std::string(RINGSIDE_DATA_DIR) + "/train-images-idx3-ubyte.gz",
+  std::ifstream images(std::string(ringside::test::dataDir()) + "/train-images-idx3-ubyte.gz",
                        std::ios::binary);
   const std::string bytes((std::istreambuf_iterator<char>(images)),
                           std::istreambuf_iterator<char>());
