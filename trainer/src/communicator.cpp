@@ -12,6 +12,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -21,6 +23,15 @@
 namespace ringside::trainer {
 
 namespace {
+
+// `file` (a __FILE__) as a path in the source tree: a compile through ccache names the file
+// relative to the build folder ("../../trainer/src/communicator.cpp", docs/development.md), which
+// says nothing to the reader of an error; the leading "../" go. An absolute path is kept.
+std::string sourcePath(const char* file) {
+  std::string_view path(file);
+  while (path.starts_with("../")) path.remove_prefix(3);
+  return std::string(path);
+}
 
 std::string localHostname() {
   char name[256] = {};
@@ -322,7 +333,8 @@ class MpiCommunicator final : public Communicator {
     int length = 0;
     MPI_Error_string(code, text, &length);
     return Status::internal(hostname_ + " rank " + std::to_string(rank_) + ": " + call +
-                            " failed: " + text + " (" + file + ":" + std::to_string(line) + ")");
+                            " failed: " + text + " (" + sourcePath(file) + ":" +
+                            std::to_string(line) + ")");
   }
 
   int rank_ = 0;
