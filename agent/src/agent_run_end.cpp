@@ -1,4 +1,4 @@
-// The end of a run as the agent journals it (issue 26 items 5 and 7): a run's final state
+// The end of a run as the agent journals it (docs/journal.md): a run's final state
 // (COMPLETED, FAILED, STOPPED) is the last thing journaled about its metrics. When its processes
 // end, the agent holds the final state back until what the ranks sent before they exited has been
 // journaled, the run's log is read to its end and, when the ranks may have lost samples, those

@@ -374,7 +374,7 @@ bool isMetricsRecord(std::string_view line) {
 LogTailer::LogTailer(std::string runDir, StdoutRecords records)
     : runDir_(std::move(runDir)), records_(records) {
   // "<stdout> <stderr>" offsets, then (since the long-line bound) the malformed-record count and
-  // per stream "<skipping 0|1> <line start>", then (since issue 28) "<sink note 0|1>"; fields an
+  // per stream "<skipping 0|1> <line start>", then (since the sink note) "<sink note 0|1>"; fields an
   // older agent did not write stay 0.
   std::ifstream offsets(runDir_ + "/tail_offsets");
   offsets >> committed_[0].offset >> committed_[1].offset >> malformedCommitted_ >>

@@ -45,7 +45,8 @@ enum class StdoutRecords {
   kParse,
   // The trainer: its ranks send every sample to the agent's sink, so a well-formed "metrics"
   // record on stdout is neither parsed nor journaled as a log line (it would store each sample a
-  // second time, as ~400 bytes of text: issue 28). The first one of a run is replaced by one note
+  // second time, as ~400 bytes of text; bench/README.md, "Stored bytes"). The first one of a run is
+  // replaced by one note
   // in the run's log saying so (once per run, also across agent restarts). Other lines, the
   // start and end records and anything malformed, are log lines as usual.
   kSentToSink,

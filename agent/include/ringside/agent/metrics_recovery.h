@@ -1,4 +1,4 @@
-// Recovering a trainer run's metrics from its own output (issue 12 item 6).
+// Recovering a trainer run's metrics from its own output (docs/journal.md).
 //
 // The ranks send their metrics to the agent over ZeroMQ (docs/metrics.md, "The agent sink"),
 // keeping them in memory while no agent listens. A run that ends while its agent is down (killed,

@@ -1,5 +1,5 @@
 // SampleRefusals: the metric samples the agent's journal refused, counted per run and reported
-// at a bounded rate (issue 26 item 5). The journal refuses samples of a run whose final state it
+// at a bounded rate. The journal refuses samples of a run whose final state it
 // holds, of a rank outside the run's world size, with a step or epoch outside 0 to 2^53, and of a
 // run it does not hold (Journal::appendRankMetrics, appendMetricSamples); a broken or hostile
 // sender can send such batches by the thousand a second, so the agent says so once at once and
