@@ -15,9 +15,11 @@ them until they are ready).
 """
 
 import argparse
+import gc
 import json
 import sys
 import time
+import weakref
 
 import torch
 import torch.distributed as dist
@@ -117,6 +119,14 @@ def main():
                 for micro in range(3):
                     watched(batch(info.rank, 9999, micro)[0])
             watched.train()
+    # Nothing of ringside's keeps the watched model alive once the script lets go of it: a model
+    # left to the interpreter's shutdown frees its process group's threads there, where they
+    # cannot take the GIL (PyTorch then aborts the process: "terminate called without an active
+    # exception").
+    probe = weakref.ref(watched)
+    del watched, opt_watched, loss
+    gc.collect()
+    print(json.dumps({"type": "freed", "rank": info.rank, "model": probe() is None}), flush=True)
     dist.barrier()
     dist.destroy_process_group()
     sys.exit(0 if ok else 1)

@@ -48,6 +48,8 @@ class BitIdenticalGradientsTest(unittest.TestCase):
                 self.assertTrue(c["grads_equal"], f"rank {rank} step {c['step']}: gradients differ")
                 self.assertTrue(c["params_equal"], f"rank {rank} step {c['step']}: parameters differ")
                 self.assertEqual(c["hook_steps"], c["step"])
+            freed = [r["model"] for r in lines if r["type"] == "freed"]
+            self.assertEqual(freed, [True], f"rank {rank}: the watched model outlived the script")
 
     def test_two_ranks_with_evaluation_and_gradient_accumulation(self):
         outputs = run(2, "--steps", "6", "--eval-after", "3", "--accumulate-at", "5")

@@ -132,7 +132,6 @@ class Watcher:
 
     def __init__(self, model: DistributedDataParallel, global_batch: Optional[int],
                  log_every: int) -> None:
-        self._model = model
         self._global_batch = global_batch
         self._log_every = log_every
         self._group = model.process_group
