@@ -1,4 +1,4 @@
-// history_bench: History at 10,000 runs (issue 28 item 5), each figure against a reference
+// history_bench: History at 10,000 runs, each figure against a reference
 // measured in the same run.
 //
 //  1. Agent, ListRuns: a journal (agent/.../journal.h) with N runs (100 and 10,000; each with a
@@ -193,7 +193,7 @@ double rawSelectMs(const std::string& path, int runs) {
   return ms;
 }
 
-// ListRuns as the agent answered it before issue 28 item 5 (the reference): every run of the
+// ListRuns as the agent answered it before it paged the journal (the reference): every run of the
 // journal loaded for each page, then the page taken from that list, with listRunsPage's bounds
 // (the runs after the token's key while they fit `budget`, at least one).
 Result<v1::ListRunsReply> oldListRunsPage(agent::Journal& journal, const std::string& token,

@@ -1,6 +1,6 @@
 // stored_bytes_bench: bytes stored per logged step of a trainer run at R ranks, in the agent's
 // journal, in the GUI's store and in the run's log files, with rank 0's printed metrics records
-// journaled as log lines (every agent before issue 28 item 4) and without (now).
+// journaled as log lines (every agent before they were parsed as records) and without (now).
 //
 // For each world size R (--ranks, default 8,512) and each of the two ways, a fresh directory gets
 // what a `ringside-trainer` run of R ranks logging every step leaves, built with the project's

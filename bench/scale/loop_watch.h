@@ -1,4 +1,4 @@
-// LoopWatch: how long a Qt thread's event loop could not run, and why (bench/scale, issue 28's
+// LoopWatch: how long a Qt thread's event loop could not run, and why (bench/scale's
 // "the GUI thread never blocked over 16 ms"). A 1 ms precise QTimer on the watched thread: a gap
 // between two of its ticks over 1 ms is the loop's lateness (a stall). Each stall is split by the
 // kernel's own counters for that thread:

@@ -1,5 +1,5 @@
 // scale_bench: a simulated cluster of N nodes x 8 GPUs (default 64 x 8 = 512 ranks) watched from
-// one GUI, on this machine (issue 28; bench/README.md, "Scale"):
+// one GUI, on this machine (bench/README.md, "Scale"):
 //
 //  1. N real ringside-agent processes (agent_fleet.h): own state directories, loopback, any free
 //     ports, CURVE on, the bench's fake NVML (8 GPUs with changing readings), each in UTS, PID

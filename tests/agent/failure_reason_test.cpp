@@ -1,4 +1,4 @@
-// Failure reasons (issue 12 item 11) from stderr.log texts as Open MPI 4.1's mpirun --tag-output
+// Failure reasons from stderr.log texts as Open MPI 4.1's mpirun --tag-output
 // wrote them on this machine (recorded, then shortened).
 #include "ringside/agent/failure_reason.h"
 

@@ -39,7 +39,7 @@ v1::RankHeartbeat beat(const std::string& runId, int rank, int64_t step, v1::Ran
   return b;
 }
 
-// Issue 26 item 4: the hang timeout's failure reason is the stall summary, which named every
+// The hang timeout's failure reason is the stall summary, which named every
 // rank: 8,192 silent ranks made a reason of hundreds of KiB.
 TEST(HangMonitorTest, HangTimeoutReasonOfEightThousandRanksIsBounded) {
   trainer::TempDir proc;
@@ -75,7 +75,7 @@ TEST(HangMonitorTest, HangReasonIsCutAtACharacterBoundaryWithinTheBound) {
             "hung: no progress for 40 s (the run's hang timeout is 30 s)");
 }
 
-// Issue 26 item 6: RunSpec.phase_timeout_s reaches the stall rule; past it a rank hung in a
+// RunSpec.phase_timeout_s reaches the stall rule; past it a rank hung in a
 // checkpoint write is flagged, and the hang timeout runs from the last progress within it.
 TEST(HangMonitorTest, PhaseTimeoutOfTheRunSpecBoundsACheckpointWrite) {
   trainer::TempDir proc;

@@ -1,4 +1,4 @@
-// Issue 12 against the real agent: what a hostile or unlucky input does to it. Each test is named
+// Against the real agent: what a hostile or unlucky input does to it. Each test is named
 // for the failure it pins; the agent must answer, survive and keep what it journaled.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -104,7 +104,7 @@ class HostileInputTest : public AgentProcessTest {
   }
 };
 
-// Issue 12 item 3: pointed at a mode-1777 directory, the agent chmod-ed it to 0700 (at /tmp that
+// Pointed at a mode-1777 directory, the agent chmod-ed it to 0700 (at /tmp that
 // breaks every user). Now it refuses, says why, and leaves the mode as it was.
 TEST(AgentStateDirTest, StateDirWritableByOthersIsRefusedAndLeftUnchanged) {
   TempDir dir;
@@ -132,7 +132,7 @@ TEST_F(HostileInputTest, MissingStateDirIsCreatedMode0700) {
   EXPECT_EQ(modeOf(state_ + "/run"), 0700u);
 }
 
-// Issue 12 item 4: a 200 KB config_json nested 100,000 levels deep crashed the agent. Now it is
+// A 200 KB config_json nested 100,000 levels deep crashed the agent. Now it is
 // INVALID_ARGUMENT naming the bound, nothing is started, and the agent goes on serving.
 TEST_F(HostileInputTest, DeeplyNestedConfigJsonIsInvalidArgumentNotACrash) {
   std::string deepList = R"({"hidden": )";
@@ -164,7 +164,7 @@ TEST_F(HostileInputTest, DeeplyNestedConfigJsonIsInvalidArgumentNotACrash) {
       << "no run directory, no spec.json";
 }
 
-// Issue 12 item 5: a custom command printing {"type":5,...} aborted the agent (type_error.302)
+// A custom command printing {"type":5,...} aborted the agent (type_error.302)
 // and again after each restart. Now the line is skipped and noted once; the valid samples before
 // and after it are journaled.
 TEST_F(HostileInputTest, MalformedMetricsLineIsSkippedAndTheAgentSurvives) {
@@ -186,7 +186,7 @@ TEST_F(HostileInputTest, MalformedMetricsLineIsSkippedAndTheAgentSurvives) {
   expectStillServing();
 }
 
-// Issue 12 item 7: `printf 'caf\351\n'` made every fetch page holding the line undecodable
+// `printf 'caf\351\n'` made every fetch page holding the line undecodable
 // (proto3 strings must be UTF-8). The journaled line carries U+FFFD instead of the byte.
 TEST_F(HostileInputTest, NonUtf8OutputLineDecodesInFetchReplies) {
   const Journaled journaled = runToCompletion(R"(printf 'caf\351\n'; echo done)", 0, "done");
@@ -195,7 +195,7 @@ TEST_F(HostileInputTest, NonUtf8OutputLineDecodesInFetchReplies) {
   EXPECT_TRUE(found) << "the line arrives, its Latin-1 byte replaced by U+FFFD";
 }
 
-// Issue 12 item 8: the agent accepted a 16 MiB launch and then sent launch and list replies over
+// The agent accepted a 16 MiB launch and then sent launch and list replies over
 // 16 MiB and a 36 MB fetch page, which the GUI's socket dropped. Request fields are bounded (the
 // same limits both ends), and every reply is paged by bytes.
 TEST_F(HostileInputTest, RepliesStayUnderTheFrameLimitAndOversizedRequestFieldsAreRefused) {
@@ -259,7 +259,7 @@ TEST_F(HostileInputTest, RepliesStayUnderTheFrameLimitAndOversizedRequestFieldsA
   expectStillServing();
 }
 
-// Issue 12 item 9: a 2.1 MB stdout line, then 3 metric lines: 0 samples and 0 log lines were
+// A 2.1 MB stdout line, then 3 metric lines: 0 samples and 0 log lines were
 // journaled. Now the long line is cut and marked, and everything after it arrives.
 TEST_F(HostileInputTest, TwoMegabyteLineDoesNotStopLogTailing) {
   const std::string script = "head -c 2100000 /dev/zero | tr '\\0' x; echo; " + metricsEcho(1) +
@@ -283,7 +283,7 @@ TEST_F(HostileInputTest, TwoMegabyteLineDoesNotStopLogTailing) {
   expectStillServing();
 }
 
-// Issue 12 item 13: a DEALER frame ["", envelope] was answered as if the empty frame were not
+// A DEALER frame ["", envelope] was answered as if the empty frame were not
 // there; docs/protocol.md#framing says a request is one frame and the empty frame is MALFORMED.
 TEST_F(HostileInputTest, DealerDelimiterFrameIsMalformedAsTheProtocolDocSays) {
   v1::Envelope hello = protocol::newEnvelope(4242);
@@ -306,7 +306,7 @@ TEST_F(HostileInputTest, DealerDelimiterFrameIsMalformedAsTheProtocolDocSays) {
   expectStillServing();
 }
 
-// Issue 12 item 13: grace_seconds=inf never escalated ("SIGKILL after -2147483648 s").
+// grace_seconds=inf never escalated ("SIGKILL after -2147483648 s").
 TEST_F(HostileInputTest, NonFiniteOrNegativeGraceSecondsIsInvalidArgument) {
   const v1::Envelope launched = launchShell("trap '' TERM; sleep 60");
   ASSERT_TRUE(launched.has_launch_run_reply()) << launched.DebugString();
@@ -331,7 +331,7 @@ TEST_F(HostileInputTest, NonFiniteOrNegativeGraceSecondsIsInvalidArgument) {
   EXPECT_NE(run.reason().find("killed after the grace period"), std::string::npos) << run.reason();
 }
 
-// Issue 12 item 13: a run whose env overrode RINGSIDE_RUN_ID stayed STARTING and Stop signalled
+// A run whose env overrode RINGSIDE_RUN_ID stayed STARTING and Stop signalled
 // nothing. The agent's own variables are refused by name; host rank counts may not wrap around.
 TEST_F(HostileInputTest, ReservedEnvVariablesAndOverflowingRankCountsAreRefused) {
   for (const char* name : {"RINGSIDE_RUN_ID", "RINGSIDE_AGENT_ENDPOINT", "CUDA_VISIBLE_DEVICES"}) {

@@ -1,4 +1,4 @@
-// Regression tests of issue 12, item 10 ("Corruption goes unnoticed") against the real
+// Regression tests of corruption that went unnoticed against the real
 // ringside-agent: a journal with flipped bytes is moved aside at start and new runs go to an
 // empty one (it used to start on the damaged file, fail every list_runs with "INTERNAL: RunInfo
 // does not parse" and journal new runs into it), and one run record that does not parse is

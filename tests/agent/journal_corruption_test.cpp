@@ -1,4 +1,4 @@
-// Regression tests of issue 12, item 10 ("Corruption goes unnoticed") for the agent's journal:
+// Regression tests of corruption that went unnoticed for the agent's journal:
 // a file with flipped bytes is found at open and moved aside (never written to), one run record
 // that does not parse no longer hides every run, and damage met while running is reported as
 // such and stops all writes. docs/journal.md, "Damaged journals".

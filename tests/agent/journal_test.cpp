@@ -256,7 +256,7 @@ TEST_F(JournalTest, AppendsToAnUnknownRunFailWithNotFound) {
   EXPECT_EQ(journal->fetchSince("nope", 0).status().code(), Status::Code::kNotFound);
 }
 
-// Issue 26 item 5: a completed 2-rank run accepted rank 5 and step 1e15 on ranks.sock, and with
+// A completed 2-rank run accepted rank 5 and step 1e15 on ranks.sock, and with
 // the run's own key ranks 77 and 2^31-1 were journaled; a connection opened during a run kept
 // journaling after it was stopped. The journal now refuses them; NaN values stay values.
 TEST_F(JournalTest, EndedRunsJournalStillTookSamplesAndRanksOutsideTheWorldSize) {
@@ -436,7 +436,7 @@ TEST_F(JournalTest, FetchSinceReturnsEverythingOnceInSeqOrderAcrossKinds) {
   EXPECT_EQ(end->samples_size() + end->log_lines_size() + end->states_size(), 0);
 }
 
-// Issue 12 item 8: 40 lines of 900 KB made a 36 MB fetch page, which the GUI dropped. Pages
+// 40 lines of 900 KB made a 36 MB fetch page, which the GUI dropped. Pages
 // are cut by bytes too: every page stays within the budget (with one entry at least), and the
 // pages together still hold every entry once.
 TEST_F(JournalTest, FetchPagesAreCutByBytesAndStillCoverEverything) {

@@ -22,7 +22,7 @@ std::string join(const std::vector<std::string>& words) {
   return text;
 }
 
-// Regression (issue 12): a run whose env set RINGSIDE_RUN_ID stayed STARTING for good and Stop
+// Regression: a run whose env set RINGSIDE_RUN_ID stayed STARTING for good and Stop
 // signalled nothing (the agent finds a run's processes by that variable).
 TEST(RunEnvTest, AgentReservedVariableIsRefusedNamingIt) {
   for (const char* reserved :
@@ -42,7 +42,7 @@ TEST(RunEnvTest, AgentReservedVariableIsRefusedNamingIt) {
   }
 }
 
-// Regression (issue 12): host rank counts summed in 32 bits, so 2^32-1 + 2 ranks was world size 1.
+// Regression: host rank counts summed in 32 bits, so 2^32-1 + 2 ranks was world size 1.
 TEST(WorldSizeTest, HostRankCountsThatOverflowAreRefused) {
   v1::RunSpec spec;
   spec.add_hosts()->set_ranks(UINT32_MAX);
@@ -69,7 +69,7 @@ TEST(HostNameTest, AcceptsNamesAndAddressesOnly) {
   for (const char* good : {"node-2", "gpu01.cluster.example", "10.0.0.7", "::1", "fe80::1", "a"}) {
     EXPECT_TRUE(validateHostName(good).isOk()) << good;
   }
-  // An ssh option disguised as a host (issue: hosts went into mpirun/ssh unchecked).
+  // An ssh option disguised as a host (hosts went into mpirun/ssh unchecked).
   const Status option = validateHostName("-oProxyCommand=touch /tmp/x");
   ASSERT_FALSE(option.isOk());
   EXPECT_EQ(option.code(), Status::Code::kInvalidArgument);

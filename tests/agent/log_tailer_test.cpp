@@ -63,7 +63,7 @@ TEST(ParseMetricsLineTest, StartRecordGivesTheRunsTotalStepsAndStepsPerEpoch) {
   EXPECT_TRUE(parseMetricsLine(R"({"type":"start","world_size":1})").empty());
 }
 
-// Regression (issue 12): a custom command printing this line aborted the agent with
+// Regression: a custom command printing this line aborted the agent with
 // nlohmann's type_error.302 (the "type" read as a string), and again after every restart.
 TEST(ParseMetricsLineTest, NumericTypeIsAMalformedRecordNotTypeError302) {
   std::string problem;
@@ -166,7 +166,7 @@ class LogTailerTest : public ::testing::Test {
   std::string dir_;
 };
 
-// Regression (issue 12): a 2.1 MB stdout line, then 3 metric lines: nothing after the long line
+// Regression: a 2.1 MB stdout line, then 3 metric lines: nothing after the long line
 // was ever journaled (the tailer waited for a newline within 1 MiB for good).
 TEST_F(LogTailerTest, LineOverOneMebibyteIsTruncatedAndTailingGoesOn) {
   append("stdout", std::string(2'100'000, 'x') + "\n" + metricsLine(1) + metricsLine(2) +
@@ -220,7 +220,7 @@ TEST_F(LogTailerTest, TruncationKeepsWholeCharacters) {
   EXPECT_EQ(logLineText(std::string(kMaxLogLineBytes, 'c')), std::string(kMaxLogLineBytes, 'c'));
 }
 
-// Regression (issue 12): `printf 'caf\351\n'` made every page holding the line undecodable.
+// Regression: `printf 'caf\351\n'` made every page holding the line undecodable.
 TEST_F(LogTailerTest, NonUtf8BytesInOutputBecomeReplacementCharacters) {
   append("stdout", "caf\351\n");
   append("stderr", "\xC0\x80 overlong\n");
@@ -286,7 +286,7 @@ TEST_F(LogTailerTest, RankTagsBecomeARankPrefixAndTaggedRecordsAreParsed) {
   EXPECT_EQ(chunk.samples[0].step(), 7);
 }
 
-// Regression (issue 28 item 4): at every logged step a trainer's rank 0 prints every rank's
+// Regression: at every logged step a trainer's rank 0 prints every rank's
 // metrics record, and the agent journaled each as a log line although the ranks send the same
 // samples to its sink: each sample was stored twice (the lines ~60 % of the stored bytes).
 TEST_F(LogTailerTest, TrainerMetricsRecordsWereJournaledTwice) {

@@ -1,4 +1,4 @@
-// Recovering a trainer run's metrics from its stdout.log (issue 12 item 6), on a real journal.
+// Recovering a trainer run's metrics from its stdout.log, on a real journal.
 #include "ringside/agent/metrics_recovery.h"
 
 #include <gtest/gtest.h>

@@ -153,7 +153,7 @@ TEST_F(UnreachableNodeTest, LaunchIsRefusedNamingTheNodeAndNothingStarts) {
   EXPECT_EQ(request(list).list_runs_reply().runs_size(), 0);
 }
 
-// Issue 26 item 5: with the run's own key, ranks 77 and 2^31-1 were journaled, and a rank-port
+// With the run's own key, ranks 77 and 2^31-1 were journaled, and a rank-port
 // connection opened during a run kept journaling after the run ended.
 TEST_F(MultiNodeTest, RankPortTookSamplesOfRanksOutsideTheWorldSizeAndAfterTheRunEnded) {
   v1::Envelope launch;

@@ -1,4 +1,4 @@
-// ListRuns pages and TailLog replies within the byte budget (issue 12 item 8).
+// ListRuns pages and TailLog replies within the byte budget.
 #include "ringside/agent/reply_pages.h"
 
 #include <gtest/gtest.h>
@@ -16,7 +16,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// ListRuns from the journal (issue 28 item 5): the agent reads one page's runs per request, not
+// ListRuns from the journal: the agent reads one page's runs per request, not
 // every run it holds, and the pages together still list each run once, oldest first.
 class JournalRunPagesTest : public ::testing::Test {
  protected:

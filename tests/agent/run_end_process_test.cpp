@@ -1,9 +1,9 @@
-// The end of a run as the real agent journals it (issue 26 items 5 and 7): the final state comes
+// The end of a run as the real agent journals it: the final state comes
 // after every sample of the run, also after an agent restart that recovered samples from the
 // run's stdout.log, and after it the run takes no sample on ranks.sock, whatever the connection;
 // samples of ranks outside the world size or with steps outside 0 to 2^53 are refused, counted
 // and reported; a trainer run's metrics records are journaled once, as samples, not also as log
-// lines (issue 28 item 4).
+// lines.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -103,7 +103,7 @@ class RunEndTest : public AgentProcessTest {
   }
 };
 
-// Issue 26 item 5: on ranks.sock a completed 2-rank run accepted rank 5, step 1e15 and a NaN loss,
+// On ranks.sock a completed 2-rank run accepted rank 5, step 1e15 and a NaN loss,
 // and a connection opened during a run kept journaling after the run ended.
 TEST_F(RunEndTest, EndedRunsJournalStillTookSamplesOnTheRanksSocket) {
   const v1::RunInfo launched = launchSleep(2, 4);
@@ -145,7 +145,7 @@ TEST_F(RunEndTest, EndedRunsJournalStillTookSamplesOnTheRanksSocket) {
       << notes;
 }
 
-// Issue 26 item 7: kill -9 of the owner agent through the run's end, restart: every sample was
+// Kill -9 of the owner agent through the run's end, restart: every sample was
 // kept, thousands recovered from stdout.log, but journaled after the COMPLETED event, so a client
 // that stops reading at the final state missed them.
 TEST_F(RunEndTest, RecoveredSamplesWereJournaledAfterTheFinalState) {
@@ -187,7 +187,7 @@ TEST_F(RunEndTest, RecoveredSamplesWereJournaledAfterTheFinalState) {
   EXPECT_TRUE(noted);
 }
 
-// Issue 28 item 4: a trainer run's metrics records, printed by rank 0 for every rank at every
+// A trainer run's metrics records, printed by rank 0 for every rank at every
 // logged step, were journaled as log lines beside the samples the ranks sent, so each sample was
 // stored twice. Now the journal holds each printed sample once (as a sample), the log holds the
 // other lines (start and end records) and one note, and stdout.log keeps every record.

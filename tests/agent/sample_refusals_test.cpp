@@ -7,7 +7,7 @@
 namespace ringside::agent {
 namespace {
 
-// Issue 26 item 5: refusals are counted and logged at a bounded rate, not a line per batch.
+// Refusals are counted and logged at a bounded rate, not a line per batch.
 TEST(SampleRefusalsTest, RefusedSamplesAreCountedAndReportedAtMostOnceAMinutePerRun) {
   SampleRefusals refusals;
   auto first = refusals.add("run-a", 0, 3, "rank 5 is outside the run's world size 2", 100.0);

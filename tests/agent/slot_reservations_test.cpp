@@ -52,7 +52,7 @@ TEST(SlotReservationsTest, HoldsAreBoundedToAMinute) {
   EXPECT_EQ(holds.heldSlots(kMaxReservationSeconds), 0u);
 }
 
-// Issue 26 item 9: reserve_seconds NaN or -inf held nothing, though the docs said 60 s. Now a
+// reserve_seconds NaN or -inf held nothing, though the docs said 60 s. Now a
 // value that is not a number of seconds is refused, saying what to send.
 TEST(SlotReservationsTest, NonFiniteReserveSecondsHeldNothingAndIsNowRefused) {
   for (double bad : {std::nan(""), -std::numeric_limits<double>::infinity(),
@@ -69,7 +69,7 @@ TEST(SlotReservationsTest, NonFiniteReserveSecondsHeldNothingAndIsNowRefused) {
   for (double good : {0.0, 0.5, 30.0, 1e9}) EXPECT_TRUE(validateReserveSeconds(good).isOk());
 }
 
-// Issue 26 item 9: a launch refused because of another client's pre-flight hold said only "stop
+// A launch refused because of another client's pre-flight hold said only "stop
 // a run"; the refusal now names the holds: what they keep, their ids and how long they last.
 TEST(SlotReservationsTest, RefusalNoteNamesTheHoldsThatKeepTheSlots) {
   SlotReservations holds;

@@ -176,7 +176,7 @@ TEST(StallDetectorTest, CustomCommandIsJudgedFromItsStepsOnlyAfterTheFirstOne) {
   EXPECT_FALSE(StallDetector::differs(stopped, stopped));
 }
 
-// Issue 26 item 4: the summary named every rank and added a sentence per stuck rank, and it is
+// The summary named every rank and added a sentence per stuck rank, and it is
 // the failure reason on a hang timeout: 8,192 ranks made a summary of hundreds of KiB.
 TEST(StallDetectorTest, StallSummaryHasNoLengthCapFixedByRangesAndAByteBound) {
   constexpr int kWorld = 8192;
@@ -243,7 +243,7 @@ TEST(StallDetectorTest, StallSummaryOfHostileHeartbeatTextIsCutAtTheByteBound) {
   }
 }
 
-// Issue 26 item 6: a SETUP or CHECKPOINT heartbeat counted as progress however long it lasted,
+// A SETUP or CHECKPOINT heartbeat counted as progress however long it lasted,
 // so a rank hung in a checkpoint write with its heartbeat thread alive was never flagged.
 TEST(StallDetectorTest, RankHungInSetUpOrACheckpointWriteIsFlaggedAfterThePhaseTimeout) {
   StallRule rule;

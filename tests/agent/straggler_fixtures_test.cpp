@@ -2,7 +2,7 @@
 // (tests/agent/fixtures/straggler/README.md says how they were recorded: bench/straggler_trials
 // contention --record): 2-rank MLP runs logging every step, each rank pinned to a CPU of its own,
 // with a busy process of a random duty cycle on one rank's CPU for a while, and controls with
-// nothing. The bar (issue 27, docs/metrics.md "The straggler"): the busy rank named within 10 s of
+// nothing. The bar (docs/metrics.md "The straggler"): the busy rank named within 10 s of
 // the busy process's start and in >= 95 % of the verdicts from then until its end; and in every
 // run >= 95 % of the verdicts right against what held in their window: the busy rank while the
 // busy process ran (and up to 10 s after), else the ranks' own speed (on a shared host one CPU runs

@@ -158,7 +158,7 @@ class ControllerClusterTest : public QObject, ClusterHelpers {
              qPrintable(QStringLiteral("relative difference %1").arg(std::sqrt(diff / norm))));
   }
 
-  // Issue 24 on two nodes: the PyTorch example as a "PyTorch script" job, one rank on each node
+  // On two nodes: the PyTorch example as a "PyTorch script" job, one rank on each node
   // (gloo over the nodes' bridge, the rendezvous at node-1), every rank's loss and the hook's
   // timings reach the GUI's store (node-2's over CURVE to node-1's agent).
   void aPyTorchScriptRunsOnTwoNodesWithEveryRanksTimings() {
@@ -363,7 +363,7 @@ class ControllerGpuClusterTest : public QObject, ClusterHelpers {
     QTRY_COMPARE_WITH_TIMEOUT(gpusInUse(controller, node2), std::vector<uint32_t>{}, 15000);
   }
 
-  // Issue 29, item 2 (DESIGN decision 12): the GUI launches a 2-node GPU run and is closed at
+  // docs/design.md decision 12: the GUI launches a 2-node GPU run and is closed at
   // once, for the whole run; reopened on the same database after the run ended, it fetches the
   // run's window from each node's telemetry journal. Every GPU series of the run, on both nodes,
   // then covers the run from its start to its end with no hole (one reading a second, the

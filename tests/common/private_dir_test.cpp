@@ -1,5 +1,5 @@
 // preparePrivateDirectory (common/include/ringside/common/private_dir.h): the agent's state and
-// runtime directories. Issue 12: `--state-dir` on a mode-1777 directory chmod-ed it to 0700 (at
+// runtime directories. `--state-dir` on a mode-1777 directory chmod-ed it to 0700 (at
 // /tmp that breaks every user); a shared directory is now refused and left as it was.
 #include "ringside/common/private_dir.h"
 

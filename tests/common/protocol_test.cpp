@@ -170,7 +170,7 @@ TEST(ProtocolTest, EmptyFrameIsMalformed) {
   EXPECT_EQ(decoded.status().code(), Status::Code::kCorruption);
 }
 
-// Regression (issue 12): a DEALER frame ["", envelope] was answered as if the delimiter were not
+// Regression: a DEALER frame ["", envelope] was answered as if the delimiter were not
 // there, while docs/protocol.md#framing says a request is exactly one frame and the empty frame
 // gets MALFORMED. The code now follows the doc (REQ/REP framing is not part of the protocol).
 TEST(ProtocolTest, DealerFrameWithAnEmptyDelimiterIsMalformedAsTheProtocolDocSays) {

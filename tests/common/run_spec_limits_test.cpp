@@ -1,4 +1,4 @@
-// Bounds on a RunSpec's fields (issue 12 item 8): each over-long field is refused naming it.
+// Bounds on a RunSpec's fields: each over-long field is refused naming it.
 #include "ringside/common/run_spec_limits.h"
 
 #include <gtest/gtest.h>

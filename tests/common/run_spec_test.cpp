@@ -189,7 +189,7 @@ TEST(RunSpecTest, SizeAndDepthAreBounded) {
   EXPECT_FALSE(trainerConfigFromJson(deepList).isOk());
 }
 
-// Regression (issue 12): a config_json nested 100,000 levels deep crashed the agent, and protobuf
+// Regression: a config_json nested 100,000 levels deep crashed the agent, and protobuf
 // alone reads 100,000 nested lists in "hidden" as no layers at all (the run would silently take
 // the default widths). Now both are InvalidArgument naming config_json and the bound.
 TEST(RunSpecLimits, DeeplyNestedConfigJsonIsRefusedNotACrash) {
@@ -318,7 +318,7 @@ TEST(RunSpecTest, CollectiveAndHangTimeoutsAreBoundedAndOrdered) {
   EXPECT_TRUE(validateHangTimeout(command).isOk());
 }
 
-// Issue 26 item 6: set-up and checkpoint writes are bounded by RunSpec.phase_timeout_s.
+// Set-up and checkpoint writes are bounded by RunSpec.phase_timeout_s.
 TEST(RunSpecTest, PhaseTimeoutDefaultsToTenMinutesAndIsBoundedByAWeek) {
   v1::RunSpec spec;
   spec.mutable_trainer();

@@ -1,5 +1,5 @@
 // toValidUtf8 and friends (common/include/ringside/common/utf8.h): a run's output bytes become
-// text that a proto3 `string` may carry (issue 12: `printf 'caf\351\n'` made every fetch page
+// text that a proto3 `string` may carry (`printf 'caf\351\n'` made every fetch page
 // and tail reply holding that line undecodable).
 #include "ringside/common/utf8.h"
 

@@ -1,6 +1,6 @@
 // libFuzzer target for the agent's reader of a custom command's JSON Lines output
 // (ringside::agent::parseMetricsLine, agent/src/log_tailer.cpp): any line must give samples, or
-// nothing with or without a problem, never a crash (issue 12: one malformed line aborted the agent
+// nothing with or without a problem, never a crash (one malformed line aborted the agent
 // with nlohmann's type_error and crash-looped it), a leak or undefined behaviour. What it returns
 // is bounded: a malformed record gives no samples, and a record gives at most
 // kMaxMetricsPerRecord samples, each with a name of 1 to kMaxMetricNameBytes bytes.

@@ -70,7 +70,7 @@ class AgentBoundsTest : public QObject {
     QVERIFY(!isValidSample(sample));
   }
 
-  // Issue 26 item 1 at the edge: the reason is clipped to 4 KiB, and so is a stall summary.
+  // At the edge: the reason is clipped to 4 KiB, and so is a stall summary.
   void hugeReasonIsClipped() {
     v1::RunInfo run;
     run.set_run_id("r1");
@@ -86,7 +86,7 @@ class AgentBoundsTest : public QObject {
     QCOMPARE(report.count(), size_t{2});
   }
 
-  // Issue 26 item 2: a run name, a host list and a placement past their bounds.
+  // A run name, a host list and a placement past their bounds.
   void oversizedRunSpecAndPlacementAreRefusedOrClipped() {
     v1::RunInfo run;
     run.set_run_id("r1");

@@ -191,7 +191,7 @@ class AgentConnectionProcessTest : public QObject {
     QCOMPARE(connection.request(protocol::newEnvelope(0)), quint64{0});
   }
 
-  // Issue 12 item 8: a reply over the protocol's 16 MiB limit was dropped by the socket without
+  // A reply over the protocol's 16 MiB limit was dropped by the socket without
   // a word (the node showed N/A). Both ends now take frames up to the transport cap, and the GUI
   // refuses one over the protocol limit saying so, and stays connected.
   void aReplyOverTheFrameLimitIsRefusedAndSaid() {

@@ -166,7 +166,7 @@ class CatchUpTest : public QObject {
     QVERIFY(catchUp.acceptLive("run-a", 5));
   }
 
-  // Issue 26 item 3: samples of a run the agent never told of made a permanent row in the GUI's
+  // Samples of a run the agent never told of made a permanent row in the GUI's
   // database. They are dropped and the run list is asked for; a run it shows is fetched.
   void liveEntriesOfAnUnknownRunAreDroppedUntilTheListShowsIt() {
     CatchUp catchUp(true);
@@ -338,7 +338,7 @@ class CatchUpTest : public QObject {
     QVERIFY(!catchUp.run("run-a"));
   }
 
-  // Issue 28 item 5: a run deleted in the GUI was followed again from seq 0 by the node's next
+  // A run deleted in the GUI was followed again from seq 0 by the node's next
   // run list (autoTrackRuns) and its whole journal fetched, only for the store to drop it.
   void aRunTheGuiDeletedIsNeitherFetchedNorDelivered() {
     CatchUp catchUp(true);

@@ -223,7 +223,7 @@ class ControllerProcessTest : public QObject {
     QVERIFY(record.isOk());
     QVERIFY(record->bestAccuracy.has_value());
     QVERIFY(*record->bestAccuracy > 0.7);
-    // Issue 28 item 4: the log the dashboard shows (MetricsStore::logTail) holds each printed
+    // The log the dashboard shows (MetricsStore::logTail) holds each printed
     // sample once, as a sample: rank 0's metrics records are not log lines too, one note says
     // where they are, and the run's other lines (the end record) are there.
     auto log = controller.store().logTail(runId, 10000).result();

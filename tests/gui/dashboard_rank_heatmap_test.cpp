@@ -1,4 +1,4 @@
-// A run's dashboard fills its rank × step heatmap from the store (issue 13 item 2): a finished
+// A run's dashboard fills its rank × step heatmap from the store: a finished
 // 3-rank run whose rank 2 computes 50 % longer from step 500 on shows every rank with its node and
 // rank 2's late windows hot; samples that land later extend it (live).
 #include <QtTest>

@@ -162,7 +162,7 @@ class DashboardTabTest : public QObject {
              size_t{1});
   }
 
-  // Issue 13 item 7: x = epoch put every step of an epoch on one x value. Now x = step / steps per
+  // x = epoch put every step of an epoch on one x value. Now x = step / steps per
   // epoch from the run's own facts: the steps spread over the epoch, and the test metrics of an
   // epoch's last step sit on the whole epoch. A run without the facts keeps whole epochs.
   void epochAxisIsFractional() {
@@ -202,7 +202,7 @@ class DashboardTabTest : public QObject {
     }
   }
 
-  // Issue 13 item 7: a run's dashboard exports any chart as PNG or SVG (its "Export chart" menu
+  // A run's dashboard exports any chart as PNG or SVG (its "Export chart" menu
   // and every chart's context menu) and the run's metrics as CSV at full resolution: every stored
   // sample of every metric and rank, not the decimated chart data.
   void exportsChartsAndFullResolutionCsv() {
@@ -491,7 +491,7 @@ class DashboardTabTest : public QObject {
     }
     QVERIFY(smoothingShown);
   }
-  // Issue 24: every metric the run logs that the fixed charts do not show gets a chart on the
+  // Every metric the run logs that the fixed charts do not show gets a chart on the
   // Metrics page, grouped by the part before '/'; a name logged per rank only has a series per
   // rank; the fixed ones (train/loss, time/..., gpu<i>/...) stay off it.
   void theMetricsPageChartsEveryOtherMetricGroupedByPrefix() {

@@ -1,4 +1,4 @@
-// Issue 25, "defaults that launch": the New run form's default run launches as it stands on a CPU
+// "Defaults that launch": the New run form's default run launches as it stands on a CPU
 // node, a 1-GPU node and a 2-GPU node (the tests' fake NVML gives the agent one or two GPUs). On a
 // GPU node the form starts with one rank per free GPU and the run takes the node's GPUs (slots by
 // kind), leaving its cores to CPU jobs. The runs are cut to a few steps (max_steps, a run-spec key

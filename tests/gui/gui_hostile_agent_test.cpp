@@ -1,4 +1,4 @@
-// The GUI against a broken or hostile agent (issue 26, items 1 to 3): the GUI's own Controller,
+// The GUI against a broken or hostile agent: the GUI's own Controller,
 // MetricsStore, Dashboard, Nodes and History panels, connected over CURVE to a fake agent
 // (hostile_agent.h) that sends what the issue's reviewers sent: a 4 MiB run reason, a 4 MiB run
 // name, a node claiming 100,000 GPUs, telemetry for 1,000 GPUs, a RunInfo with 1,000,000
@@ -185,7 +185,7 @@ class GuiHostileAgentTest : public QObject {
     agent_.reset();
   }
 
-  // Issue 26 item 1: a 512 KiB RunInfo.reason went unclipped into the dashboard's message label
+  // A 512 KiB RunInfo.reason went unclipped into the dashboard's message label
   // and the GUI crashed painting it; 4 MiB blocked the GUI thread 22 s.
   void huge_reason_is_clipped_not_crashing() {
     v1::RunInfo listed = runInfo("r-reason", v1::FAILED);
@@ -235,7 +235,7 @@ class GuiHostileAgentTest : public QObject {
     checkDatabase();
   }
 
-  // Issue 26 item 2: a 4 MiB run name froze the GUI thread 6.4 s.
+  // A 4 MiB run name froze the GUI thread 6.4 s.
   void huge_run_name_is_clipped() {
     v1::RunInfo run = runInfo("r-name", v1::RUNNING);
     run.mutable_spec()->set_name(longText(4 * 1024 * 1024));
@@ -264,7 +264,7 @@ class GuiHostileAgentTest : public QObject {
     checkDatabase();
   }
 
-  // Issue 26 item 2: a node claiming 100,000 GPUs froze the GUI 10-14 s and took 1 GB.
+  // A node claiming 100,000 GPUs froze the GUI 10-14 s and took 1 GB.
   void node_claiming_100000_gpus_is_bounded() {
     // First an ordinary node with 8 GPUs, in the Nodes table.
     v1::NodeInfo node;
@@ -368,7 +368,7 @@ class GuiHostileAgentTest : public QObject {
     checkDatabase();
   }
 
-  // Issue 26 item 2: telemetry for 1,000 GPUs every second saturated the GUI thread (5-7 s
+  // Telemetry for 1,000 GPUs every second saturated the GUI thread (5-7 s
   // stretches). Here ten times a second, for a running run placed on the node's GPUs.
   void telemetry_for_1000_gpus_is_bounded() {
     v1::NodeInfo node;
@@ -471,7 +471,7 @@ class GuiHostileAgentTest : public QObject {
     checkDatabase();
   }
 
-  // Issue 26 item 2: a RunInfo with 1,000,000 placement entries took 1.8 GB and slowed the
+  // A RunInfo with 1,000,000 placement entries took 1.8 GB and slowed the
   // connection's hellos from 1/s to 7 in 25 s.
   void million_placement_entries_are_refused() {
     QVERIFY(connectToAgent());
@@ -509,7 +509,7 @@ class GuiHostileAgentTest : public QObject {
     checkDatabase();
   }
 
-  // Issue 26 item 2: 20,002 runs in one list blocked the GUI thread 1.05 s.
+  // 20,002 runs in one list blocked the GUI thread 1.05 s.
   void list_of_20002_runs_is_paged_not_blocking() {
     // A node with one run, in the History table (its columns are fitted to the first rows once,
     // which Qt bounds to 1,000 rows), then the list grows to 20,002 runs.
@@ -540,10 +540,10 @@ class GuiHostileAgentTest : public QObject {
     checkDatabase();
   }
 
-  // Issue 26 item 3: metric samples for a run id the agent never told of became a permanent row
+  // Metric samples for a run id the agent never told of became a permanent row
   // in the GUI's database. They are dropped; the GUI asks for the run list, and a run the agent
   // does list is then fetched from its journal, so nothing of a real run is lost.
-  // Issue 25 item 1: an agent of another protocol version refuses this GUI's hello; the user is
+  // An agent of another protocol version refuses this GUI's hello; the user is
   // told which node and what to do, once (not at every heartbeat), and no node info is invented.
   void agent_of_another_protocol_version_is_named_with_what_to_do() {
     agent_->setHelloRefusal(v1::ErrorReply::UNSUPPORTED_VERSION,

@@ -1,4 +1,4 @@
-// Issue 28 item 5, end to end with a real agent: a run deleted in the GUI's history stays
+// End to end with a real agent: a run deleted in the GUI's history stays
 // deleted. Before, the agent's next run list (after a reconnect or a GUI restart) brought it back
 // with its whole journal, so the GUI database was bounded only by the agents' retention. The
 // controller starts its local agent (loopback, CURVE), launches two short command runs, the first

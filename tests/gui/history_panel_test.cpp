@@ -399,7 +399,7 @@ class HistoryPanelTest : public QObject {
              Status::Code::kIOError);
     QCOMPARE(view.exportChartSvg("no/such", out.filePath("x.svg")).code(), Status::Code::kNotFound);
 
-    // Issue 24: any other metric the runs logged is one choice away in the metric chart.
+    // Any other metric the runs logged is one choice away in the metric chart.
     CompareMetricChart* metrics = view.metricChart();
     QTRY_VERIFY(metrics->loaded() && !metrics->metricNames().isEmpty());
     QVERIFY2(metrics->metricNames().contains(QStringLiteral("custom/grad_norm")),

@@ -1,7 +1,7 @@
 // NodeDetailPane shows every GPU value (utilization, memory used/total, power, temperature, SM
 // clock, PCIe and NVLink throughput) as a chart and as the latest reading, "N/A" where the GPU
 // does not report it, and its redraws of an 8-GPU and a 64-GPU node (the protocol's per-node
-// bound) keep every GUI-thread event under 100 ms of CPU (issue 26). With RINGSIDE_TEST_PNG_DIR
+// bound) keep every GUI-thread event under 100 ms of CPU. With RINGSIDE_TEST_PNG_DIR
 // set it saves node_detail_gpu_telemetry.png, node_detail_8_gpus.png and node_detail_64_gpus.png.
 #include <QScrollArea>
 #include <QScrollBar>
@@ -21,7 +21,7 @@ using ringside::gui::testing::TimedApplication;
 
 namespace {
 
-// The bound of issue 26: no GUI-thread event takes 100 ms of CPU (as gui_hostile_agent_test).
+// The bound: no GUI-thread event takes 100 ms of CPU (as gui_hostile_agent_test).
 constexpr double kMaxEventCpuMs = 100.0;
 
 TimedApplication* timedApp() { return static_cast<TimedApplication*>(qApp); }
@@ -146,13 +146,13 @@ class NodeDetailGpuTest : public QObject {
     }
   }
 
-  // Issue 26: the node details of an ordinary 8-GPU node cost tens of ms of GUI-thread CPU per
+  // The node details of an ordinary 8-GPU node cost tens of ms of GUI-thread CPU per
   // redraw (twice a second) and up to 70 ms when selected; a node going from idle to training
   // (NVLink from 0 to 300 GB/s) froze the GUI for minutes: the y axis took the new range with
   // the old 0.2 tick step, two million tick items.
   void steady_redraws_of_an_8_gpu_node_are_bounded() { streamAndCheck(8, 8, "8_gpus"); }
 
-  // Issue 26: a node whose GPU count changes (here from 8 to the protocol's 64 per node, 580
+  // A node whose GPU count changes (here from 8 to the protocol's 64 per node, 580
   // lines) cost 80 to 350 ms in one event; then its steady redraws.
   void gpu_count_change_to_64_gpus_is_bounded() {
     streamAndCheck(8, static_cast<int>(kMaxGpusPerNode), "64_gpus");

@@ -1,4 +1,4 @@
-// Issue 28, item 3: the Nodes panel's line over the table at 64 nodes x 8 GPUs: how many nodes are
+// The Nodes panel's line over the table at 64 nodes x 8 GPUs: how many nodes are
 // online, how many of the online nodes' GPUs runs hold, and the mean of the utilizations they
 // report (an offline node and a GPU that reports none are left out; N/A when none reports).
 // The Nodes panel itself with the 64 nodes: its line, sorted by GPU use and filtered. With

@@ -1,4 +1,4 @@
-// Issue 24 end to end: a user's PyTorch DDP script (examples/pytorch/ddp_fashion_mnist.py, with
+// End to end: a user's PyTorch DDP script (examples/pytorch/ddp_fashion_mnist.py, with
 // the ringside package's three calls) launched as a "PyTorch script" job through the GUI's
 // controller and a real local agent, on Debian's python3-torch (CPU, gloo). The GUI's store gets
 // the script's loss for both ranks, the hook's per-rank all-reduce times and the run's busbw and

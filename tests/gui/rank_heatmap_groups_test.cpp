@@ -1,4 +1,4 @@
-// Issue 28, item 3: the rank heatmap at 512 ranks on 64 nodes x 8 GPUs. It opens grouped by node:
+// The rank heatmap at 512 ranks on 64 nodes x 8 GPUs. It opens grouped by node:
 // one row per node, coloured by its rank furthest from the median (the straggler's node red in the
 // compute layer, blue in the wait layer, the others white); a click on a node's row shows its 8
 // ranks below it and a second click hides them; "Group by node" off shows all 512 rows and stays

@@ -1,4 +1,4 @@
-// A real straggler in the dashboard's rank × step heatmap (issue 13, item 2), not a simulated
+// A real straggler in the dashboard's rank × step heatmap, not a simulated
 // number: a 2-rank CNN run launched through the controller and a real local agent with the run
 // form's metric interval at 5 steps; rank 0 pinned to one CPU, rank 1 to another, and from about
 // a third of the run on two busy processes share rank 1's CPU. Afterwards the finished run's
@@ -134,7 +134,7 @@ class RankHeatmapStragglerProcessTest : public QObject {
     form.model = QStringLiteral("cnn");
     form.backend = QStringLiteral("mpi");
     form.epochs = 1;
-    form.logEvery = 5;  // the run form's metric interval (issue 13, item 4)
+    form.logEvery = 5;  // the run form's metric interval
     form.nodeIds = {testing::onlineLocalNodeId(controller)};
     form.ranksPerNode = 2;
     QString launchError;

@@ -109,7 +109,7 @@ class RankHeatmapTest : public QObject {
     QCOMPARE(groups[1].endRow, size_t{4});
   }
 
-  // Issue 13 item 2: a rank that becomes slow at step 5,000 is a streak from there on, in
+  // A rank that becomes slow at step 5,000 is a streak from there on, in
   // compute (the straggler) and in the wait (the ranks waiting for it).
   void aRankSlowFromStep5000IsAStreak() {
     std::vector<RankTimingSeries> ranks;

@@ -1,4 +1,4 @@
-// Issue 28, item 3: the dashboard's per-rank table at 512 ranks on 64 nodes x 8 GPUs. Above 64
+// The dashboard's per-rank table at 512 ranks on 64 nodes x 8 GPUs. Above 64
 // ranks it opens on the 16 slowest, slowest first; every column sorts (N/A last when descending);
 // the filter keeps a rank by number or the ranks of matching nodes; "Group by node" shows one
 // collapsed row per node with its slowest rank's step and its longest wait, which expands to its

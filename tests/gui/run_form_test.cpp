@@ -109,7 +109,7 @@ class RunFormTest : public QObject {
                 .isEmpty());
   }
 
-  // Issue 12 item 8: the form refuses what the agent would (run_spec_limits.h), before sending.
+  // The form refuses what the agent would (run_spec_limits.h), before sending.
   void aRunTooLargeForTheAgentIsRefusedByTheForm() {
     RunForm f;
     f.nodeIds = {QStringLiteral("n1")};

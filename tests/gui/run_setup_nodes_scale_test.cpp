@@ -1,4 +1,4 @@
-// Issue 28, item 3: the run form's node list with 64 nodes x 8 GPUs: each node shows its free
+// The run form's node list with 64 nodes x 8 GPUs: each node shows its free
 // GPUs; the filter hides the nodes whose name and host do not contain its text; "Check all shown"
 // checks every shown node that can take the run's ranks (online, not draining, a free GPU for a
 // GPU run or a free CPU slot for a CPU run), in list order, and "Uncheck all" clears every check;

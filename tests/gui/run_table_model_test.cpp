@@ -302,7 +302,7 @@ class RunTableModelTest : public QObject {
     QVERIFY(aBefore >= 0 && model.rowOfRun("r-a") >= 0);
   }
 
-  // Issue 28 item 5, the bug this pins: every change of one run (a live run's samples, a tag)
+  // The bug this pins: every change of one run (a live run's samples, a tag)
   // made the table read every run of the store again, 40 queries of 250 runs at 10,000 runs,
   // four times a second while a run was live. Only the changed run is read now: a row changed
   // behind the store's back (no signal) stays as it was while another run's change shows.
@@ -344,7 +344,7 @@ class RunTableModelTest : public QObject {
     QTRY_COMPARE(model.record(model.rowOfRun("r-b"))->name, QStringLiteral("renamed"));
   }
 
-  // Issue 28 item 5: a history longer than several refresh pages is listed each run once, and
+  // A history longer than several refresh pages is listed each run once, and
   // the text and state filters count right over it.
   void manyRunsAreListedOnceAndFilteredRight() {
     std::vector<v1::RunInfo> many;
@@ -379,7 +379,7 @@ class RunTableModelTest : public QObject {
              QStringLiteral("m-2499"));
   }
 
-  // Issue 24: a script's hyperparameters (ringside.config -> RunInfo.params) are History columns,
+  // A script's hyperparameters (ringside.config -> RunInfo.params) are History columns,
   // one per key; numbers sort as numbers; a run without a key has an empty cell.
   void aScriptsHyperparametersAreColumns() {
     v1::RunInfo script = runInfo("r-e", "script", v1::COMPLETED, 5000, 5100);

@@ -1,4 +1,4 @@
-// Regression tests of issue 12, item 10 ("Corruption goes unnoticed") for the GUI's run
+// Regression tests of corruption that went unnoticed for the GUI's run
 // database (docs/gui-database.md, "Damaged databases"): flipped bytes made charts stop short
 // without a word, and a read-only (immutable) database opened without an error and showed empty
 // dashboards. Now open() refuses both with a message that names the file and says what to do,

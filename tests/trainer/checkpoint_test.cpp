@@ -103,7 +103,7 @@ uint64_t bytesReadSoFar() {
   return 0;
 }
 
-// Issue 26 item 8: resume from a 10 GB sparse file read all of it (79 s, 10.5 GB of memory per
+// Resume from a 10 GB sparse file read all of it (79 s, 10.5 GB of memory per
 // rank) before it looked at the magic. Now the header comes first and nothing is read in bulk.
 TEST(CheckpointTest, ResumeFromATenGigabyteSparseFileReadItAllBeforeCheckingTheMagic) {
   TempDir dir;

@@ -112,7 +112,7 @@ NodeDetailPane::NodeDetailPane(Controller& controller, QWidget* parent)
   scroll->setFrameShape(QFrame::NoFrame);
   infoColumn->addWidget(scroll, 1);
   // Each GPU's latest reading: a list lays out only the rows in view, where a rich-text label
-  // of 64 GPUs' readings cost 200 to 400 ms of layout per update (issue 26).
+  // of 64 GPUs' readings cost 200 to 400 ms of layout per update.
   gpuReadingsTitle_ = new QLabel(tr("Latest GPU readings"));
   QFont bold = gpuReadingsTitle_->font();
   bold.setBold(true);
@@ -726,7 +726,7 @@ void NodeDetailPane::updateInfo() {
                            ? tr("%1 GiB").arg(gib(static_cast<double>(info.memory_total_mib())))
                            : NodeTableModel::tr("N/A"));
   // Consecutive GPUs alike share a line ("0–7: NVIDIA H100 ..."): 64 lines of rich text cost
-  // the label's layout 50 to 90 ms each time the column changed size (issue 26).
+  // the label's layout 50 to 90 ms each time the column changed size.
   QStringList gpus;
   QString groupText;
   int groupFirst = -1;

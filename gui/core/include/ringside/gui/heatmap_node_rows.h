@@ -1,4 +1,4 @@
-// The node-level rows of the rank heatmap grouped by node (issue 28, item 3): at 64 nodes x 8
+// The node-level rows of the rank heatmap grouped by node: at 64 nodes x 8
 // GPUs a row per rank is under 2 pixels tall, so the heatmap can show one row per node that
 // expands to its ranks. A node's cell is its rank furthest from the window's median, either way
 // (the largest |excess|, rank_heatmap.h): in the compute layer a straggler makes its node red, in

@@ -1,5 +1,5 @@
 // The embedded default node: a ringside-agent the GUI starts as its own child process on loopback,
-// so that a single workstation needs no setup (issue 4, "Nodes"). The GUI authorizes its own key
+// so that a single workstation needs no setup ("Nodes"). The GUI authorizes its own key
 // with the agent and reads the agent's key itself, then connects like to any other node (CURVE).
 //
 // Lifetime: the agent is the GUI's child and is stopped (SIGTERM, then SIGKILL) when the

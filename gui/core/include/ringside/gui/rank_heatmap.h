@@ -1,4 +1,4 @@
-// The rank × time heatmap of a run's dashboard (issue 13, item 2): rows are the ranks grouped by
+// The rank × time heatmap of a run's dashboard: rows are the ranks grouped by
 // node, columns are windows of steps, and each cell is one rank's mean time in that window
 // relative to the median over all ranks in the same window, so a rank that becomes slow at step
 // 5,000 shows as a streak from there on. Pure functions of Qt Core/Gui, thread-safe; the widget

@@ -1,4 +1,4 @@
-// The dashboard's per-rank table as an item model (issue 28, item 3): each rank's latest step
+// The dashboard's per-rank table as an item model: each rank's latest step
 // time and all-reduce wait (time/step_ms, time/exposed_comm_ms, docs/metrics.md), flat or grouped
 // under one row per node, and a proxy that sorts any column numerically, filters by rank or node
 // text and keeps only the k slowest ranks. Built for 512 ranks on 64 nodes: an update with the

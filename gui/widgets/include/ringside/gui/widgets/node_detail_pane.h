@@ -9,7 +9,7 @@
 // no decimation needed, DESIGN decision 8), so switching nodes shows their history at once.
 // Values a node cannot read leave a gap, never a 0.
 //
-// Cost on the GUI thread (issue 26: no event over 100 ms of CPU, for up to the protocol's
+// Cost on the GUI thread (no event over 100 ms of CPU, for up to the protocol's
 // kMaxGpusPerNode = 64 GPUs, i.e. 580 lines): the charts redraw on a 500 ms timer when something
 // changed, not per message, and a redraw is done in steps of one chart (or the info column) per
 // event; a hidden pane and charts scrolled out of view are not drawn until they are shown. Each

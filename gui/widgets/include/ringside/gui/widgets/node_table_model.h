@@ -76,7 +76,7 @@ class NodeTableModel : public QAbstractTableModel {
   // True when the node is online and draining (NodeInfo.draining or the latest telemetry's).
   static bool isDraining(const NodeView& node);
 
-  // The cluster's GPU use over `nodes` (issue 28, item 3): the GPUs of the online nodes'
+  // The cluster's GPU use over `nodes`: the GPUs of the online nodes'
   // inventories, how many of them a run holds (NodeTelemetry.gpus_in_use), and the mean of the
   // utilizations they report (GPUs that report none are left out; nullopt when none reports).
   struct ClusterGpuUse {

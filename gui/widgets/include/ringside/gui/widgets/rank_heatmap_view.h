@@ -1,5 +1,5 @@
-// RankHeatmapView: the dashboard's rank × step heatmap beside the per-rank table (issue 13, item
-// 2). Paints a RankHeatmap (ringside/gui/rank_heatmap.h): one row per rank, grouped by node with
+// RankHeatmapView: the dashboard's rank × step heatmap beside the per-rank table.
+// Paints a RankHeatmap (ringside/gui/rank_heatmap.h): one row per rank, grouped by node with
 // the node's name beside its rows, one column per step window, each cell coloured by how far the
 // rank's compute time (or, switched with the box above it, its all-reduce wait) lies from the
 // window's median over ranks; a colour legend; a step axis below. Hovering a cell shows the rank,
