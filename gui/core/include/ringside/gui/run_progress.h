@@ -1,8 +1,6 @@
-// Progress and ETA of a run from the facts its samples carry (docs/metrics.md): the run's size,
-// which the trainer reports once at its start (run/total_steps, run/steps_per_epoch, the same
-// values as its "start" record), the last step trained, and the throughput; and the fractional
-// epoch axis of its charts. Pure arithmetic with no Qt, so the dashboard's read-outs are tested
-// without a display.
+// Progress and ETA of a run (the arithmetic is ringside/common/run_progress.h, which the agent's
+// queue uses too) and the fractional epoch axis of its charts. Pure arithmetic with no Qt, so the
+// dashboard's read-outs are tested without a display.
 //
 // Thread-safety: pure functions; safe from any thread.
 #pragma once
@@ -11,38 +9,16 @@
 #include <optional>
 #include <vector>
 
+#include "ringside/common/run_progress.h"
 #include "ringside/gui/decimation.h"
 
 namespace ringside::gui {
 
-// What the dashboard knows about a run; std::nullopt (or 0 where stated) when it does not know.
-struct ProgressFacts {
-  int64_t stepsDone = 0;  // step of the last global train/loss sample; 0 before the first
-  int64_t firstStep = 0;  // step of the run/total_steps sample: > 0 for a resumed run
-  std::optional<int64_t> totalSteps;       // last run/total_steps sample, global steps
-  std::optional<int64_t> stepsPerEpoch;    // last run/steps_per_epoch sample, global steps
-  std::optional<double> samplesPerSecond;  // last train/samples_per_s sample, samples/s
-  int64_t globalBatch = 0;  // the run spec's global_batch, samples per step; 0 when unknown
-  std::optional<double> runningSeconds;  // since the run started, up to now or its end, s
-};
-
-struct RunProgress {
-  std::optional<double> fraction;  // stepsDone / totalSteps, clamped to [0, 1]
-  std::optional<double> epochs;    // epochs done, fractional: stepsDone / stepsPerEpoch
-  // samplesPerSecond / globalBatch when both are known and positive, else the mean rate since
-  // the start: (stepsDone - firstStep) / runningSeconds.
-  std::optional<double> stepsPerSecond;
-  std::optional<double> etaSeconds;  // etaSeconds(stepsDone, totalSteps, stepsPerSecond)
-};
-
-// Everything above from `facts`; each value is std::nullopt when what it needs is unknown, not
-// positive or not finite.
-RunProgress runProgress(const ProgressFacts& facts);
-
-// Seconds left at `stepsPerSecond`: (totalSteps - stepsDone) / stepsPerSecond. std::nullopt when
-// the total or the rate is unknown or not positive; 0 once stepsDone >= totalSteps.
-std::optional<double> etaSeconds(int64_t stepsDone, std::optional<int64_t> totalSteps,
-                                 std::optional<double> stepsPerSecond);
+// The progress and ETA arithmetic (ringside/common/run_progress.h), shared with the agent.
+using ringside::etaSeconds;
+using ringside::ProgressFacts;
+using ringside::RunProgress;
+using ringside::runProgress;
 
 // A series by step (x = global steps completed, the first step is 1) with x as fractional epochs:
 // step / stepsPerEpoch, so the steps of epoch e (0-based) spread over (e, e + 1] and its last
