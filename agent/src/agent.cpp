@@ -19,6 +19,7 @@
 #include "ringside/common/agent_ready.h"
 #include "ringside/common/private_dir.h"
 #include "ringside/common/protocol.h"
+#include "ringside/common/run_spec.h"
 
 namespace ringside::agent {
 
@@ -336,6 +337,15 @@ Status Agent::start() {
   runOptions.networkInterface = c.networkInterface;
   runOptions.localNames = {d.node.hostname(), c.listenAddress, advertiseAddress(c)};
   for (const auto& gpu : d.node.gpus()) runOptions.gpuIndices.push_back(gpu.index());
+  runOptions.cpuSlots = d.node.cpu_slots_total();
+  runOptions.remainingSeconds = [&d](const v1::RunInfo& run) -> std::optional<double> {
+    int64_t globalBatch = 0;  // samples per step, for the throughput; a trainer run's spec has it
+    if (run.spec().has_trainer()) {
+      auto config = trainerConfigOf(run.spec().trainer());
+      if (config.isOk()) globalBatch = withTrainerDefaults(*config).global_batch();
+    }
+    return d.etas.remainingSeconds(run.run_id(), globalBatch, wallSeconds());
+  };
   d.runs = std::make_unique<RunManager>(
       runOptions,
       [&d](const v1::RunInfo& run, const RunProcessIds& ids) { d.onRunState(run, ids); });
@@ -419,6 +429,8 @@ Status Agent::run() {
     const auto now = Clock::now();
     if (now >= nextPoll) {
       d.runs->poll();
+      // A draining node starts nothing new: its queue waits until it is undrained.
+      if (!d.draining) d.runs->dispatchQueue();
       d.tailLogs();
       d.finishEndedRuns();
       nextPoll = now + kPollInterval;

@@ -106,6 +106,15 @@ v1::Envelope Agent::Impl::handle(const v1::Envelope& request) {
       }
       return reply;
     }
+    case v1::Envelope::kReorderQueuedRun: {
+      const auto& reorder = request.reorder_queued_run();
+      const v1::RunPriority priority = reorder.priority();
+      auto run = runs->reorderQueued(reorder.run_id(), reorder.places(),
+                                     reorder.has_priority() ? &priority : nullptr);
+      if (!run.isOk()) return fail(run.status());
+      *reply.mutable_reorder_queued_run_reply()->mutable_run() = *run;
+      return reply;
+    }
     case v1::Envelope::kStopRun: {
       auto run = runs->stop(request.stop_run().run_id(), request.stop_run().grace_seconds());
       if (!run.isOk()) return fail(run.status());

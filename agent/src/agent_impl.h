@@ -19,6 +19,7 @@
 #include "ringside/agent/journal.h"
 #include "ringside/agent/log_tailer.h"
 #include "ringside/agent/nvml_probe.h"
+#include "ringside/agent/run_eta.h"
 #include "ringside/agent/run_manager.h"
 #include "ringside/agent/sample_refusals.h"
 #include "ringside/agent/straggler_detector.h"
@@ -84,6 +85,7 @@ struct Agent::Impl {
   // The straggler verdict of each running trainer run (straggler_detector.h).
   std::map<std::string, StragglerDetector> stragglers;
   HangMonitor hangs;  // stalls and hang timeouts of the runs this agent owns
+  RunEtas etas;       // how long each run it owns has left, for the queue's estimates
 
   explicit Impl(AgentConfig c) : config(std::move(c)) {}
 

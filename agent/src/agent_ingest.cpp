@@ -40,6 +40,7 @@ void Agent::Impl::onRunState(const v1::RunInfo& run, const RunProcessIds& ids) {
   publish(envelope);
   if (isEnded(run.state())) {
     stragglers.erase(run.run_id());
+    etas.forget(run.run_id());
     logLine("info", "run " + run.run_id() + " " + v1::RunState_Name(run.state()) +
                         (run.reason().empty() ? "" : ": " + run.reason()));
   } else if (!tailers.contains(run.run_id()) && !run.run_dir().empty()) {
@@ -121,6 +122,7 @@ void Agent::Impl::checkHangs() {
 void Agent::Impl::publishSamples(const std::string& runId, std::vector<v1::MetricSample> samples) {
   if (samples.empty()) return;
   hangs.onSamples(runId, samples, wallSeconds());
+  etas.onSamples(runId, samples, wallSeconds());
   v1::Envelope envelope = protocol::newEnvelope(0);
   envelope.mutable_metric_batch()->set_run_id(runId);
   auto* out = envelope.mutable_metric_batch()->mutable_samples();

@@ -72,6 +72,7 @@ bool procStat(pid_t pid, int64_t* startTicks, char* state) {
 
 }  // namespace run_manager_detail
 
+using run_manager_detail::kDispatchedFile;
 using run_manager_detail::kExitStatusFile;
 using run_manager_detail::kRunKeyFile;
 using run_manager_detail::kStderrFile;
@@ -168,6 +169,16 @@ Result<v1::RunInfo> RunManager::stop(const std::string& runId, double graceSecon
   if (isEnded(run.info.state())) {
     return Status::failedPrecondition("run " + runId + " already ended (" +
                                       v1::RunState_Name(run.info.state()) + ")");
+  }
+  if (run.info.state() == v1::QUEUED) {
+    // Nothing runs yet: the run leaves the queue, and the runs behind it move up.
+    run.stopRequested = true;
+    run.info.set_queue_position(0);
+    run.info.clear_waiting_reason();
+    run.info.clear_estimated_start();
+    setState(run, v1::STOPPED, "cancelled while queued: it never started");
+    queueDirty_ = true;
+    return run.info;
   }
   if (!run.stopRequested) {
     run.stopRequested = true;
@@ -272,6 +283,7 @@ bool RunManager::shimAlive(const RunProcessIds& ids) const {
 }
 
 void RunManager::finish(Tracked& run, int exitCode, bool statusKnown) {
+  queueDirty_ = true;  // its slots are free: the queue moves at the next dispatch
   run.info.set_exit_code(statusKnown ? exitCode : -1);
   run.info.clear_stall();
   if (!run.hangFailure.empty()) {
@@ -311,7 +323,7 @@ void RunManager::poll() {
     it = foreignStops_.erase(it);
   }
   for (auto& [id, run] : runs_) {
-    if (isEnded(run.info.state())) continue;
+    if (isEnded(run.info.state()) || run.info.state() == v1::QUEUED) continue;
     const fs::path statusPath = fs::path(runDir(id)) / kExitStatusFile;
     std::error_code ec;
     const bool alive = shimAlive(run.ids);
@@ -358,7 +370,20 @@ void RunManager::adopt(const v1::RunInfo& info) {
   }
   if (run.stopRequested) run.killDeadline = steadySeconds() + options_.defaultGraceSeconds;
   loadRunKey(run);
-  runs_[info.run_id()] = std::move(run);
+  const bool dispatched = fs::exists(fs::path(runDir(info.run_id())) / kDispatchedFile, ec);
+  Tracked& adopted = runs_[info.run_id()] = std::move(run);
+  if (info.state() != v1::QUEUED || !dispatched) return;  // a queued run waits again
+  // The earlier agent began to start this queued run and stopped before it journaled STARTING.
+  adopted.info.set_queue_position(0);
+  adopted.info.clear_waiting_reason();
+  adopted.info.clear_estimated_start();
+  if (adopted.ids.shimPid > 0) {
+    setState(adopted, v1::STARTING, "");  // its shim exists: poll() follows it from here
+  } else {
+    setState(adopted, v1::FAILED,
+             "the agent stopped while it was starting this run from the queue; the run was not "
+             "started again, so that it cannot run twice: launch it again");
+  }
 }
 
 const v1::RunInfo* RunManager::find(const std::string& runId) const {
@@ -377,7 +402,8 @@ std::vector<v1::RunInfo> RunManager::runs(bool includeEnded) const {
 uint32_t RunManager::usedCpuSlots(bool fresh) const {
   uint32_t used = 0;
   for (const auto& [id, run] : runs_) {
-    if (!isEnded(run.info.state()) && run.gpus.empty() && !usesGpus(run.info.spec())) {
+    if (!isEnded(run.info.state()) && run.info.state() != v1::QUEUED && run.gpus.empty() &&
+        !usesGpus(run.info.spec())) {
       used += localRanks(run.info.spec());
     }
   }

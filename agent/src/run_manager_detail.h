@@ -16,6 +16,9 @@ inline constexpr const char* kStderrFile = "stderr.log";
 // A multi-node run's rank keypair (secret key, mode 0600), so that an agent that restarts keeps
 // accepting the metrics of the run's ranks.
 inline constexpr const char* kRunKeyFile = "rank.key_secret";
+// Written just before a queued run's shim is started: a restarted agent that finds it on a run
+// journaled as QUEUED knows the run may have started, and never starts it again (docs/queue.md).
+inline constexpr const char* kDispatchedFile = "dispatched";
 
 // Seconds since the epoch (system clock), as RunInfo's times are.
 double wallSeconds();

@@ -29,6 +29,7 @@ namespace ringside::agent {
 
 namespace fs = std::filesystem;
 
+using run_manager_detail::kDispatchedFile;
 using run_manager_detail::kExitStatusFile;
 using run_manager_detail::kRunKeyFile;
 using run_manager_detail::kStderrFile;
@@ -300,6 +301,8 @@ Result<v1::RunInfo> RunManager::launch(const v1::RunSpec& request, uint32_t free
         "runs need CURVE; restart the agent without --insecure");
   }
   const uint32_t local = localRanks(spec);
+  const bool gpuJob = usesGpus(spec);
+  RINGSIDE_RETURN_IF_ERROR(checkFitsNode(local, gpuJob));
   // This node's pre-flight hold is the run's own: its slots and GPUs are free for it.
   std::vector<uint32_t> heldGpus;
   for (const auto& host : spec.hosts()) {
@@ -309,31 +312,107 @@ Result<v1::RunInfo> RunManager::launch(const v1::RunSpec& request, uint32_t free
       heldGpus = held->gpus;
     }
   }
-  const bool gpuJob = usesGpus(spec);
+  std::vector<uint32_t> ownGpus;
+  std::string busy;
   if (!gpuJob && local > freeCpuSlots) {
-    return Status::resourceExhausted(
-        "run asks for " + std::to_string(local) + " ranks on this node but only " +
-        std::to_string(freeCpuSlots) + " CPU slots are free: lower ranks_per_node or stop a run" +
-        reservations_.refusalNote(/*gpus=*/false, steadySeconds()));
+    busy = "run asks for " + std::to_string(local) + " ranks on this node but only " +
+           std::to_string(freeCpuSlots) + " CPU slots are free" +
+           reservations_.refusalNote(/*gpus=*/false, steadySeconds());
   }
+  if (gpuJob) {
+    const std::vector<uint32_t> free = freeGpus();  // this run's own hold was taken above
+    if (free.size() < local) {
+      busy = "run asks for " + std::to_string(local) + " GPUs on this node but " +
+             std::to_string(free.size()) + " of " + std::to_string(options_.gpuIndices.size()) +
+             " are free" + reservations_.refusalNote(/*gpus=*/true, steadySeconds());
+    } else {
+      ownGpus.assign(free.begin(), free.begin() + local);
+      if (heldGpus.size() >= local) ownGpus.assign(heldGpus.begin(), heldGpus.begin() + local);
+    }
+  }
+  if (multiNode) {
+    // The owner does not queue a multi-node run (it would have to hold the other nodes' slots
+    // while it waits): busy slots are refused, as the pre-flight said.
+    if (!busy.empty()) return Status::resourceExhausted(busy + ": lower the ranks or stop a run");
+  } else if (!busy.empty() || queuedAhead(spec.priority(), gpuJob)) {
+    return enqueue(std::move(spec), world);
+  }
+  Tracked fresh;
+  fresh.info.set_run_id(newRunId());
+  *fresh.info.mutable_spec() = spec;
+  fresh.info.set_created_time(wallSeconds());
+  fresh.info.set_world_size(world);
+  auto [it, inserted] = runs_.emplace(fresh.info.run_id(), std::move(fresh));
+  Status started = spawn(it->second, argv, ownGpus, /*journalQueued=*/true);
+  if (!started.isOk()) {
+    // Once journaled (QUEUED), it ends FAILED there too, so that no restarted agent starts it.
+    if (it->second.info.state() == v1::QUEUED) {
+      setState(it->second, v1::FAILED, started.message());
+    } else {
+      runs_.erase(it);
+    }
+    return started;
+  }
+  return it->second.info;
+}
+
+Status RunManager::checkFitsNode(uint32_t local, bool gpuJob) const {
   if (gpuJob && options_.gpuIndices.empty()) {
     return Status::invalidArgument(
         "the run uses GPUs (one per rank) but this node has none: choose a GPU node, or the mpi "
         "backend (a CPU script) here");
   }
-  std::vector<uint32_t> ownGpus;
-  if (gpuJob) {
-    const std::vector<uint32_t> free = freeGpus();  // this run's own hold was taken above
-    if (free.size() < local) {
-      return Status::resourceExhausted("run asks for " + std::to_string(local) +
-                                       " GPUs on this node but " + std::to_string(free.size()) +
-                                       " of " + std::to_string(options_.gpuIndices.size()) +
-                                       " are free: lower the ranks or stop a run" +
-                                       reservations_.refusalNote(/*gpus=*/true, steadySeconds()));
-    }
-    ownGpus.assign(free.begin(), free.begin() + local);
-    if (heldGpus.size() >= local) ownGpus.assign(heldGpus.begin(), heldGpus.begin() + local);
+  if (gpuJob && local > options_.gpuIndices.size()) {
+    return Status::invalidArgument(
+        "run asks for " + std::to_string(local) + " GPUs on this node, which has " +
+        std::to_string(options_.gpuIndices.size()) +
+        " in all: it could never start here; lower the ranks on this node or add nodes");
   }
+  if (!gpuJob && options_.cpuSlots > 0 && local > options_.cpuSlots) {
+    return Status::invalidArgument(
+        "run asks for " + std::to_string(local) + " ranks on this node, which has " +
+        std::to_string(options_.cpuSlots) +
+        " CPU slots in all: it could never start here; lower ranks_per_node or add nodes");
+  }
+  return Status::ok();
+}
+
+Result<v1::RunInfo> RunManager::enqueue(v1::RunSpec spec, uint32_t world) {
+  Tracked run;
+  run.info.set_run_id(newRunId());
+  *run.info.mutable_spec() = std::move(spec);
+  run.info.set_created_time(wallSeconds());
+  run.info.set_queue_order(run.info.created_time());
+  run.info.set_world_size(world);
+  const std::string dir = runDir(run.info.run_id());
+  run.info.set_run_dir(dir);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return Status::internal("cannot create run directory " + dir + ": " + ec.message());
+  if (run.info.spec().has_trainer()) {
+    std::ofstream(fs::path(dir) / kSpecFile)
+        << trainerConfigToJson(run.info.spec().trainer().config(), /*multiline=*/true) << "\n";
+  }
+  run.info.set_state(v1::QUEUED);
+  auto [it, inserted] = runs_.emplace(run.info.run_id(), std::move(run));
+  // Its place and reason, journaled once with the QUEUED state; the others' new places too.
+  dispatchQueue(/*force=*/true, it->first);
+  Tracked& queued = it->second;
+  if (queued.info.state() == v1::QUEUED && onStateChange_) onStateChange_(queued.info, queued.ids);
+  return queued.info;
+}
+
+Status RunManager::spawn(Tracked& run, const std::vector<std::string>& argv,
+                         const std::vector<uint32_t>& ownGpus, bool journalQueued) {
+  const v1::RunSpec spec = run.info.spec();
+  const uint32_t world = run.info.world_size();
+  const bool multiNode = !spec.hosts().empty();
+  const bool gpuJob = usesGpus(spec);
+  std::vector<std::string> remoteHosts;
+  for (const auto& host : spec.hosts()) {
+    if (!isLocalHost(host.host())) remoteHosts.push_back(host.host());
+  }
+  const uint32_t local = localRanks(spec);
   std::vector<HostPart> parts;
   for (const auto& host : spec.hosts()) {
     HostPart part;
@@ -347,9 +426,8 @@ Result<v1::RunInfo> RunManager::launch(const v1::RunSpec& request, uint32_t free
     parts.push_back(std::move(part));
   }
 
-  Tracked run;
-  run.info.set_run_id(newRunId());
   run.gpus = ownGpus;
+  run.info.clear_placement();
   // Where the ranks run, for clients (RunInfo.placement): the hosts as given, with the GPUs
   // they were handed; a one-node run is this node.
   for (const HostPart& part : parts) {
@@ -421,9 +499,6 @@ Result<v1::RunInfo> RunManager::launch(const v1::RunSpec& request, uint32_t free
   RINGSIDE_RETURN_IF_ERROR(
       checkLauncherReaches(options_.launcher, remoteHosts, options_.launcherTimeout));
 
-  *run.info.mutable_spec() = spec;
-  run.info.set_created_time(wallSeconds());
-  run.info.set_world_size(world);
   const std::string dir = runDir(run.info.run_id());
   run.info.set_run_dir(dir);
   std::error_code ec;
@@ -442,8 +517,13 @@ Result<v1::RunInfo> RunManager::launch(const v1::RunSpec& request, uint32_t free
           options_.runKeys->add(runKeys.publicKey, "run " + run.info.run_id()));
     }
   }
-  run.info.set_state(v1::QUEUED);
-  if (onStateChange_) onStateChange_(run.info, run.ids);
+  if (journalQueued) {
+    run.info.set_state(v1::QUEUED);
+    if (onStateChange_) onStateChange_(run.info, run.ids);
+  }
+  // From here on a restarted agent must not start the run again (adopt() reads this).
+  RINGSIDE_RETURN_IF_ERROR(writeFileAtomic((fs::path(dir) / kDispatchedFile).string(),
+                                           std::to_string(wallSeconds()) + "\n", 0644));
 
   std::string script;
   for (const std::string& word : *command) script += shellQuote(word) + " ";
@@ -497,8 +577,11 @@ Result<v1::RunInfo> RunManager::launch(const v1::RunSpec& request, uint32_t free
   char state = 0;
   procStat(pid, &run.ids.shimStartTicks, &state);
   std::ofstream(fs::path(dir) / "shim") << pid << " " << run.ids.shimStartTicks << "\n";
-  auto [it, inserted] = runs_.emplace(run.info.run_id(), std::move(run));
-  setState(it->second, v1::STARTING, "");
-  return it->second.info;
+  run.info.set_queue_position(0);
+  run.info.clear_waiting_reason();
+  run.info.clear_estimated_start();
+  setState(run, v1::STARTING, "");
+  return Status::ok();
 }
+
 }  // namespace ringside::agent

@@ -123,6 +123,7 @@ bool isControlRequest(const v1::Envelope& envelope) {
     case v1::Envelope::kSetDrain:
     case v1::Envelope::kPreflight:
     case v1::Envelope::kFetchTelemetry:
+    case v1::Envelope::kReorderQueuedRun:
       return true;
     default:
       return false;

@@ -10,8 +10,13 @@ Usage:
              info               the node and its runs
              launch SPEC.json   launch a trainer run (a run spec as `ringside-trainer --config`
                                 reads it, docs/run-spec.md)
-                                with --ranks N; --follow follows it to its end
+                                with --ranks N and --priority high|normal|low; on busy
+                                slots it waits in the agent's queue (docs/queue.md);
+                                --follow follows it to its end
              follow RUN_ID      catch up on a run from the journal, then follow it live
+             cancel RUN_ID      stop a run (a queued one leaves the queue, never started)
+             move RUN_ID        move a queued run --places N (negative: towards the head)
+                                and/or give it --priority high|normal|low
 HOST is e.g. tcp://127.0.0.1; --control-port and --events-port default to 47600 and 47601.
 Exit status: 0 ok (follow: the run completed), 1 failure, 2 usage.
 """
@@ -80,7 +85,7 @@ class Client:
         node = self.request(hello=pb.HelloRequest(client_name="ringside_client.py")).node
         print(f"node {node.hostname}: {node.os}; {node.cpu_model}, {node.cpu_cores} cores, "
               f"{node.memory_total_mib} MiB, {len(node.gpus)} GPUs; "
-              f"{node.slots_used}/{node.slots_total} {node.slot_kind} slots used; "
+              f"{node.cpu_slots_used}/{node.cpu_slots_total} CPU slots used; "
               f"agent {node.agent_version}{' (draining)' if node.draining else ''}")
         token = ""
         while True:  # list_runs is paged by bytes: follow next_page_token
@@ -92,15 +97,32 @@ class Client:
             if not token:
                 break
 
-    def launch(self, spec_json, ranks, name):
+    def launch(self, spec_json, ranks, name, priority="normal"):
         pb = self.pb
         # The run spec is a typed TrainerConfig; its JSON is protobuf's JSON mapping, the same
         # keys as a `ringside-trainer --config` file. An unknown key raises ParseError here.
         config = json_format.Parse(spec_json, pb.TrainerConfig())
-        spec = pb.RunSpec(name=name, ranks_per_node=ranks, trainer=pb.TrainerJob(config=config))
+        spec = pb.RunSpec(name=name, ranks_per_node=ranks, trainer=pb.TrainerJob(config=config),
+                          priority=pb.RunPriority.Value(priority.upper() + "_PRIORITY"))
         run = self.request(launch_run=pb.LaunchRunRequest(spec=spec)).run
-        print(f"launched {run.run_id} ({pb.RunState.Name(run.state)})")
+        if run.state == pb.QUEUED:
+            print(f"launched {run.run_id} (QUEUED: position {run.queue_position}, "
+                  f"{run.waiting_reason})")
+        else:
+            print(f"launched {run.run_id} ({pb.RunState.Name(run.state)})")
         return run.run_id
+
+    def move(self, run_id, places, priority=None):
+        pb = self.pb
+        request = pb.ReorderQueuedRunRequest(run_id=run_id, places=places)
+        if priority is not None:
+            request.priority = pb.RunPriority.Value(priority.upper() + "_PRIORITY")
+        run = self.request(reorder_queued_run=request).run
+        print(f"run {run.run_id} {pb.RunState.Name(run.state)} position {run.queue_position}")
+
+    def cancel(self, run_id):
+        run = self.request(stop_run=self.pb.StopRunRequest(run_id=run_id)).run
+        print(f"run {run.run_id} {self.pb.RunState.Name(run.state)} {run.reason}")
 
     def follow(self, run_id):
         """Catches up from seq 0 through the journal, then follows live events; checks that the
@@ -165,7 +187,8 @@ class Client:
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("host")
-    parser.add_argument("command", choices=["public-key", "info", "launch", "follow"])
+    parser.add_argument("command", choices=["public-key", "info", "launch", "follow", "cancel",
+                                                   "move"])
     parser.add_argument("argument", nargs="?")
     parser.add_argument("--pb2", help="directory holding ringside_pb2.py")
     parser.add_argument("--agent-key", help="the agent's public key (ringside-agent print-public-key)")
@@ -175,6 +198,9 @@ def main():
     parser.add_argument("--events-port", type=int, default=47601)
     parser.add_argument("--ranks", type=int, default=2)
     parser.add_argument("--name", default="python-client")
+    parser.add_argument("--priority", choices=["high", "normal", "low"],
+                        help="launch: the run's priority (default normal); move: its new one")
+    parser.add_argument("--places", type=int, default=0, help="move: places (negative: up)")
     parser.add_argument("--follow", action="store_true")
     args = parser.parse_args()
     if args.pb2:
@@ -193,10 +219,16 @@ def main():
             return 0
         if args.command == "launch":
             spec = pathlib.Path(args.argument).read_text() if args.argument else "{}"
-            run_id = client.launch(spec, args.ranks, args.name)
+            run_id = client.launch(spec, args.ranks, args.name, args.priority or "normal")
             return 0 if not args.follow or client.follow(run_id) == "COMPLETED" else 1
         if args.command == "follow":
             return 0 if client.follow(args.argument) == "COMPLETED" else 1
+        if args.command == "move":
+            client.move(args.argument, args.places, args.priority)
+            return 0
+        if args.command == "cancel":
+            client.cancel(args.argument)
+            return 0
     except (RuntimeError, TimeoutError, OSError, ValueError, json_format.ParseError) as error:
         print(f"ringside_client.py: {error}", file=sys.stderr)
         return 1

@@ -311,7 +311,7 @@ TEST_F(AgentProcessTest, AgentSigkillMidRunLosesNothing) {
   EXPECT_EQ(all.samples.size(), sent) << "no sample lost or doubled across the agent's SIGKILL";
 }
 
-// Issue 12 item 6: agent killed 3 s into a 2-rank run, the run left to finish, agent restarted:
+// Agent killed 3 s into a 2-rank run, the run left to finish, agent restarted:
 // the run was COMPLETED with 5,355 of 28,086 samples (the ranks printed "17046 unsent at exit").
 // Now the agent recovers what the ranks could not send from the run's stdout.log.
 TEST_F(AgentProcessTest, RunEndingWhileTheAgentIsDownLosesNoMetrics) {
@@ -355,6 +355,64 @@ TEST_F(AgentProcessTest, RunEndingWhileTheAgentIsDownLosesNoMetrics) {
   }
   EXPECT_NE(agent_->errors().find("metric samples from this run's stdout.log"), std::string::npos)
       << agent_->errors();
+}
+
+// The queue (docs/queue.md) across kill -9 of the agent: a run queued behind one that holds
+// every CPU slot is still queued after the restart, starts by itself once the slots free up,
+// and is journaled STARTING exactly once.
+TEST_F(AgentProcessTest, AQueuedRunSurvivesTheAgentsKill9AndStartsExactlyOnce) {
+  v1::Envelope hello;
+  hello.mutable_hello();
+  const uint32_t slots = request(hello).hello_reply().node().cpu_slots_total();
+  ASSERT_GT(slots, 0u);
+  const std::string gate = dir_.path() + "/holder.go";
+  auto commandRun = [](const std::string& name, uint32_t ranks, const std::string& script) {
+    v1::Envelope envelope;
+    auto* spec = envelope.mutable_launch_run()->mutable_spec();
+    spec->set_name(name);
+    spec->set_ranks_per_node(ranks);
+    for (const std::string& arg : {std::string("sh"), std::string("-c"), script}) {
+      spec->mutable_command()->add_argv(arg);
+    }
+    return envelope;
+  };
+  const v1::Envelope holder = request(
+      commandRun("holder", slots, "while [ ! -e '" + gate + "' ]; do sleep 0.1; done"));
+  ASSERT_TRUE(holder.has_launch_run_reply()) << holder.DebugString();
+  EXPECT_EQ(holder.launch_run_reply().run().state(), v1::STARTING);
+  const v1::Envelope waiting = request(commandRun("waiting", 1, "echo queued run ran"));
+  ASSERT_TRUE(waiting.has_launch_run_reply()) << waiting.DebugString();
+  const v1::RunInfo& queued = waiting.launch_run_reply().run();
+  ASSERT_EQ(queued.state(), v1::QUEUED);
+  EXPECT_EQ(queued.queue_position(), 1u);
+  EXPECT_NE(queued.waiting_reason().find("held by run " + holder.launch_run_reply().run().run_id() +
+                                         " (holder)"),
+            std::string::npos)
+      << queued.waiting_reason();
+
+  agent_->kill9();
+  agent_ = std::make_unique<AgentProcess>(state_, dir_.path());
+  connect();
+  v1::Envelope list;
+  list.mutable_list_runs();
+  bool stillQueued = false;
+  const v1::Envelope listed = request(list);
+  for (const v1::RunInfo& run : listed.list_runs_reply().runs()) {
+    if (run.run_id() == queued.run_id()) stillQueued = run.state() == v1::QUEUED;
+  }
+  EXPECT_TRUE(stillQueued) << "the queued run did not wait for the held slots after the restart";
+  std::ofstream(gate) << "go\n";
+  const v1::RunInfo ran = waitForState(queued.run_id(), {v1::COMPLETED, v1::FAILED, v1::STOPPED});
+  ASSERT_EQ(ran.state(), v1::COMPLETED) << ran.reason();
+  EXPECT_NE(readFile(ran.run_dir() + "/stdout.log").find("queued run ran"), std::string::npos);
+  int starts = 0;
+  v1::Envelope fetch;
+  fetch.mutable_fetch_run_data()->set_run_id(queued.run_id());
+  const v1::Envelope fetched = request(fetch);
+  for (const auto& event : fetched.fetch_run_data_reply().states()) {
+    starts += event.run().state() == v1::STARTING ? 1 : 0;
+  }
+  EXPECT_EQ(starts, 1);
 }
 
 TEST_F(AgentProcessTest, CustomCommandReportsMetricsAsJsonLines) {
@@ -437,7 +495,7 @@ TEST(AgentOptionsTest, InsecureIsRefusedOffLoopback) {
   EXPECT_NE(run.err.find("loopback only"), std::string::npos) << run.err;
 }
 
-// Issue 28 item 5: --retention-max-runs bounds the journal by count. An agent started on a
+// --retention-max-runs bounds the journal by count. An agent started on a
 // journal of 5 ended runs keeps and lists the 2 that ended last, and says what it deleted.
 TEST_F(AgentProcessTest, RetentionMaxRunsKeepsTheLatestEndedRuns) {
   agent_->kill9();

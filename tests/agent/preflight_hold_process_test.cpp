@@ -1,5 +1,5 @@
-// Pre-flight holds through the real agent (issue 26 item 9): reserve_seconds that is not a number
-// of seconds is refused, and a launch refused because of another client's hold names the hold.
+// Pre-flight holds through the real agent: reserve_seconds that is not a number
+// of seconds is refused, and a launch queued because of another client's hold names the hold.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -43,9 +43,9 @@ TEST_F(PreflightHoldTest, NonFiniteReserveSecondsHeldNothingThoughTheDocsSaidSix
   EXPECT_TRUE(check.preflight_reply().reservation_id().empty()) << "0 only checks";
 }
 
-// Issue 26 item 9: a launch refused because of another client's pre-flight hold said "stop a run"
-// and did not name the hold.
-TEST_F(PreflightHoldTest, LaunchRefusedByAnotherClientsHoldSaidOnlyStopARun) {
+// A launch that waits because of another client's pre-flight hold names the hold, not only
+// "stop a run": it is queued (docs/queue.md) with that reason, and starts when the hold ends.
+TEST_F(PreflightHoldTest, ALaunchQueuedBehindAnotherClientsHoldNamesTheHold) {
   const v1::Envelope free = preflight(1, 0);
   ASSERT_TRUE(free.has_preflight_reply()) << free.DebugString();
   const uint32_t slots = free.preflight_reply().free_cpu_slots();
@@ -58,10 +58,12 @@ TEST_F(PreflightHoldTest, LaunchRefusedByAnotherClientsHoldSaidOnlyStopARun) {
 
   v1::Envelope launch;
   *launch.mutable_launch_run()->mutable_spec() = sleeper(1);
-  const v1::Envelope refused = request(launch);
-  ASSERT_TRUE(refused.has_error()) << refused.DebugString();
-  EXPECT_EQ(refused.error().code(), v1::ErrorReply::RESOURCE_EXHAUSTED);
-  const std::string& message = refused.error().message();
+  const v1::Envelope queued = request(launch);
+  ASSERT_TRUE(queued.has_launch_run_reply()) << queued.DebugString();
+  const v1::RunInfo& run = queued.launch_run_reply().run();
+  EXPECT_EQ(run.state(), v1::QUEUED);
+  EXPECT_EQ(run.queue_position(), 1u);
+  const std::string& message = run.waiting_reason();
   EXPECT_NE(message.find(std::to_string(slots) + " of this node's CPU slot"), std::string::npos)
       << message;
   EXPECT_NE(message.find("held by another client's pre-flight (hold " + holdId + " for "),
@@ -75,6 +77,12 @@ TEST_F(PreflightHoldTest, LaunchRefusedByAnotherClientsHoldSaidOnlyStopARun) {
   ASSERT_EQ(again.preflight_reply().problems_size(), 1) << again.DebugString();
   EXPECT_NE(again.preflight_reply().problems(0).find("(hold " + holdId), std::string::npos)
       << again.preflight_reply().problems(0);
+  // Cancelled while it waits: STOPPED, and it never started.
+  v1::Envelope stop;
+  stop.mutable_stop_run()->set_run_id(run.run_id());
+  const v1::Envelope cancelled = request(stop);
+  ASSERT_TRUE(cancelled.has_stop_run_reply()) << cancelled.DebugString();
+  EXPECT_EQ(cancelled.stop_run_reply().run().state(), v1::STOPPED);
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ctest: docs/examples/ringside_client.py (Python, pyzmq + protobuf) against a real agent with
 # CURVE: key exchange, node info, launching a 2-rank trainer run and following it from seq 0 to
-# its end, gap-free.
+# its end, gap-free; runs queued on busy slots, one cancelled, one started by the agent.
 # Usage: python_client_test.sh AGENT TRAINER MPIRUN CLIENT PB2_DIR
 set -euo pipefail
 agent=$1 trainer=$2 mpirun=$3 client=$4 pb2=$5
@@ -57,6 +57,26 @@ samples=$(grep -o 'followed [^:]*: [0-9]* samples' "$tmp/follow.out" | grep -o '
 [[ "$samples" -gt 0 ]] || { echo "no samples followed" >&2; exit 1; }
 run_client info | grep -q "COMPLETED"
 
+# The queue from a script (docs/queue.md): a run that takes every CPU slot, then two more; they
+# wait, the low-priority one is moved ahead (high priority) and cancelled, and the other starts by
+# itself and completes.
+slots=$(run_client info | sed -n 's|.*; [0-9]*/\([0-9]*\) CPU slots used;.*|\1|p')
+[[ "$slots" -ge 1 ]] || { echo "no CPU slot count in the node's info" >&2; exit 1; }
+run_client launch "$tmp/spec.json" --ranks "$slots" --name all-slots | tee "$tmp/first.out"
+grep -q "(STARTING)" "$tmp/first.out"
+run_client launch "$tmp/spec.json" --ranks 1 --name next | tee "$tmp/second.out"
+grep -q "(QUEUED: position 1, waiting for 1 CPU slot: 0 of $slots free; $slots slot" "$tmp/second.out"
+run_client launch "$tmp/spec.json" --ranks 1 --name later --priority low | tee "$tmp/third.out"
+grep -q "(QUEUED: position 2, " "$tmp/third.out"
+third=$(awk '{print $2}' "$tmp/third.out")
+run_client move "$third" --priority high | tee "$tmp/move.out"  # ahead of the normal one
+grep -q "QUEUED position 1" "$tmp/move.out"
+run_client cancel "$third" | tee "$tmp/cancel.out"
+grep -q "STOPPED cancelled while queued" "$tmp/cancel.out"
+second=$(awk '{print $2}' "$tmp/second.out")
+run_client follow "$second" | tee "$tmp/queued-follow.out"
+grep -q "^state COMPLETED" "$tmp/queued-follow.out"
+
 # A client whose key the agent does not know gets no answer (and says so).
 if "$python" "$client" --pb2 "$pb2" --keys "$tmp/stranger" --agent-key="$agent_key" \
     --control-port "$control" --events-port "$events" tcp://127.0.0.1 info 2>"$tmp/stranger.err"; then
@@ -64,4 +84,4 @@ if "$python" "$client" --pb2 "$pb2" --keys "$tmp/stranger" --agent-key="$agent_k
   exit 1
 fi
 grep -q "authorized" "$tmp/stranger.err"
-echo "python client: info, launch, follow ($samples samples) and refusal all as expected"
+echo "python client: info, launch, follow ($samples samples), the queue and refusal all as expected"

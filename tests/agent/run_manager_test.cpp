@@ -45,6 +45,7 @@ class RunManagerTest : public ::testing::Test {
     o.trainerPath = ringside::test::trainerBin();
     o.rankEndpoint = "ipc://" + dir_ + "/ranks.sock";
     o.defaultGraceSeconds = 20;
+    o.cpuSlots = 4;
     return o;
   }
 
@@ -132,9 +133,13 @@ TEST_F(RunManagerTest, InvalidSpecsSayWhatIsWrong) {
                 .message()
                 .find("no-such-program-xyz"),
             std::string::npos);
+  // More ranks than the node has slots: it could never start, so it is not queued.
   auto tooMany = manager.launch(command({"true"}, 8), 2);
-  EXPECT_EQ(tooMany.status().code(), Status::Code::kResourceExhausted);
-  EXPECT_NE(tooMany.status().message().find("only 2 CPU slots are free"), std::string::npos);
+  EXPECT_EQ(tooMany.status().code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(tooMany.status().message().find("which has 4 CPU slots in all: it could never start"),
+            std::string::npos)
+      << tooMany.status().message();
+  EXPECT_TRUE(manager.runs(/*includeEnded=*/true).empty());
   v1::RunSpec trainer;
   trainer.set_ranks_per_node(1);
   trainer.mutable_trainer()->mutable_config()->set_data("/nonexistent/dataset");
@@ -271,7 +276,7 @@ TEST_F(RunManagerTest, ASecondManagerAdoptsARunningRun) {
   EXPECT_NE(readFile(ended.run_dir() + "/stdout.log").find("done"), std::string::npos);
 }
 
-// Regression (issue 12): grace_seconds=inf never escalated to SIGKILL, and the reason said
+// Regression: grace_seconds=inf never escalated to SIGKILL, and the reason said
 // "SIGKILL after -2147483648 s". Now refused before anything is signalled.
 TEST_F(RunManagerTest, InfiniteOrNegativeGraceIsRefusedAndAShortOneEscalates) {
   for (const double bad : std::initializer_list<double>{INFINITY, -INFINITY, NAN, -1.0,
@@ -298,7 +303,7 @@ TEST_F(RunManagerTest, InfiniteOrNegativeGraceIsRefusedAndAShortOneEscalates) {
       << ended.reason();
 }
 
-// Issue 12 item 11: the reason carries the failing rank's own first error line, with its node.
+// The reason carries the failing rank's own first error line, with its node.
 TEST_F(RunManagerTest, FailureReasonCarriesTheRanksFirstErrorLineWithNodeAndRank) {
   RunManager manager = makeManager();
   v1::RunSpec trainer;
@@ -370,7 +375,7 @@ TEST_F(RunManagerTest, RankOutputIsTaggedWithTheRank) {
   EXPECT_NE(out.find(",1]<stdout>:rank 1\n"), std::string::npos) << out;
 }
 
-// Slots by kind (issue 25): on a node with 2 GPUs and 4 cores, a custom command takes cores and no
+// Slots by kind: on a node with 2 GPUs and 4 cores, a custom command takes cores and no
 // GPU, a Python script that uses GPUs takes one GPU per rank, and each kind is counted apart.
 TEST_F(RunManagerTest, AGpuNodeRunsCpuJobsOnItsCoresAndGpuJobsOnItsGpus) {
   RunManagerOptions o = options();
@@ -399,12 +404,23 @@ TEST_F(RunManagerTest, AGpuNodeRunsCpuJobsOnItsCoresAndGpuJobsOnItsGpus) {
   EXPECT_EQ(manager.usedCpuSlots(), 3u);
   EXPECT_EQ(manager.gpusInUse(), (std::vector<uint32_t>{0, 1}));
   ASSERT_EQ(gpu->placement(0).gpus_size(), 2);
-  // No GPU left: a third GPU job is refused, naming GPUs.
+  // No GPU left: a third GPU job waits in the queue, naming the GPUs' run.
+  auto queued = manager.launch(gpuSpec, 1);
+  ASSERT_TRUE(queued.isOk()) << queued.status().toString();
+  EXPECT_EQ(queued->state(), v1::QUEUED);
+  EXPECT_EQ(queued->queue_position(), 1u);
+  EXPECT_NE(queued->waiting_reason().find("waiting for 2 GPUs: 0 of 2 free; GPUs 0, 1 held by "
+                                          "run " + gpu->run_id() + " (gpu script)"),
+            std::string::npos)
+      << queued->waiting_reason();
+  // Three GPUs: never on this node.
+  gpuSpec.set_ranks_per_node(3);
   auto refused = manager.launch(gpuSpec, 1);
-  EXPECT_EQ(refused.status().code(), Status::Code::kResourceExhausted);
-  EXPECT_NE(refused.status().message().find("GPUs on this node but 0 of 2 are free"),
+  EXPECT_EQ(refused.status().code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(refused.status().message().find("3 GPUs on this node, which has 2 in all"),
             std::string::npos)
       << refused.status().message();
+  gpuSpec.set_ranks_per_node(2);
   const auto problems = manager.preflight(gpuSpec, 1, 1);
   ASSERT_EQ(problems.size(), 1u);
   EXPECT_NE(problems[0].find("0 of 2 are free"), std::string::npos) << problems[0];
@@ -421,6 +437,14 @@ TEST_F(RunManagerTest, AGpuNodeRunsCpuJobsOnItsCoresAndGpuJobsOnItsGpus) {
   EXPECT_NE(out.find("unbuffered=1"), std::string::npos) << out;
   EXPECT_EQ(manager.usedCpuSlots(), 0u);
   EXPECT_TRUE(manager.gpusInUse().empty());
+  // The queued GPU run starts now that both GPUs are free, and gets them.
+  manager.dispatchQueue(/*force=*/true);
+  EXPECT_EQ(manager.find(queued->run_id())->state(), v1::STARTING);
+  EXPECT_EQ(manager.find(queued->run_id())->queue_position(), 0u);
+  const v1::RunInfo queuedEnded = waitEnded(manager, queued->run_id());
+  EXPECT_EQ(queuedEnded.state(), v1::COMPLETED) << queuedEnded.reason();
+  EXPECT_NE(readFile(queuedEnded.run_dir() + "/stdout.log").find("gpus=[0,1]"),
+            std::string::npos);
 }
 
 // A CPU Python script sees no GPU (CUDA_VISIBLE_DEVICES empty: gloo), gets the rendezvous, and a

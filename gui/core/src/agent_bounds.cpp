@@ -335,6 +335,10 @@ void boundReply(v1::Envelope& envelope, BoundsReport& report) {
     case v1::Envelope::kStopRunReply:
       boundRunReply(envelope, *envelope.mutable_stop_run_reply()->mutable_run(), report);
       return;
+    case v1::Envelope::kReorderQueuedRunReply:
+      boundRunReply(envelope, *envelope.mutable_reorder_queued_run_reply()->mutable_run(),
+                    report);
+      return;
     case v1::Envelope::kPreflightReply:
       boundPreflight(*envelope.mutable_preflight_reply(), report);
       return;
@@ -544,6 +548,8 @@ void boundRunSpec(v1::RunSpec& spec, const std::string& runId, BoundsReport& rep
 void boundRunInfo(v1::RunInfo& run, BoundsReport& report) {
   const std::string label = runLabel(run.run_id());
   clipField(*run.mutable_reason(), kMaxRunReasonBytes, "the reason of " + label, report);
+  clipField(*run.mutable_waiting_reason(), kMaxRunReasonBytes, "the waiting reason of " + label,
+            report);
   if (run.has_spec()) boundRunSpec(*run.mutable_spec(), run.run_id(), report);
   if (run.world_size() > kMaxWorldSize) {
     report.add("the world size of " + label + " is " + std::to_string(run.world_size()) +

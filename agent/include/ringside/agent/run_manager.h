@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -74,6 +75,13 @@ struct RunManagerOptions {
   // The node's GPUs (NVML indices). When not empty, a slot is a GPU: every run gets one GPU per
   // rank on this node, handed to it as CUDA_VISIBLE_DEVICES, never one another run uses.
   std::vector<uint32_t> gpuIndices;
+  // The node's CPU slots (NodeInfo.cpu_slots_total), which queued CPU runs fill. A one-node run
+  // asking for more is refused at launch, as it could never start. 0: unknown (no such check,
+  // and queued CPU runs never start).
+  uint32_t cpuSlots = 0;
+  // Seconds until an active run ends (RunEtas::remainingSeconds), std::nullopt when unknown: a
+  // queued run's estimated_start comes from these. Empty: no estimates.
+  std::function<std::optional<double>(const v1::RunInfo& run)> remainingSeconds;
   std::string procDir = "/proc";  // where rank processes are looked for (tests)
 };
 
@@ -91,7 +99,10 @@ class RunManager {
  public:
   RunManager(RunManagerOptions options, RunStateCallback onStateChange);
 
-  // Validates `spec` and starts it: QUEUED, then STARTING once the processes exist. A run with a
+  // Validates `spec` and starts it: QUEUED, then STARTING once the processes exist. A one-node
+  // run whose slots are busy, or that would overtake a queued run of its slot kind and at least
+  // its priority, stays QUEUED (docs/queue.md): the returned RunInfo has its queue_position and
+  // waiting_reason, and dispatchQueue() starts it once its slots are free. A run with a
   // host list (multi-node) must name this node (localNames) and reaches the other nodes through
   // mpirun's launcher, checked first (checkLauncherReaches); its ranks push metrics to
   // rankTcpEndpoint with a keypair made for the run (kept as rank.key_secret in the run
@@ -101,14 +112,37 @@ class RunManager {
   // Errors: InvalidArgument naming the field (no job, no argv, trainer binary missing or not
   // executable, a run spec that is not valid JSON or out of range (validateTrainerConfig), dataset
   // directory missing, ranks 0 or more than kMaxWorldSize, an env variable, host name, interface
-  // or mpirun option refused by launch_command.h), ResourceExhausted when more ranks than
-  // `freeSlots` (or free GPUs) are asked for, FailedPrecondition when a node cannot be reached,
+  // or mpirun option refused by launch_command.h, a run that could never start here: more ranks
+  // than the node's CPU slots or GPUs, a GPU run on a node without GPUs), ResourceExhausted when
+  // a multi-node run asks for more ranks than `freeCpuSlots` (or free GPUs) (multi-node runs are
+  // not queued), FailedPrecondition when a node cannot be reached,
   // Internal when the run directory or the processes cannot be created.
   // `freeCpuSlots` comes from usedCpuSlots(/*fresh=*/true) just before; the GPU check uses that
   // scan. A job that usesGpus() takes one free GPU per rank here; any other one CPU slot per rank.
   Result<v1::RunInfo> launch(const v1::RunSpec& spec, uint32_t freeCpuSlots);
 
-  // Starts stopping a run: SIGTERM to its ranks now, SIGKILL to its process group after
+  // Starts the queued runs whose slots are free, in queue order (priority, then submission):
+  // the first queued run of a slot kind (CPU slots, GPUs) that does not fit holds back the later
+  // ones of that kind, so that none starts ahead of it on the slots it waits for; a run of the
+  // other kind may start (it cannot delay it). A queued run whose program or data went missing
+  // meanwhile fails with the reason instead. Each queued run's queue_position and
+  // waiting_reason are updated, and reported through the state callback when they change; so is
+  // its estimated_start (when it moves by more than 30 s and 5 % of the wait): the slots of the
+  // runs that hold them free at those runs' ETAs (options' remainingSeconds), in queue order,
+  // and a queued run once started keeps its slots for good (its length is not known), so a run
+  // that needs them has no estimate (0).
+  // Looks at the processes (a fresh scan) at most every 0.5 s unless `force` or a run ended
+  // since; `quiet`: a run whose change is not reported (enqueue() reports it itself). Call it
+  // from the main loop, except while the node drains.
+  void dispatchQueue(bool force = false, const std::string& quiet = {});
+  // ReorderQueuedRunRequest: gives a queued run `priority` (when not null; it then takes its
+  // submission order among that priority's runs), then moves it `places` among the queued runs
+  // of its priority (negative: towards the head; clamped to the ends). Its new place is
+  // journaled through the state callback, with the places of the runs it passed. Errors:
+  // NotFound (no run of that id), FailedPrecondition (the run is not QUEUED).
+  Result<v1::RunInfo> reorderQueued(const std::string& runId, int places,
+                                    const v1::RunPriority* priority);
+  // Starts stopping a run; a QUEUED one is cancelled (STOPPED at once: nothing ran). SIGTERM to its ranks now, SIGKILL to its process group after
   // graceSeconds (0: the default). A run this node does not own but has ranks of (a
   // multi-node run owned by another node): SIGTERM to those ranks now, SIGKILL to the ones left
   // after the grace period; the reply is a RunInfo with the run id, RUNNING and a reason saying
@@ -210,6 +244,21 @@ class RunManager {
   // The rank processes on this node, re-read at most once a second (or now with `fresh`).
   const std::vector<RankProcess>& rankProcesses(bool fresh = false) const;
   void loadRunKey(Tracked& run);
+  // InvalidArgument when `local` ranks of that kind could never run on this node.
+  Status checkFitsNode(uint32_t local, bool gpuJob) const;
+  // A QUEUED run of this slot kind whose priority is `priority` or higher.
+  bool queuedAhead(v1::RunPriority priority, bool gpuJob) const;
+  Result<v1::RunInfo> enqueue(v1::RunSpec spec, uint32_t world);
+  // Starts `run` (its spec checked by checkJob into `argv`): the shim, then STARTING.
+  // `journalQueued`: report a QUEUED state first (a run that never waited).
+  Status spawn(Tracked& run, const std::vector<std::string>& argv,
+               const std::vector<uint32_t>& ownGpus, bool journalQueued);
+  // "; 2 slots held by run r-... (name), ..." (GPUs: "; GPUs 0, 1 held by run ..."): the
+  // running runs that hold this node's slots of that kind, the first few named, and any
+  // pre-flight holds; the end of a queued run's waiting reason.
+  std::string slotHolders(bool gpuJob) const;
+  // QUEUED runs in queue order.
+  std::vector<Tracked*> queueOrder();
 
   mutable std::vector<RankProcess> rankScan_;
   // Pre-flight holds; the scans end those whose ranks appeared (mutable: counting slots scans).
@@ -220,6 +269,8 @@ class RunManager {
   RunManagerOptions options_;
   RunStateCallback onStateChange_;
   std::map<std::string, Tracked> runs_;
+  double lastDispatch_ = -1.0;  // steady seconds
+  bool queueDirty_ = true;      // a run ended or was queued: dispatch without waiting
 };
 
 // "ended" states: COMPLETED, FAILED, STOPPED.
