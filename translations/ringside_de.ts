@@ -181,6 +181,14 @@
 <context>
     <name>ringside::gui</name>
     <message>
+        <source>%1 has %L2 GPUs in all (one per rank); choose at most %L2 ranks per node, or add nodes.</source>
+        <translation>%1 hat insgesamt %L2 GPUs (eine pro Rang); wählen Sie höchstens %L2 Ränge pro Knoten oder fügen Sie Knoten hinzu.</translation>
+    </message>
+    <message>
+        <source>%1 has %L2 CPU slots in all; choose at most %L2 ranks per node, or add nodes.</source>
+        <translation>%1 hat insgesamt %L2 CPU-Slots; wählen Sie höchstens %L2 Ränge pro Knoten oder fügen Sie Knoten hinzu.</translation>
+    </message>
+    <message>
         <location filename="../gui/core/src/run_form.cpp" line="185"/>
         <source>Give the run a name.</source>
         <translation>Geben Sie dem Lauf einen Namen.</translation>
@@ -2008,6 +2016,10 @@
 </context>
 <context>
     <name>ringside::gui::MainWindow</name>
+    <message>
+        <source>Run %1: %2</source>
+        <translation>Lauf %1: %2</translation>
+    </message>
     <message>
         <location filename="../gui/app/main_window.cpp" line="43"/>
         <source>Ringside</source>
@@ -3951,6 +3963,21 @@
     <message>
         <source>%1 ranks</source>
         <translation>%1 Ränge</translation>
+    </message>
+</context>
+<context>
+    <name>ringside::gui::Queue</name>
+    <message>
+        <source>Queued: position %1</source>
+        <translation>In der Warteschlange: Position %1</translation>
+    </message>
+    <message>
+        <source>Queued</source>
+        <translation>In der Warteschlange</translation>
+    </message>
+    <message>
+        <source>, estimated start %1</source>
+        <translation>, voraussichtlicher Start %1</translation>
     </message>
 </context>
 </TS>

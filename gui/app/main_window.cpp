@@ -70,7 +70,10 @@ MainWindow::MainWindow(Controller& controller, QWidget* parent)
   connect(setup_, &RunSetupPanel::launchRequested, this,
           [this](const RunForm& form) { controller_.launch(form); });
   connect(&controller_, &Controller::runLaunched, this, [this](const QString& runId) {
-    statusBar()->showMessage(tr("Launched run %1").arg(runId), 5000);
+    const QString queued = controller_.queuedText(runId);
+    statusBar()->showMessage(queued.isEmpty() ? tr("Launched run %1").arg(runId)
+                                              : tr("Run %1: %2").arg(runId, queued),
+                             queued.isEmpty() ? 5000 : 15000);
     openRun(runId);
   });
   connect(&controller_, &Controller::launchFailed, this, [this](const QString& message) {

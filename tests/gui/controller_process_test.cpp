@@ -5,8 +5,8 @@
 // still complete. Also: start() does not wait on the store (started() comes later with the known
 // nodes and runs), a store that cannot be opened ends in startFailed(), launch routing refuses
 // what it cannot send, a multi-node launch whose second agent finds a problem in its pre-flight
-// fails naming that node with nothing launched, and --local-cluster's nodes connect with the
-// cluster's client key.
+// fails naming that node with nothing launched, --local-cluster's nodes connect with the
+// cluster's client key, and runs queued on busy slots wait across the GUI's close.
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
@@ -271,6 +271,64 @@ class ControllerProcessTest : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(journaledSamples(dir.path(), runId), sent, 30000);
     QTRY_COMPARE_WITH_TIMEOUT(storedSamples(reopened, runId), sent, 30000);
     QCOMPARE(storedSamples(reopened, runId), journaledSamples(dir.path(), runId));
+  }
+
+  // The queue (docs/queue.md) through the GUI: a run on every slot of the local node and two
+  // more launched behind it, which the agent queues (the launch answers with their place); the
+  // GUI closed while they wait (its local agent stops with it) and reopened: all three complete,
+  // each with every sample.
+  void queuedRunsWaitAcrossTheGuisCloseAndCompleteWithEverySample() {
+    QTemporaryDir dir;
+    QStringList ids;
+    {
+      Controller controller(options(dir.path()));
+      QVERIFY(controller.start().isOk());
+      QTRY_VERIFY_WITH_TIMEOUT(localOnline(controller), 30000);
+      const QString node = localNodeId(controller);
+      QTRY_VERIFY_WITH_TIMEOUT(controller.node(node)->info.has_value(), 10000);
+      const int cpuSlots = controller.nodeChoices().at(0).cpuSlotsTotal;
+      QVERIFY(cpuSlots >= 1);
+      QSignalSpy launched(&controller, &Controller::runLaunched);
+      QSignalSpy failed(&controller, &Controller::launchFailed);
+      RunForm first = smallRun(node, 5);
+      first.name = QStringLiteral("holds every slot");
+      first.ranksPerNode = cpuSlots;
+      controller.launch(first);
+      QTRY_VERIFY_WITH_TIMEOUT(launched.count() == 1 || failed.count() == 1, 30000);
+      QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.at(0).at(0).toString()));
+      for (int i = 1; i <= 2; ++i) {
+        RunForm next = smallRun(node, 1);
+        next.name = QStringLiteral("queued %1").arg(i);
+        next.ranksPerNode = 1;
+        next.globalBatch = 128;
+        QVERIFY(validate(next, controller.nodeChoices()).isEmpty());  // busy slots: it may launch
+        controller.launch(next);
+        QTRY_VERIFY_WITH_TIMEOUT(launched.count() == i + 1 || !failed.isEmpty(), 30000);
+        QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.at(0).at(0).toString()));
+      }
+      for (const QList<QVariant>& signal : launched) ids << signal.at(0).toString();
+      QVERIFY2(controller.queuedText(ids[1]).startsWith(QStringLiteral("Queued: position 1")),
+               qPrintable(controller.queuedText(ids[1])));
+      QVERIFY2(controller.queuedText(ids[2]).startsWith(QStringLiteral("Queued: position 2")),
+               qPrintable(controller.queuedText(ids[2])));
+      QVERIFY2(controller.queuedText(ids[1]).contains(QStringLiteral("held by run ") + ids[0]),
+               qPrintable(controller.queuedText(ids[1])));
+      QCOMPARE(storedState(controller, ids[1]), v1::QUEUED);
+      auto stored = controller.store().run(ids[1]).result();
+      QVERIFY(stored.isOk() && stored->reason.startsWith(QStringLiteral("Queued: position 1")));
+    }  // the GUI closes, and its local agent with it; the journal keeps the queue
+    Controller reopened(options(dir.path()));
+    QVERIFY(reopened.start().isOk());
+    for (const QString& runId : ids) {
+      QTRY_COMPARE_WITH_TIMEOUT(storedState(reopened, runId), v1::COMPLETED, 240000);
+      const qint64 sent = pointsInStdout(dir.path(), runId);
+      QVERIFY(sent > 0);
+      QTRY_COMPARE_WITH_TIMEOUT(storedSamples(reopened, runId), sent, 30000);
+      QCOMPARE(storedSamples(reopened, runId), journaledSamples(dir.path(), runId));
+    }
+    auto ran = reopened.store().run(ids[2]).result();
+    QVERIFY(ran.isOk());
+    QVERIFY2(ran->reason.isEmpty(), qPrintable(ran->reason));  // the queue's line is gone
   }
 
   void startDoesNotWaitOnTheStore() {

@@ -53,15 +53,17 @@ inline NodeChoice nodeChoice(const QString& nodeId, const QString& name, int fre
   NodeChoice node;
   node.nodeId = nodeId;
   node.name = name;
-  // Slots by kind: a "gpu" node has `freeSlots` free GPUs (of at least one) and 64 free cores;
-  // a "cpu" node `freeSlots` free cores and no GPU.
+  // Slots by kind: a "gpu" node has `freeSlots` free GPUs (of at least one) and 64 free cores
+  // (of 64); a "cpu" node `freeSlots` free cores (of as many) and no GPU.
   if (slotKind == QLatin1String("gpu")) {
     node.gpuSlotsTotal = std::max(1, freeSlots);
     node.freeGpuSlots = freeSlots;
     node.freeCpuSlots = 64;
+    node.cpuSlotsTotal = 64;
   } else {
     node.freeCpuSlots = freeSlots;
     node.freeGpuSlots = freeSlots < 0 ? -1 : 0;
+    node.cpuSlotsTotal = freeSlots;  // none in use
   }
   node.online = online;
   node.draining = draining;

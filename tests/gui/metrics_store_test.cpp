@@ -264,7 +264,7 @@ class MetricsStoreTest : public QObject {
     QCOMPARE(tail->at(1).stream(), std::string("stdout"));
   }
 
-  // Issue 28 item 6: the sample inserts went from QtSql to the SQLite C API, in primary-key
+  // The sample inserts went from QtSql to the SQLite C API, in primary-key
   // order and 64 rows per statement. Every field of every sample is stored as sent, across chunk
   // boundaries and the tail; a NaN is NULL; of two samples with the same key in one batch the
   // first one sent is kept (as before the sort); summary samples still count once.
@@ -569,7 +569,7 @@ class MetricsStoreTest : public QObject {
     QTRY_COMPARE(deleted.count(), 1);
   }
 
-  // Issue 28 item 5: a run deleted in History came back from the agent's next run list or
+  // A run deleted in History came back from the agent's next run list or
   // catch-up (ensureRun re-created it), so the GUI database was bounded only by the agents'
   // retention. Now the id is remembered and nothing an agent sends stores it again.
   void aDeletedRunStaysDeletedWhateverTheAgentSends() {
@@ -631,6 +631,26 @@ class MetricsStoreTest : public QObject {
     filter.runIds = QStringList{"r2"};
     filter.text = "R2";
     QCOMPARE(await(store.runs(filter))->size(), size_t{1});
+  }
+
+  // A queued run's reason is its place and why it waits, as its agent last said (docs/queue.md);
+  // it is replaced when the run starts.
+  void aQueuedRunsReasonIsItsPlaceAndWhyItWaits() {
+    MetricsStore store(path("queued.sqlite"));
+    QVERIFY(await(store.open()).isOk());
+    v1::RunInfo queued = runInfo("q1", v1::QUEUED);
+    queued.set_queue_position(2);
+    queued.set_waiting_reason("waiting for 1 CPU slot: 0 of 2 free; 2 slots held by run r1 (a)");
+    QVERIFY(await(store.upsertRun("n", queued)).isOk());
+    auto run = await(store.run("q1"));
+    QVERIFY(run.isOk());
+    QCOMPARE(run->state, v1::QUEUED);
+    QCOMPARE(run->reason, QStringLiteral("Queued: position 2. waiting for 1 CPU slot: 0 of 2 "
+                                         "free; 2 slots held by run r1 (a)"));
+    QVERIFY(await(store.upsertRun("n", runInfo("q1", v1::STARTING))).isOk());
+    run = await(store.run("q1"));
+    QCOMPARE(run->state, v1::STARTING);
+    QCOMPARE(run->reason, QString());
   }
 
   // A run whose stored state is queued, starting or running cannot be deleted: its data would

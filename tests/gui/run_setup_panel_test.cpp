@@ -61,7 +61,7 @@ class RunSetupPanelTest : public QObject {
   }
 
  private slots:
-  // Issue 14: the form starts with the CNN run (the one to watch); the MLP is one choice away,
+  // The form starts with the CNN run (the one to watch); the MLP is one choice away,
   // and each model's own fields are the ones enabled.
   void theFormStartsWithTheCnnAndTheMlpIsOneChoiceAway() {
     RunSetupPanel panel;
@@ -136,7 +136,7 @@ class RunSetupPanelTest : public QObject {
     panel.setNodes({nodeChoice("n1", "workstation", 2, "cpu", true, false, "ws")});
     RunForm form;
     form.name = QStringLiteral("too many");
-    form.ranksPerNode = 4;  // only 2 free
+    form.ranksPerNode = 4;  // the node has 2 in all
     form.globalBatch = 130;
     panel.setForm(form);
     QVERIFY(!panel.canLaunch());
@@ -145,9 +145,31 @@ class RunSetupPanelTest : public QObject {
     QVERIFY(panel.fieldErrors().contains(QStringLiteral("globalBatch")));
     bool shown = false;
     for (QLabel* label : panel.findChildren<QLabel*>()) {
-      shown |= !label->isHidden() && label->text().contains(QStringLiteral("slots are free"));
+      shown |= !label->isHidden() &&
+               label->text().contains(QStringLiteral("workstation has 2 CPU slots in all"));
     }
     QVERIFY(shown);
+  }
+
+  // A one-node run on busy slots is launched: it waits in the node's queue (docs/queue.md).
+  void aOneNodeRunOnBusySlotsCanLaunchAndQueues() {
+    RunSetupPanel panel;
+    NodeChoice busy = nodeChoice("n1", "workstation", 0, "cpu", true, false, "ws");
+    busy.cpuSlotsTotal = 4;  // all 4 held by other runs
+    panel.setNodes({busy});
+    RunForm form;
+    form.name = QStringLiteral("waits");
+    form.ranksPerNode = 2;
+    panel.setForm(form);
+    QVERIFY2(panel.fieldErrors().isEmpty(), qPrintable(panel.fieldErrors().values().join("; ")));
+    QVERIFY(panel.canLaunch());
+    // More than the node has in all could never start: refused at the field.
+    form.ranksPerNode = 5;
+    panel.setForm(form);
+    QVERIFY(!panel.canLaunch());
+    QVERIFY(panel.fieldErrors()
+                .value(QStringLiteral("ranksPerNode"))
+                .contains(QStringLiteral("has 4 CPU slots in all")));
   }
 
   void validFormEmitsLaunch() {
@@ -298,7 +320,7 @@ class RunSetupPanelTest : public QObject {
     QVERIFY(!panel.canLaunch());
   }
 
-  // Issue 25: the default run launches on a CPU node, a 1-GPU and a 2-GPU node. The form starts
+  // The default run launches on a CPU node, a 1-GPU and a 2-GPU node. The form starts
   // with as many ranks as the default node has free GPUs (the trainer's auto backend takes one
   // GPU per rank there), 2 on a CPU node; a job that takes cores counts cores.
   void theDefaultRunFitsACpuAOneGpuAndATwoGpuNode_data() {
@@ -342,7 +364,7 @@ class RunSetupPanelTest : public QObject {
     QCOMPARE(panel.form().ranksPerNode, 1);
   }
 
-  // Issue 24: the PyTorch script job's fields reach the run spec, and a GPU script on a CPU node
+  // The PyTorch script job's fields reach the run spec, and a GPU script on a CPU node
   // is refused at the field with what to do.
   void aPyTorchScriptJobMakesAPythonSpec() {
     RunSetupPanel panel;

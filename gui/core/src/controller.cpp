@@ -620,6 +620,7 @@ QList<NodeChoice> Controller::nodeChoices() const {
       const int gpuUsed = static_cast<int>(node.telemetry ? node.telemetry->gpu_slots_used()
                                                           : node.info->gpu_slots_used());
       choice.gpuSlotsTotal = static_cast<int>(node.info->gpu_slots_total());
+      choice.cpuSlotsTotal = static_cast<int>(node.info->cpu_slots_total());
       choice.freeCpuSlots = std::max(0, static_cast<int>(node.info->cpu_slots_total()) - cpuUsed);
       choice.freeGpuSlots = std::max(0, choice.gpuSlotsTotal - gpuUsed);
       choice.draining = node.telemetry ? node.telemetry->draining() : node.info->draining();

@@ -4,6 +4,7 @@
 #include <QTimer>
 
 #include "ringside/gui/controller.h"
+#include "ringside/gui/queue_text.h"
 #include "ringside/gui/run_resume.h"
 
 namespace ringside::gui {
@@ -112,6 +113,11 @@ void Controller::launch(const RunForm& form) {
     }
   }
   startPreflight(form.nodeIds, std::move(spec));
+}
+
+QString Controller::queuedText(const QString& runId) const {
+  const auto it = runInfos_.constFind(runId);
+  return it == runInfos_.cend() ? QString() : gui::queuedText(*it);
 }
 
 QString Controller::resumeProblem(const QString& runId) const {

@@ -176,8 +176,28 @@ void validatePlacement(const RunForm& form, const QList<NodeChoice>& nodes,
       }
     }
   }
+  // A one-node run on busy slots waits in its agent's queue (docs/queue.md): only more ranks
+  // than the node has in all is refused. A multi-node run is not queued: it needs free slots.
+  const bool queued = form.nodeIds.size() == 1;
+  const NodeChoice* only = queued ? findNode(nodes, form.nodeIds.first()) : nullptr;
+  const int total = only == nullptr ? -1
+                    : usesGpus(form, *only) ? only->gpuSlotsTotal
+                                            : only->cpuSlotsTotal;
   if (form.ranksPerNode < 1) {
     add("ranksPerNode", tr("A run needs at least one rank."));
+  } else if (queued) {
+    if (only != nullptr && total >= 0 && form.ranksPerNode > total) {
+      add("ranksPerNode",
+          usesGpus(form, *only)
+              ? tr("%1 has %L2 GPUs in all (one per rank); choose at most %L2 ranks per node, "
+                   "or add nodes.")
+                    .arg(displayName(*only))
+                    .arg(total)
+              : tr("%1 has %L2 CPU slots in all; choose at most %L2 ranks per node, or add "
+                   "nodes.")
+                    .arg(displayName(*only))
+                    .arg(total));
+    }
   } else if (fewestFree != nullptr && form.ranksPerNode > fewestFreeCount) {
     add("ranksPerNode",
         fewestFreeGpus

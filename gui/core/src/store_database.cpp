@@ -20,6 +20,7 @@
 
 #include "ringside/common/metric_names.h"
 #include "ringside/common/run_spec.h"
+#include "ringside/gui/queue_text.h"
 #include "store_schema.h"
 
 namespace ringside::gui {
@@ -403,7 +404,9 @@ Status MetricsStore::Database::applyRunInfo(int64_t runKey, const v1::RunInfo& r
       "start_time = ?, end_time = ?, state_seq = MAX(state_seq, ?) "
       "WHERE run_key = ? AND state_seq <= ?");
   query.bindValue(0, static_cast<int>(run.state()));
-  query.bindValue(1, text(run.reason()));
+  // A queued run's reason is why it waits and its place (the agent updates both as it moves).
+  const QString queued = queuedText(run);
+  query.bindValue(1, queued.isEmpty() ? text(run.reason()) : queued);
   query.bindValue(2, run.exit_code());
   query.bindValue(3, run.world_size());
   query.bindValue(4, run.created_time());

@@ -375,15 +375,22 @@ void DashboardTab::applyRun(const RunRecord& run) {
       if (config.isOk()) progress_.globalBatch = withTrainerDefaults(config.value()).global_batch();
     }
   }
+  const bool wasQueued = run_ && run_->state == v1::QUEUED;
   run_ = run;
   gpuPanel_->setRun(run);
   name_->setText(elidedLine(run.name.isEmpty() ? runId_ : run.name));
   name_->setToolTip(tooltipText(run.name));
   state_->setText(stateName(run.state));
   stop_->setEnabled(!ended(run.state));
+  // A queued run's line (its place and why it waits) is news, not an error: the palette's colour.
+  message_->setStyleSheet(run.state == v1::QUEUED ? QString() : QStringLiteral("color: #b00020"));
   if (!run.reason.isEmpty()) {
     message_->setText(elidedLine(run.reason));  // the agent's text: one short line, all in the tip
     message_->setToolTip(tooltipText(run.reason));
+  } else if (wasQueued) {
+    // The queue's "Queued: position ..." line ends when the run leaves the queue.
+    message_->clear();
+    message_->setToolTip(QString());
   }
   const QString original = resumedFromRunId(run.tags);
   resumedFrom_->setText(original.isEmpty() ? QString() : tr("resumed from %1").arg(original));

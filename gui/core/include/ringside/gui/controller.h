@@ -138,6 +138,9 @@ class Controller : public QObject {
   // since the GUI connected, it is not a trainer run that stopped (or failed with periodic
   // checkpoints), or its owner node is not connected.
   QString resumeProblem(const QString& runId) const;
+  // "Queued: position 2. waiting for ..." while the run waits in its owner agent's queue, as the
+  // agent last reported it (queue_text.h); "" otherwise or for an unknown run.
+  QString queuedText(const QString& runId) const;
   // Launches a run that continues `runId` from the newest checkpoint in its checkpoint directory
   // on its owner's node (resumedRunSpec: the same spec with TrainerConfig.resume set, tagged
   // "resumed-from:<runId>"), on the same node(s): the owner gets the Launch; a multi-node run

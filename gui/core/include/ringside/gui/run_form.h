@@ -124,7 +124,7 @@ bool usesGpus(const RunForm& form, const NodeChoice& node);
 // checks at launch. The run form's own checks (validate) refuse the others.
 bool canTakeRanks(const RunForm& form, const NodeChoice& node);
 
-// The ranks per node a new run starts with on `node` (issue: defaults that launch): on a node
+// The ranks per node a new run starts with on `node` (defaults that launch): on a node
 // with GPUs its free GPUs (at least 1), so the default trainer run (backend auto) takes every
 // free GPU; on a CPU node 2, or its free CPU slots when fewer are free (at least 1).
 int defaultRanksPerNode(const NodeChoice& node);
@@ -145,6 +145,7 @@ struct NodeChoice {
   int freeCpuSlots = -1;
   int freeGpuSlots = -1;
   int gpuSlotsTotal = 0;
+  int cpuSlotsTotal = -1;  // the node's CPU slots in all; < 0 when unknown
   bool online = false;
   bool draining = false;  // a draining node accepts no new runs
   // The host as mpirun's --host takes it: the hostname the node's agent reported in its Hello
