@@ -44,7 +44,7 @@ TEST_F(PreflightHoldTest, NonFiniteReserveSecondsHeldNothingThoughTheDocsSaidSix
 }
 
 // A launch that waits because of another client's pre-flight hold names the hold, not only
-// "stop a run": it is queued (docs/queue.md) with that reason, and starts when the hold ends.
+// "stop a run": it is queued (docs/queue.md) with that reason, and can be cancelled while it waits.
 TEST_F(PreflightHoldTest, ALaunchQueuedBehindAnotherClientsHoldNamesTheHold) {
   const v1::Envelope free = preflight(1, 0);
   ASSERT_TRUE(free.has_preflight_reply()) << free.DebugString();
