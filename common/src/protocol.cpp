@@ -124,6 +124,9 @@ bool isControlRequest(const v1::Envelope& envelope) {
     case v1::Envelope::kPreflight:
     case v1::Envelope::kFetchTelemetry:
     case v1::Envelope::kReorderQueuedRun:
+    case v1::Envelope::kLaunchSweep:
+    case v1::Envelope::kListSweeps:
+    case v1::Envelope::kControlSweep:
       return true;
     default:
       return false;
