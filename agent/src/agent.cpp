@@ -361,6 +361,7 @@ Status Agent::start() {
     logLine("info",
             "adopted run " + run.info.run_id() + " (" + v1::RunState_Name(run.info.state()) + ")");
   }
+  RINGSIDE_RETURN_IF_ERROR(d.startSweeps());
   d.applyRetention();
   logLine("info", "serving control on " + d.controlEndpoint + ", events on " + d.eventsEndpoint +
                       (c.insecure ? " (INSECURE: plaintext)" : " (CURVE)") + "; public key " +
@@ -431,6 +432,7 @@ Status Agent::run() {
       d.runs->poll();
       // A draining node starts nothing new: its queue waits until it is undrained.
       if (!d.draining) d.runs->dispatchQueue();
+      d.sweeps->tick(/*canLaunch=*/!d.draining);
       d.tailLogs();
       d.finishEndedRuns();
       nextPoll = now + kPollInterval;

@@ -70,7 +70,10 @@ v1::Envelope Agent::Impl::handle(const v1::Envelope& request) {
         return fail(Status::failedPrecondition("node " + node.hostname() +
                                                " is draining: undrain it or choose another node"));
       }
-      auto run = runs->launch(request.launch_run().spec(), freeCpuSlots());
+      // Only the agent's sweep controller marks a run as a sweep's trial.
+      v1::RunSpec spec = request.launch_run().spec();
+      spec.clear_sweep_trial();
+      auto run = runs->launch(spec, freeCpuSlots());
       if (!run.isOk()) return fail(run.status());
       auto stored = journal->findRun(run->run_id());
       *reply.mutable_launch_run_reply()->mutable_run() = stored.isOk() ? stored->info : *run;
@@ -115,6 +118,10 @@ v1::Envelope Agent::Impl::handle(const v1::Envelope& request) {
       *reply.mutable_reorder_queued_run_reply()->mutable_run() = *run;
       return reply;
     }
+    case v1::Envelope::kLaunchSweep:
+    case v1::Envelope::kListSweeps:
+    case v1::Envelope::kControlSweep:
+      return handleSweepRequest(request);
     case v1::Envelope::kStopRun: {
       auto run = runs->stop(request.stop_run().run_id(), request.stop_run().grace_seconds());
       if (!run.isOk()) return fail(run.status());

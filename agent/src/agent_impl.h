@@ -23,6 +23,7 @@
 #include "ringside/agent/run_manager.h"
 #include "ringside/agent/sample_refusals.h"
 #include "ringside/agent/straggler_detector.h"
+#include "ringside/agent/sweep/sweep_controller.h"
 #include "ringside/agent/telemetry.h"
 #include "ringside/agent/telemetry_journal.h"
 #include "ringside/common/curve.h"
@@ -86,6 +87,9 @@ struct Agent::Impl {
   std::map<std::string, StragglerDetector> stragglers;
   HangMonitor hangs;  // stalls and hang timeouts of the runs this agent owns
   RunEtas etas;       // how long each run it owns has left, for the queue's estimates
+  // The sweeps it owns (agent_sweeps.cpp); trialRunner is their view of `runs` and `journal`.
+  std::unique_ptr<TrialRunner> trialRunner;
+  std::unique_ptr<SweepController> sweeps;
 
   explicit Impl(AgentConfig c) : config(std::move(c)) {}
 
@@ -131,6 +135,15 @@ struct Agent::Impl {
 
   // Answers every control request waiting on the control socket, one reply each.
   void serveControl();
+
+  // agent_sweeps.cpp: the sweeps.
+
+  // Creates the sweep controller over <stateDir>/sweeps and takes back the sweeps kept there
+  // (after the runs were adopted). Errors: IOError when the folder cannot be created or read.
+  Status startSweeps();
+
+  // The reply to launch_sweep, list_sweeps or control_sweep.
+  v1::Envelope handleSweepRequest(const v1::Envelope& request);
 
   // agent_ingest.cpp: what the runs report, and what the agent concludes from it.
 

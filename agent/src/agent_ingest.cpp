@@ -38,6 +38,7 @@ void Agent::Impl::onRunState(const v1::RunInfo& run, const RunProcessIds& ids) {
   v1::Envelope envelope = protocol::newEnvelope(0);
   *envelope.mutable_run_state() = *event;
   publish(envelope);
+  if (sweeps) sweeps->onRunState(run);
   if (isEnded(run.state())) {
     stragglers.erase(run.run_id());
     etas.forget(run.run_id());
@@ -123,6 +124,7 @@ void Agent::Impl::publishSamples(const std::string& runId, std::vector<v1::Metri
   if (samples.empty()) return;
   hangs.onSamples(runId, samples, wallSeconds());
   etas.onSamples(runId, samples, wallSeconds());
+  if (sweeps) sweeps->onSamples(runId, samples);
   v1::Envelope envelope = protocol::newEnvelope(0);
   envelope.mutable_metric_batch()->set_run_id(runId);
   auto* out = envelope.mutable_metric_batch()->mutable_samples();

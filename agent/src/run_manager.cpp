@@ -29,6 +29,8 @@ namespace {
 
 // Written by failHung(): the reason a run ended by its hang timeout fails with.
 constexpr const char* kHangFailureFile = "hang_failure";
+// Written by stop() with a reason: the reason the run ends STOPPED with (a sweep's verdict).
+constexpr const char* kStopReasonFile = "stop_reason";
 
 std::string readFile(const std::string& path) {
   std::ifstream in(path);
@@ -146,7 +148,8 @@ void RunManager::loadRunKey(Tracked& run) {
     (void)options_.runKeys->add(run.runPublicKey, "run " + run.info.run_id());
   }
 }
-Result<v1::RunInfo> RunManager::stop(const std::string& runId, double graceSeconds) {
+Result<v1::RunInfo> RunManager::stop(const std::string& runId, double graceSeconds,
+                                     const std::string& reason) {
   RINGSIDE_RETURN_IF_ERROR(validateGraceSeconds(graceSeconds));
   const double grace = graceSeconds > 0 ? graceSeconds : options_.defaultGraceSeconds;
   auto it = runs_.find(runId);
@@ -176,9 +179,15 @@ Result<v1::RunInfo> RunManager::stop(const std::string& runId, double graceSecon
     run.info.set_queue_position(0);
     run.info.clear_waiting_reason();
     run.info.clear_estimated_start();
-    setState(run, v1::STOPPED, "cancelled while queued: it never started");
+    setState(run, v1::STOPPED,
+             reason.empty() ? "cancelled while queued: it never started"
+                            : reason + "; cancelled while queued: it never started");
     queueDirty_ = true;
     return run.info;
+  }
+  if (!reason.empty() && run.stopReason.empty()) {
+    run.stopReason = reason;
+    std::ofstream(fs::path(runDir(runId)) / kStopReasonFile) << reason << "\n";
   }
   if (!run.stopRequested) {
     run.stopRequested = true;
@@ -290,12 +299,13 @@ void RunManager::finish(Tracked& run, int exitCode, bool statusKnown) {
     setState(run, v1::FAILED, run.hangFailure);
   } else if (run.stopRequested) {
     std::string reason;
+    const std::string why = run.stopReason.empty() ? "stopped on request" : run.stopReason;
     if (run.killed) {
-      reason = "stopped on request; killed after the grace period";
+      reason = why + "; killed after the grace period";
     } else if (statusKnown && exitCode == 0) {
-      reason = "stopped on request; the ranks checkpointed and exited";
+      reason = why + "; the ranks checkpointed and exited";
     } else {
-      reason = "stopped on request; the job exited with status " +
+      reason = why + "; the job exited with status " +
                (statusKnown ? std::to_string(exitCode) : std::string("unknown"));
     }
     setState(run, v1::STOPPED, reason);
@@ -363,6 +373,10 @@ void RunManager::adopt(const v1::RunInfo& info) {
   run.ids.shimPid = static_cast<pid_t>(pid);
   std::error_code ec;
   run.stopRequested = fs::exists(fs::path(runDir(info.run_id())) / "stop_requested", ec);
+  if (fs::exists(fs::path(runDir(info.run_id())) / kStopReasonFile, ec)) {
+    run.stopReason = readFile(fs::path(runDir(info.run_id())) / kStopReasonFile);
+    while (!run.stopReason.empty() && run.stopReason.back() == '\n') run.stopReason.pop_back();
+  }
   if (fs::exists(fs::path(runDir(info.run_id())) / kHangFailureFile, ec)) {
     run.hangFailure = readFile(fs::path(runDir(info.run_id())) / kHangFailureFile);
     while (!run.hangFailure.empty() && run.hangFailure.back() == '\n') run.hangFailure.pop_back();

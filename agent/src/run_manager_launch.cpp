@@ -19,6 +19,7 @@
 #include <sstream>
 
 #include "ringside/agent/run_manager.h"
+#include "ringside/agent/sweep/trial_spec.h"
 #include "ringside/common/file_io.h"
 #include "ringside/common/protocol.h"
 #include "ringside/common/run_spec.h"
@@ -52,6 +53,14 @@ std::string newRunId() {
   char suffix[8];
   std::snprintf(suffix, sizeof suffix, "%04x", device() & 0xffff);
   return std::string("r") + stamp + "-" + suffix;
+}
+
+// A sweep trial's values are the run's parameters (RunInfo.params), as a script's would be.
+void copyTrialParams(v1::RunInfo& info) {
+  if (!info.spec().has_sweep_trial()) return;
+  for (const auto& [name, text] : info.spec().sweep_trial().params()) {
+    (*info.mutable_params())[name] = text;
+  }
 }
 
 // Single-quotes `word` for /bin/sh.
@@ -340,6 +349,7 @@ Result<v1::RunInfo> RunManager::launch(const v1::RunSpec& request, uint32_t free
   Tracked fresh;
   fresh.info.set_run_id(newRunId());
   *fresh.info.mutable_spec() = spec;
+  copyTrialParams(fresh.info);
   fresh.info.set_created_time(wallSeconds());
   fresh.info.set_world_size(world);
   auto [it, inserted] = runs_.emplace(fresh.info.run_id(), std::move(fresh));
@@ -381,6 +391,7 @@ Result<v1::RunInfo> RunManager::enqueue(v1::RunSpec spec, uint32_t world) {
   Tracked run;
   run.info.set_run_id(newRunId());
   *run.info.mutable_spec() = std::move(spec);
+  copyTrialParams(run.info);
   run.info.set_created_time(wallSeconds());
   run.info.set_queue_order(run.info.created_time());
   run.info.set_world_size(world);
@@ -483,6 +494,10 @@ Status RunManager::spawn(Tracked& run, const std::vector<std::string>& argv,
   for (const auto& [name, value] : spec.env()) {
     if (spec.has_python() && name == "PYTHONPATH" && !options_.pythonPackageDir.empty()) continue;
     env.push_back(name + "=" + value);
+  }
+  if (spec.has_sweep_trial()) {
+    auto values = valuesFromJsonMap(spec.sweep_trial().params());
+    if (values.isOk()) env.push_back(std::string(kTrialParamsEnv) + "=" + valuesJsonObject(*values));
   }
   std::vector<std::string> exported;
   for (const std::string& entry : env) exported.push_back(entry.substr(0, entry.find('=')));

@@ -17,6 +17,13 @@ Usage:
              cancel RUN_ID      stop a run (a queued one leaves the queue, never started)
              move RUN_ID        move a queued run --places N (negative: towards the head)
                                 and/or give it --priority high|normal|low
+             sweep SWEEP.json   start a sweep (a SweepSpec in protobuf's JSON mapping,
+                                docs/sweeps.md); --follow follows it to its end
+             sweeps             the agent's sweeps and their trials
+             follow-sweep ID    follow a sweep to its end (exit 0: it completed)
+             pause-sweep ID, resume-sweep ID, stop-sweep ID
+             extend-sweep ID    --trials N more trials
+             rerun-trial ID     --trial K again, as a new run
 HOST is e.g. tcp://127.0.0.1; --control-port and --events-port default to 47600 and 47601.
 Exit status: 0 ok (follow: the run completed), 1 failure, 2 usage.
 """
@@ -124,6 +131,68 @@ class Client:
         run = self.request(stop_run=self.pb.StopRunRequest(run_id=run_id)).run
         print(f"run {run.run_id} {self.pb.RunState.Name(run.state)} {run.reason}")
 
+    def launch_sweep(self, spec_json):
+        pb = self.pb
+        spec = json_format.Parse(spec_json, pb.SweepSpec())
+        sweep = self.request(launch_sweep=pb.LaunchSweepRequest(spec=spec)).sweep
+        print(f"sweep {sweep.sweep_id} {pb.SweepState.Name(sweep.state)}: "
+              f"{len(sweep.trials)} trials queued")
+        return sweep.sweep_id
+
+    def print_sweep(self, sweep):
+        pb = self.pb
+        spec = sweep.spec
+        best = (f"; best: trial {sweep.best_trial} with {spec.metric} "
+                f"{sweep.trials[sweep.best_trial].best_value:.4g}" if sweep.best_trial >= 0 else "")
+        print(f"sweep {sweep.sweep_id} {spec.name!r} {pb.SweepState.Name(sweep.state)} "
+              f"{sweep.reason}{best}")
+        for trial in sweep.trials:
+            values = ", ".join(f"{k}={v}" for k, v in sorted(trial.params.items()))
+            value = f" best {trial.best_value:.4g}" if trial.HasField("best_value") else ""
+            state = pb.RunState.Name(trial.state) if trial.state else "WAITING"
+            print(f"  trial {trial.trial} [{values}] {state} run {trial.run_id or '-'} "
+                  f"at {trial.resource:g}{value} {trial.reason}")
+
+    def sweeps(self):
+        for sweep in self.request(list_sweeps=self.pb.ListSweepsRequest(include_ended=True)).sweeps:
+            self.print_sweep(sweep)
+
+    def control_sweep(self, sweep_id, action, trials=0, trial=0):
+        pb = self.pb
+        request = pb.ControlSweepRequest(sweep_id=sweep_id, action=pb.SweepAction.Value(action),
+                                         trials=trials, trial=trial)
+        self.print_sweep(self.request(control_sweep=request).sweep)
+
+    def follow_sweep(self, sweep_id):
+        """Prints the sweep's trials as they change (its SweepEvents) until it ends; returns its
+        final state's name."""
+        pb = self.pb
+        ended = ("SWEEP_COMPLETED", "SWEEP_STOPPED")
+        listed = self.request(list_sweeps=pb.ListSweepsRequest(include_ended=True)).sweeps
+        current = next((s for s in listed if s.sweep_id == sweep_id), None)
+        if current is None:
+            raise RuntimeError(f"no sweep {sweep_id} on this agent")
+        shown = {}
+        while True:
+            for trial in current.trials:
+                line = (pb.RunState.Name(trial.state), trial.stopped_early, trial.reason)
+                if shown.get(trial.trial) != line:
+                    shown[trial.trial] = line
+                    print(f"trial {trial.trial} {line[0]}{' (stopped early)' if line[1] else ''} "
+                          f"{line[2]}")
+            if pb.SweepState.Name(current.state) in ended:
+                self.print_sweep(current)
+                return pb.SweepState.Name(current.state)
+            if not self.sub.poll(1000):
+                # Events may be missed (PUB drops when a subscriber lags): ask now and then.
+                listed = self.request(list_sweeps=pb.ListSweepsRequest(include_ended=True)).sweeps
+                current = next((s for s in listed if s.sweep_id == sweep_id), current)
+                continue
+            event = pb.Envelope.FromString(self.sub.recv())
+            if event.WhichOneof("body") == "sweep_event" and \
+                    event.sweep_event.sweep.sweep_id == sweep_id:
+                current = event.sweep_event.sweep
+
     def follow(self, run_id):
         """Catches up from seq 0 through the journal, then follows live events; checks that the
         sequence numbers it sees run 1, 2, 3, ... without a gap. Returns the final state name."""
@@ -188,7 +257,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("host")
     parser.add_argument("command", choices=["public-key", "info", "launch", "follow", "cancel",
-                                                   "move"])
+                                            "move", "sweep", "sweeps", "follow-sweep",
+                                            "pause-sweep", "resume-sweep", "stop-sweep",
+                                            "extend-sweep", "rerun-trial"])
     parser.add_argument("argument", nargs="?")
     parser.add_argument("--pb2", help="directory holding ringside_pb2.py")
     parser.add_argument("--agent-key", help="the agent's public key (ringside-agent print-public-key)")
@@ -202,6 +273,8 @@ def main():
                         help="launch: the run's priority (default normal); move: its new one")
     parser.add_argument("--places", type=int, default=0, help="move: places (negative: up)")
     parser.add_argument("--follow", action="store_true")
+    parser.add_argument("--trials", type=int, default=0, help="extend-sweep: how many more")
+    parser.add_argument("--trial", type=int, default=0, help="rerun-trial: which")
     args = parser.parse_args()
     if args.pb2:
         sys.path.insert(0, args.pb2)
@@ -228,6 +301,22 @@ def main():
             return 0
         if args.command == "cancel":
             client.cancel(args.argument)
+            return 0
+        if args.command == "sweep":
+            sweep_id = client.launch_sweep(pathlib.Path(args.argument).read_text())
+            if not args.follow:
+                return 0
+            return 0 if client.follow_sweep(sweep_id) == "SWEEP_COMPLETED" else 1
+        if args.command == "sweeps":
+            client.sweeps()
+            return 0
+        if args.command == "follow-sweep":
+            return 0 if client.follow_sweep(args.argument) == "SWEEP_COMPLETED" else 1
+        actions = {"pause-sweep": "PAUSE_SWEEP", "resume-sweep": "RESUME_SWEEP",
+                   "stop-sweep": "STOP_SWEEP", "extend-sweep": "EXTEND_SWEEP",
+                   "rerun-trial": "RERUN_TRIAL"}
+        if args.command in actions:
+            client.control_sweep(args.argument, actions[args.command], args.trials, args.trial)
             return 0
     except (RuntimeError, TimeoutError, OSError, ValueError, json_format.ParseError) as error:
         print(f"ringside_client.py: {error}", file=sys.stderr)

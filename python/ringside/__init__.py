@@ -17,11 +17,16 @@ This module needs only the standard library (plus pyzmq and protobuf to reach an
 ``torch`` is imported by ``ringside.torch`` only.
 """
 
-from typing import Any, Mapping, Optional
+import json
+import os
+from typing import Any, Dict, Mapping, Optional
 
 from ._runtime import runtime as _process_runtime
 
-__all__ = ["log", "config", "flush", "__version__"]
+__all__ = ["log", "config", "params", "flush", "__version__"]
+
+# The agent sets it for the ranks of a sweep's trial (agent/include/ringside/agent/sweep/trial_spec.h).
+PARAMS_ENV = "RINGSIDE_PARAMS"
 
 # The Ringside release this package belongs to (CMakeLists.txt's project version).
 __version__ = "0.1.0"
@@ -65,6 +70,32 @@ def config(params: Mapping[str, Any]) -> None:
     values of at most 4 KiB of JSON text.
     """
     _process_runtime.config(params)
+
+
+def params(defaults: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
+    """The parameter values of this run when it is a trial of a Ringside sweep (docs/sweeps.md),
+    over ``defaults``: a new dict, name -> value (numbers, strings, booleans, lists of numbers as
+    the sweep's parameters give them). Outside a sweep it is a copy of ``defaults`` (empty without
+    them), so a script runs the same by hand::
+
+        hp = ringside.params({"lr": 0.1, "width": 256})
+        model = make_model(width=int(hp["width"]))
+
+    The agent records a trial's values as the run's parameters itself: there is no need to pass
+    them to :func:`config` (doing so is harmless). Reads the environment variable RINGSIDE_PARAMS
+    (a JSON object) on every call; raises ValueError when it holds something else.
+    """
+    values: Dict[str, Any] = dict(defaults or {})
+    text = os.environ.get(PARAMS_ENV)
+    if text:
+        try:
+            given = json.loads(text)
+        except ValueError as error:
+            raise ValueError(f"{PARAMS_ENV} is not JSON ({error}): {text[:200]}") from None
+        if not isinstance(given, dict):
+            raise ValueError(f"{PARAMS_ENV} is not a JSON object: {text[:200]}")
+        values.update(given)
+    return values
 
 
 def flush(timeout: Optional[float] = None) -> bool:

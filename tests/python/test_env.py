@@ -128,3 +128,43 @@ class AgentEnvTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ParamsTest(unittest.TestCase):
+    """ringside.params(): a sweep trial's values from RINGSIDE_PARAMS over the script's defaults."""
+
+    def setUp(self):
+        import os
+        self._saved = os.environ.pop("RINGSIDE_PARAMS", None)
+
+    def tearDown(self):
+        import os
+        os.environ.pop("RINGSIDE_PARAMS", None)
+        if self._saved is not None:
+            os.environ["RINGSIDE_PARAMS"] = self._saved
+
+    def test_outside_a_sweep_the_defaults(self):
+        import ringside
+        self.assertEqual(ringside.params(), {})
+        defaults = {"lr": 0.1, "width": 256}
+        got = ringside.params(defaults)
+        self.assertEqual(got, defaults)
+        got["lr"] = 1.0  # a copy
+        self.assertEqual(defaults["lr"], 0.1)
+
+    def test_a_trials_values_win(self):
+        import os
+        import ringside
+        os.environ["RINGSIDE_PARAMS"] = '{"lr":0.001,"hidden":[128,64],"optimizer":"adamw"}'
+        self.assertEqual(ringside.params({"lr": 0.1, "width": 256}),
+                         {"lr": 0.001, "width": 256, "hidden": [128, 64], "optimizer": "adamw"})
+
+    def test_a_damaged_value_is_an_error(self):
+        import os
+        import ringside
+        os.environ["RINGSIDE_PARAMS"] = "[1, 2]"
+        with self.assertRaisesRegex(ValueError, "not a JSON object"):
+            ringside.params()
+        os.environ["RINGSIDE_PARAMS"] = "{lr"
+        with self.assertRaisesRegex(ValueError, "is not JSON"):
+            ringside.params()

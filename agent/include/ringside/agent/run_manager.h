@@ -149,7 +149,10 @@ class RunManager {
   // so. Errors: InvalidArgument for a grace period validateGraceSeconds refuses (inf, nan,
   // negative, over kMaxStopGraceSeconds; nothing is signalled), NotFound for a run id with
   // neither, FailedPrecondition (Status::aborted) for a run that already ended.
-  Result<v1::RunInfo> stop(const std::string& runId, double graceSeconds);
+  // `reason`, when not empty, is what the run ends STOPPED with (a sweep's early-stopping verdict),
+  // followed by how its ranks exited; kept in the run directory (stop_reason) for an adopting agent.
+  Result<v1::RunInfo> stop(const std::string& runId, double graceSeconds,
+                           const std::string& reason = {});
 
   // Ends a hung run (the hang timeout, docs/metrics.md "Hangs"): SIGTERM to its ranks now,
   // SIGKILL to its process group after kHangStopGraceSeconds; the run then ends FAILED with
@@ -225,6 +228,7 @@ class RunManager {
     double killDeadline = 0.0;   // steady seconds; 0 = none
     bool killed = false;         // SIGKILL sent after the grace period
     std::string hangFailure;     // failHung(): the run ends FAILED with this reason
+    std::string stopReason;      // stop() with a reason: the run ends STOPPED with it
     std::vector<uint32_t> gpus;  // handed to the ranks on this node
     std::string runPublicKey;    // multi-node runs: the ranks' CURVE key
   };
