@@ -210,8 +210,8 @@ class Client:
             seen = seq
             if kind == "sample":
                 samples += 1
-                if entry.name == "train/loss" and entry.rank < 0:
-                    print(f"step {entry.step} train/loss {entry.value:.4f}")
+                if entry.name in ("train/loss", "train/lr") and entry.rank < 0:
+                    print(f"step {entry.step} {entry.name} {entry.value:.6g}")
                 elif entry.name == "test/accuracy":
                     print(f"epoch {entry.epoch} test/accuracy {entry.value:.4f}")
             elif kind == "state":

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ctest: docs/examples/ringside_client.py (Python, pyzmq + protobuf) against a real agent with
 # CURVE: key exchange, node info, launching a 2-rank trainer run and following it from seq 0 to
-# its end, gap-free; runs queued on busy slots, one cancelled, one started by the agent.
+# its end, gap-free; runs queued on busy slots, one cancelled, one started by the agent; an ASHA
+# sweep of the PyTorch example.
 # Usage: python_client_test.sh AGENT TRAINER MPIRUN CLIENT PB2_DIR
 set -euo pipefail
 agent=$1 trainer=$2 mpirun=$3 client=$4 pb2=$5
@@ -77,6 +78,30 @@ second=$(awk '{print $2}' "$tmp/second.out")
 run_client follow "$second" | tee "$tmp/queued-follow.out"
 grep -q "^state COMPLETED" "$tmp/queued-follow.out"
 
+# A sweep of the PyTorch example (docs/sweeps.md): its learning rate from the trial ("{lr}" in its
+# arguments), ASHA on test/accuracy; the worst trial is stopped at the first rung with the rule's
+# reason, and each trial's script ran with its own value (its train/lr, the peak of its schedule).
+example=$(cd "$(dirname "$client")/../../examples/pytorch" && pwd)/ddp_fashion_mnist.py
+cat >"$tmp/sweep.json" <<EOF
+{"name": "example-lr", "method": "GRID", "metric": "test/accuracy", "max_concurrent": 2,
+ "base": {"ranks_per_node": 1, "python": {"script": "$example",
+   "args": ["--epochs", "4", "--train-samples", "2000", "--test-samples", "500", "--log-every",
+            "5", "--inject-delay", "0:50", "--lr", "{lr}"]}},
+ "parameters": [{"name": "lr", "values": [0.1, 0.00001, 0.05, 0.00003]}],
+ "early_stopping": {"asha": {"eta": 2, "grace_period": 1, "max_resource": 4}}}
+EOF
+run_client sweep "$tmp/sweep.json" --follow | tee "$tmp/sweep.out"
+grep -q "^sweep .* SWEEP_COMPLETED all 4 trials ended; best: trial [02] " "$tmp/sweep.out"
+grep -q "^  trial 3 \[lr=3e-05\] STOPPED .* stopped at rung 0 (1 epoch): test/accuracy" "$tmp/sweep.out"
+for trial in 0 1 2 3; do
+  run=$(sed -n "s/^  trial $trial \[lr=\([^]]*\)\] [A-Z]* run \([^ ]*\) .*/\1 \2/p" "$tmp/sweep.out")
+  lr=${run% *} id=${run#* }
+  # follow exits 1 for a run that did not complete (a stopped trial): its output is what counts.
+  first_lr=$( (run_client follow "$id" || true) | awk '/^step [0-9]+ train\/lr / { if (!n++) print $4 }')
+  "$python" -c 'import sys; lr, seen = map(float, sys.argv[1:]); sys.exit(abs(seen - lr) > 0.05 * lr)' \
+    "$lr" "$first_lr" || { echo "trial $trial ran with train/lr $first_lr, not $lr" >&2; exit 1; }
+done
+
 # A client whose key the agent does not know gets no answer (and says so).
 if "$python" "$client" --pb2 "$pb2" --keys "$tmp/stranger" --agent-key="$agent_key" \
     --control-port "$control" --events-port "$events" tcp://127.0.0.1 info 2>"$tmp/stranger.err"; then
@@ -84,4 +109,4 @@ if "$python" "$client" --pb2 "$pb2" --keys "$tmp/stranger" --agent-key="$agent_k
   exit 1
 fi
 grep -q "authorized" "$tmp/stranger.err"
-echo "python client: info, launch, follow ($samples samples), the queue and refusal all as expected"
+echo "python client: info, launch, follow ($samples samples), the queue, a sweep and refusal all as expected"
