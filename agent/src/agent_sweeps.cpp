@@ -51,6 +51,10 @@ Status Agent::Impl::startSweeps() {
         after = page->last_seq();
       }
     }
+    bool processesEnded(const std::string& runId) override {
+      const v1::RunInfo* run = agent_.runs->find(runId);
+      return run != nullptr && isEnded(run->state());
+    }
     uint32_t slotsFor(const v1::RunSpec& spec) override {
       return agent_.runs->usesGpus(spec) ? static_cast<uint32_t>(agent_.node.gpus_size())
                                          : agent_.node.cpu_slots_total();

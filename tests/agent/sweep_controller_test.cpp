@@ -65,6 +65,9 @@ class FakeNode : public TrialRunner {
     for (const v1::MetricSample& sample : samples[runId]) take(sample);
     return Status::ok();
   }
+  // Runs whose processes ended but whose final state is not journaled yet.
+  std::set<std::string> exited;
+  bool processesEnded(const std::string& runId) override { return exited.contains(runId); }
   uint32_t slotsFor(const v1::RunSpec&) override { return slots; }
 
   void setState(const std::string& runId, v1::RunState state, const std::string& reason = {}) {
@@ -395,6 +398,29 @@ TEST_F(SweepControllerTest, ABadSweepIsRefusedAndNothingIsQueued) {
   EXPECT_FALSE(controller_->launch(ashaSpec(), false).isOk());  // draining
   EXPECT_TRUE(controller_->list(true).empty());
   EXPECT_TRUE(node_.launched.empty());
+}
+
+}  // namespace
+}  // namespace ringside::agent
+
+namespace ringside::agent {
+namespace {
+
+TEST_F(SweepControllerTest, TheNextTrialStartsWhenARunsProcessesEndNotWhenItsLastSamplesAreIn) {
+  v1::SweepSpec spec = ashaSpec();
+  spec.clear_early_stopping();
+  spec.set_max_concurrent(1);
+  auto sweep = controller_->launch(spec, true);
+  ASSERT_TRUE(sweep.isOk());
+  const std::string first = sweep->trials(0).run_id();
+  controller_->tick(true);
+  EXPECT_EQ(node_.launched.size(), 1u);
+  node_.exited.insert(first);  // its ranks exited; the agent journals its end 2 s later
+  controller_->tick(true);
+  EXPECT_EQ(node_.launched.size(), 2u);
+  EXPECT_EQ(controller_->find(sweep->sweep_id())->trials(0).state(), v1::QUEUED);
+  node_.setState(first, v1::COMPLETED);
+  EXPECT_EQ(controller_->find(sweep->sweep_id())->trials(0).state(), v1::COMPLETED);
 }
 
 }  // namespace

@@ -2,91 +2,23 @@
 // (sweep_controller.h).
 #include "ringside/agent/sweep/sweep_controller.h"
 
-#include <google/protobuf/util/json_util.h>
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cmath>
-#include <ctime>
-#include <filesystem>
-#include <random>
 
 #include "ringside/agent/sweep/early_stopping.h"
 #include "ringside/agent/sweep/search_space.h"
+#include "ringside/agent/sweep/sweep_spec_check.h"
 #include "ringside/agent/sweep/trial_spec.h"
-#include "ringside/common/file_io.h"
 
 namespace ringside::agent {
 namespace {
 
-namespace fs = std::filesystem;
-
-// A sweep file is at most this large (1,000 trials with their rung records fit many times over).
-constexpr off_t kMaxSweepFileBytes = 64 << 20;
-constexpr uint32_t kMaxRetries = 10;
 // Value updates alone are reported at most this often per sweep.
 constexpr double kReportIntervalSeconds = 1.0;
 constexpr const char* kMetricStepsPerEpoch = "run/steps_per_epoch";
 
 bool isEndedState(v1::RunState state) {
   return state == v1::COMPLETED || state == v1::FAILED || state == v1::STOPPED;
-}
-
-std::string newSweepId() {
-  const std::time_t now = std::time(nullptr);
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::gmtime(&now));
-  std::random_device device;
-  char suffix[8];
-  std::snprintf(suffix, sizeof suffix, "%04x", device() & 0xffff);
-  return std::string("s") + stamp + "-" + suffix;
-}
-
-bool isSweepId(const std::string& id) {
-  return !id.empty() && id.size() <= 64 &&
-         std::all_of(id.begin(), id.end(), [](char c) {
-           return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '_';
-         });
-}
-
-Status checkRule(const v1::SweepSpec& spec) {
-  const v1::EarlyStopping& rule = spec.early_stopping();
-  if (rule.has_asha()) {
-    const v1::AshaRule& asha = rule.asha();
-    const double eta = asha.eta() > 0 ? asha.eta() : 3.0;
-    if (!std::isfinite(asha.eta()) || eta < 2 || eta > 100) {
-      return Status::invalidArgument("early_stopping.asha.eta must be 2 to 100 (0: 3)");
-    }
-    if (!std::isfinite(asha.grace_period()) || asha.grace_period() < 0) {
-      return Status::invalidArgument("early_stopping.asha.grace_period must be above 0 (0: 1)");
-    }
-    if (!std::isfinite(asha.max_resource()) || asha.max_resource() < 0) {
-      return Status::invalidArgument(
-          "early_stopping.asha.max_resource must be above 0 (0: the base run's length)");
-    }
-    const std::optional<double> max = maxResourceOf(spec);
-    if (!max) {
-      return Status::invalidArgument(
-          std::string("early_stopping.asha.max_resource is needed: how many ") +
-          unitName(asha.unit()) + " a trial trains when nothing stops it (the base run does not "
-          "say)");
-    }
-    if (ashaRungs(asha, *max).empty()) {
-      return Status::invalidArgument(
-          "the ASHA rule has no rung: its grace_period is not below the trials' length (" +
-          std::to_string(*max) + " " + unitName(asha.unit()) + "); lower grace_period");
-    }
-  } else if (rule.has_median()) {
-    const v1::MedianStoppingRule& median = rule.median();
-    if (!std::isfinite(median.grace_period()) || median.grace_period() < 0) {
-      return Status::invalidArgument("early_stopping.median.grace_period must be above 0 (0: 1)");
-    }
-    if (median.min_trials() > kMaxSweepTrials) {
-      return Status::invalidArgument("early_stopping.median.min_trials is over " +
-                                     std::to_string(kMaxSweepTrials));
-    }
-  }
-  return Status::ok();
 }
 
 }  // namespace
@@ -96,7 +28,7 @@ bool isTrialActive(const v1::SweepTrial& trial) {
 }
 
 SweepController::SweepController(SweepControllerOptions options, TrialRunner& runner)
-    : options_(std::move(options)), runner_(runner) {}
+    : options_(std::move(options)), runner_(runner), store_(options_.sweepsDir) {}
 
 double SweepController::now() const {
   if (options_.now) return options_.now();
@@ -108,78 +40,11 @@ void SweepController::log(const char* level, const std::string& text) const {
   if (options_.log) options_.log(level, text);
 }
 
-std::string SweepController::path(const std::string& sweepId) const {
-  return (fs::path(options_.sweepsDir) / (sweepId + ".json")).string();
-}
-
-Status SweepController::validate(const v1::SweepSpec& spec) const {
-  RINGSIDE_RETURN_IF_ERROR(validateSearchSpace(spec));
-  if (spec.metric().empty() || spec.metric().size() > 256) {
-    return Status::invalidArgument(
-        "the sweep names no metric (1 to 256 bytes): the global metric that ranks its trials, "
-        "e.g. test/accuracy");
-  }
-  if (spec.goal() != v1::MAXIMIZE && spec.goal() != v1::MINIMIZE) {
-    return Status::invalidArgument("goal must be MAXIMIZE or MINIMIZE");
-  }
-  if (spec.base().job_case() == v1::RunSpec::JOB_NOT_SET) {
-    return Status::invalidArgument(
-        "the sweep's base run has no job: a trainer job, a Python script or a custom command");
-  }
-  if (!spec.base().hosts().empty()) {
-    return Status::invalidArgument(
-        "the sweep's base run has a host list: trials are one-node runs of this node; give "
-        "ranks_per_node instead");
-  }
-  if (spec.max_retries() > kMaxRetries) {
-    return Status::invalidArgument("max_retries " + std::to_string(spec.max_retries()) +
-                                   " is over the limit of " + std::to_string(kMaxRetries));
-  }
-  if (spec.max_concurrent() > kMaxSweepTrials) {
-    return Status::invalidArgument("max_concurrent is over " + std::to_string(kMaxSweepTrials));
-  }
-  if (spec.name().size() > 256) {
-    return Status::invalidArgument("the sweep's name is over 256 bytes");
-  }
-  RINGSIDE_RETURN_IF_ERROR(checkRule(spec));
-  // Every value must fit the base run (a grid's all, a random sweep's first draws).
-  const uint32_t checks = std::min<uint32_t>(trialBudget(spec), 64);
-  for (uint32_t trial = 0; trial < checks; ++trial) {
-    if (spec.method() == v1::MODEL_BASED && trial > 0) break;
-    auto run = trialRunSpec(spec, "check", trial, 1, drawTrial(spec, trial));
-    if (!run.isOk()) return run.status();
-  }
-  return Status::ok();
-}
 
 Status SweepController::load() {
-  std::error_code ec;
-  fs::create_directories(options_.sweepsDir, ec);
-  if (ec) {
-    return Status::ioError("cannot create the sweeps folder " + options_.sweepsDir + ": " +
-                           ec.message());
-  }
-  std::vector<std::pair<double, v1::SweepInfo>> found;
-  for (const auto& entry : fs::directory_iterator(options_.sweepsDir, ec)) {
-    if (entry.path().extension() != ".json") continue;
-    auto text = readSmallFile(entry.path().string(), kMaxSweepFileBytes, nullptr);
-    v1::SweepInfo info;
-    google::protobuf::util::JsonParseOptions parse;
-    parse.ignore_unknown_fields = true;  // a newer agent's fields
-    if (!text.isOk() ||
-        !google::protobuf::util::JsonStringToMessage(*text, &info, parse).ok() ||
-        !isSweepId(info.sweep_id()) || entry.path().stem() != info.sweep_id()) {
-      log("error", "sweep file " + entry.path().string() +
-                       " cannot be read as a sweep; it is left in place and the sweep is not "
-                       "taken back (move it away to silence this)");
-      continue;
-    }
-    found.emplace_back(info.created_time(), std::move(info));
-  }
-  if (ec) return Status::ioError("cannot list " + options_.sweepsDir + ": " + ec.message());
-  std::sort(found.begin(), found.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (auto& [created, info] : found) {
+  auto found = store_.readAll([this](const std::string& problem) { log("error", problem); });
+  if (!found.isOk()) return found.status();
+  for (v1::SweepInfo& info : *found) {
     const std::string id = info.sweep_id();
     Kept& kept = sweeps_[id];
     kept.info = std::move(info);
@@ -228,12 +93,12 @@ Status SweepController::load() {
 }
 
 Result<v1::SweepInfo> SweepController::launch(v1::SweepSpec spec, bool canLaunch) {
-  RINGSIDE_RETURN_IF_ERROR(validate(spec));
+  RINGSIDE_RETURN_IF_ERROR(validateSweepSpec(spec));
   if (!canLaunch) {
     return Status::failedPrecondition(
         "the node is draining: it starts no sweep; undrain it or choose another node");
   }
-  const std::string id = newSweepId();
+  const std::string id = SweepStore::newSweepId();
   Kept& kept = sweeps_[id];
   kept.info.set_sweep_id(id);
   *kept.info.mutable_spec() = std::move(spec);
@@ -656,8 +521,12 @@ void SweepController::tick(bool canLaunch) {
       if (wallSpent) stopActive(kept, "the sweep's wall-time budget ran out");
       const uint32_t budget = trialBudget(info.spec());
       const uint32_t limit = concurrency(info);
+      // Trials whose runs still hold slots (one whose processes ended waits only for its last
+      // samples to be journaled).
       uint32_t active = static_cast<uint32_t>(
-          std::count_if(info.trials().begin(), info.trials().end(), isTrialActive));
+          std::count_if(info.trials().begin(), info.trials().end(), [this](const auto& trial) {
+            return isTrialActive(trial) && !runner_.processesEnded(trial.run_id());
+          }));
       // Retries and reruns first, then new trials.
       for (int i = 0; canLaunch && !wallSpent && active < limit && i < info.trials_size(); ++i) {
         const v1::SweepTrial& trial = info.trials(i);
@@ -690,7 +559,9 @@ void SweepController::tick(bool canLaunch) {
                                          return t.run_id().empty() &&
                                                 t.state() == v1::RUN_STATE_UNSPECIFIED;
                                        });
-      if (active == 0 && !waiting &&
+      const bool anyActive =
+          std::any_of(info.trials().begin(), info.trials().end(), isTrialActive);
+      if (!anyActive && !waiting &&
           (wallSpent || static_cast<uint32_t>(info.trials_size()) >= budget)) {
         finishSweep(kept, v1::SWEEP_COMPLETED,
                     wallSpent ? "the wall-time budget ran out"
@@ -704,17 +575,7 @@ void SweepController::tick(bool canLaunch) {
 
 void SweepController::save(Kept& kept) {
   if (!kept.dirty) return;
-  std::string text;
-  google::protobuf::util::JsonPrintOptions print;
-  print.preserve_proto_field_names = true;
-  if (!google::protobuf::util::MessageToJsonString(kept.info, &text, print).ok()) {
-    log("error", "sweep " + kept.info.sweep_id() + " cannot be written as JSON");
-    return;
-  }
-  std::error_code ec;
-  fs::create_directories(options_.sweepsDir, ec);
-  Status written = writeFileAtomic(path(kept.info.sweep_id()), text + "\n", 0600);
-  if (!written.isOk()) {
+  if (Status written = store_.write(kept.info); !written.isOk()) {
     log("error", "sweep " + kept.info.sweep_id() + ": " + written.toString() +
                      " (kept in memory; written again at the next change)");
     return;

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "ringside/agent/sweep/search_space.h"
+#include "ringside/agent/sweep/sweep_store.h"
 #include "ringside/common/status.h"
 #include "ringside/proto/ringside.pb.h"
 
@@ -45,6 +46,10 @@ class TrialRunner {
   // Calls `take` with each metric sample journaled for the run, in seq order.
   virtual Status forEachSample(const std::string& runId,
                                const std::function<void(const v1::MetricSample&)>& take) = 0;
+  // True when the run's processes have ended, so its slots are free, while its final state may
+  // still wait for its last samples to be journaled (a couple of seconds): the next trial need
+  // not wait for that.
+  virtual bool processesEnded(const std::string& runId) = 0;
   // The node's slots, in all, of the kind the spec's ranks take (its GPUs, or its CPU slots).
   virtual uint32_t slotsFor(const v1::RunSpec& spec) = 0;
 };
@@ -72,8 +77,7 @@ class SweepController {
   // left in place. Errors: IOError when sweepsDir cannot be created or listed.
   Status load();
 
-  // Starts a sweep: checks it (search_space.h's validateSearchSpace, the metric, the base run:
-  // a job, one node, no host list; the rule's numbers; retries at most 10), keeps it, and queues
+  // Starts a sweep: checks it (validateSweepSpec, sweep_spec_check.h), keeps it, and queues
   // its first trials. The first trial's launch also checks the base run as the node does (the
   // program, the data, the trial's values): when it is refused, so is the sweep. Errors:
   // InvalidArgument naming what to change, FailedPrecondition while `canLaunch` is false (the
@@ -122,7 +126,6 @@ class SweepController {
     double lastReport = 0;      // Unix seconds of the last onChange
   };
 
-  Status validate(const v1::SweepSpec& spec) const;
   uint32_t concurrency(const v1::SweepInfo& info);
   // Queues attempt earlier_run_ids+1 of `trial` (its values drawn when it has none). Errors: the
   // launch's (the caller decides what a refusal means for the trial).
@@ -135,12 +138,12 @@ class SweepController {
   void save(Kept& kept);
   void notify(Kept& kept, bool force);
   std::vector<FinishedTrial> finishedTrials(const v1::SweepInfo& info) const;
-  std::string path(const std::string& sweepId) const;
   double now() const;
   void log(const char* level, const std::string& text) const;
 
   SweepControllerOptions options_;
   TrialRunner& runner_;
+  SweepStore store_;
   std::map<std::string, Kept> sweeps_;             // by sweep id
   std::map<std::string, Progress> progress_;       // by run id, the current attempts
   std::vector<std::string> order_;                 // sweep ids, oldest first
