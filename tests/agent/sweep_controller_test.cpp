@@ -37,6 +37,7 @@ class FakeNode : public TrialRunner {
     if (!refuse.empty()) return Status::invalidArgument(refuse);
     v1::RunInfo run;
     run.set_run_id("run-" + std::to_string(next++));
+    run.set_run_dir("/runs/" + run.run_id());
     *run.mutable_spec() = spec;
     run.set_state(v1::QUEUED);
     runs[run.run_id()] = run;
@@ -155,6 +156,13 @@ class SweepControllerTest : public ::testing::Test {
         continue;
       }
       const double quality = std::stod(run.spec().sweep_trial().params().at("lr"));
+      const std::string& resume = run.spec().trainer().config().resume();
+      if (!epochs_.contains(id) && !resume.empty()) {
+        // Resumed from the paused run's checkpoint folder (<its run dir>/checkpoints).
+        const std::string from = resume.substr(std::string("/runs/").size());
+        epochs_[id] = epochs_.at(from.substr(0, from.find('/')));
+        ++resumed_;
+      }
       const int epoch = ++epochs_[id];
       node_.report(id, epoch, quality * epoch / 9.0);
       if (epoch == 9) node_.setState(id, v1::COMPLETED);
@@ -175,10 +183,69 @@ class SweepControllerTest : public ::testing::Test {
   int reports_ = 0;
   std::map<std::string, int> epochs_;
   size_t maxActive_ = 0;
+  int resumed_ = 0;
 };
 
-TEST_F(SweepControllerTest, AnAshaSweepRunsItsTrialsOnTheSlotsStopsLosersAndNamesTheBest) {
+TEST_F(SweepControllerTest, AnAshaSweepPausesTrialsAtRungsPromotesTheBestAndNamesIt) {
+  // Li et al.'s Algorithm 2 on six trials of quality 0.3, 0.1, 0.5, 0.2, 0.6, 0.4 (eta 3, rungs at
+  // 1 and 3 of 9 epochs): every trial pauses at rung 0; once three are there the best (0.5) is
+  // promoted, once six are, the second best (0.6); the two at rung 1 are fewer than eta, so with
+  // the budget spent the best of them (0.6) goes on to the end.
   auto sweep = controller_->launch(ashaSpec(), true);
+  ASSERT_TRUE(sweep.isOk()) << sweep.status().toString();
+  EXPECT_EQ(sweep->trials_size(), 2);  // as many as the 2 slots take
+  for (int i = 0; i < 300 && only().state() == v1::SWEEP_RUNNING; ++i) advance();
+  const v1::SweepInfo& done = only();
+  ASSERT_EQ(done.state(), v1::SWEEP_COMPLETED) << done.DebugString();
+  EXPECT_EQ(done.reason(), "all 6 trials ended");
+  EXPECT_EQ(done.trials_size(), 6);
+  EXPECT_LE(maxActive_, 2u);
+  EXPECT_EQ(node_.launched.size(), 9u);  // 6 trials, 2 promotions from rung 0, 1 from rung 1
+  EXPECT_EQ(resumed_, 3);
+  EXPECT_EQ(done.best_trial(), 4);
+  const v1::SweepTrial& best = done.trials(4);
+  EXPECT_EQ(best.state(), v1::COMPLETED);
+  EXPECT_NEAR(best.best_value(), 0.6, 1e-12);
+  EXPECT_EQ(best.earlier_run_ids_size(), 2);  // paused at rungs 0 and 1, resumed twice
+  ASSERT_EQ(best.rungs_size(), 2);
+  EXPECT_TRUE(best.rungs(0).promoted() && best.rungs(1).promoted());
+  const v1::SweepTrial& second = done.trials(2);  // lr 0.5: promoted once, left at rung 1
+  EXPECT_TRUE(second.stopped_early());
+  EXPECT_EQ(second.rungs_size(), 2);
+  EXPECT_EQ(second.reason(),
+            "stopped at rung 1 (3 epochs): test/accuracy 0.1667, not promoted: fewer than eta (3) "
+            "trials reached that rung");
+  for (uint32_t t : {0u, 1u, 3u, 5u}) {
+    const v1::SweepTrial& left = done.trials(static_cast<int>(t));
+    EXPECT_TRUE(left.stopped_early()) << t;
+    EXPECT_EQ(left.rungs_size(), 1) << t;
+    EXPECT_EQ(left.reason().rfind("stopped at rung 0 (1 epoch): test/accuracy ", 0), 0u)
+        << left.reason();
+    EXPECT_NE(left.reason().find("(the best 2 of 6 trials at that rung went on)"),
+              std::string::npos)
+        << left.reason();
+  }
+  // A promoted run resumes from the paused run's checkpoints, with the same spec otherwise.
+  const v1::RunInfo& resumed = node_.runs.at(best.run_id());
+  EXPECT_EQ(resumed.spec().trainer().config().resume(),
+            "/runs/" + best.earlier_run_ids(1) + "/checkpoints");
+  EXPECT_EQ(resumed.spec().sweep_trial().attempt(), 3u);
+  EXPECT_EQ(node_.stopReasons.at(best.earlier_run_ids(0)).rfind("paused at rung 0 (1 epoch)", 0),
+            0u);
+  // The trials' runs carry their values and the sweep's name.
+  const v1::RunInfo& first = node_.runs.at(done.trials(0).run_id());
+  EXPECT_EQ(first.spec().name(), "tune #0");
+  EXPECT_EQ(first.spec().trainer().config().lr(), 0.3);
+  EXPECT_GT(reports_, 0);
+  EXPECT_TRUE(fs::exists(dir_ + "/sweeps/" + done.sweep_id() + ".json"));
+}
+
+TEST_F(SweepControllerTest, TheStoppingFormForScriptsStopsLosersAtTheirRungAndNamesTheBest) {
+  // A script cannot resume from a checkpoint: ASHA decides at the rung whether it goes on.
+  v1::SweepSpec spec = ashaSpec();
+  spec.mutable_base()->mutable_python()->set_script("/bin/true");
+  spec.mutable_early_stopping()->mutable_asha()->set_max_resource(9);
+  auto sweep = controller_->launch(spec, true);
   ASSERT_TRUE(sweep.isOk()) << sweep.status().toString();
   EXPECT_EQ(sweep->state(), v1::SWEEP_RUNNING);
   EXPECT_EQ(sweep->trials_size(), 2);  // as many as the 2 slots take
@@ -206,10 +273,7 @@ TEST_F(SweepControllerTest, AnAshaSweepRunsItsTrialsOnTheSlotsStopsLosersAndName
   // so 0.1 or 0.2 stop, and at least two trials stop in all.
   EXPECT_GE(stoppedEarly, 2);
   EXPECT_TRUE(done.trials(3).stopped_early());  // lr 0.2: below 0.3, 0.5 and 0.1's rung-0 record
-  // The trials' runs carry their values and the sweep's name.
-  const v1::RunInfo& first = node_.runs.at(done.trials(0).run_id());
-  EXPECT_EQ(first.spec().name(), "tune #0");
-  EXPECT_EQ(first.spec().trainer().config().lr(), 0.3);
+  EXPECT_EQ(resumed_, 0);
   EXPECT_GT(reports_, 0);
   // The sweep is kept on disk as JSON.
   EXPECT_TRUE(fs::exists(dir_ + "/sweeps/" + done.sweep_id() + ".json"));
@@ -286,7 +350,7 @@ TEST_F(SweepControllerTest, ARestartedControllerTakesTheSweepBackAndQueuesNoTria
                                  run.spec().sweep_trial().attempt()}).second)
         << "trial " << run.spec().sweep_trial().trial() << " queued twice";
   }
-  EXPECT_EQ(node_.launched.size(), 6u);
+  EXPECT_EQ(node_.launched.size(), 9u);  // as without the restart
   // The rung records survived: a replayed trial is not judged twice at a rung.
   for (const v1::SweepTrial& trial : only().trials()) {
     std::set<uint32_t> rungs;

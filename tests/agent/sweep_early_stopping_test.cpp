@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+
 namespace ringside::agent {
 namespace {
 
@@ -67,6 +69,56 @@ TEST(AshaTest, ATrialGoesOnOnlyAmongTheBestThirdOfItsRung) {
   EXPECT_EQ(sweep.trials(2).rungs_size(), 1);
   // No rung at or past the maximum (9 epochs): the end of a trial is not judged.
   EXPECT_FALSE(judgeReport(&sweep, 0, 9.0, 0.0, 0, 0).stop);
+}
+
+// The promotion form, Li et al.'s Algorithm 2: trials pause at each rung; get_job promotes, from
+// the top rung down, a paused trial among the best floor(n / eta) of its rung.
+TEST(AshaPromotionTest, GetJobPromotesTheBestPausedTrialOfTheHighestRungItCan) {
+  v1::SweepInfo sweep = sweepWith(7, v1::MAXIMIZE);
+  sweep.mutable_spec()->mutable_base()->mutable_trainer();
+  ASSERT_TRUE(ashaPromotes(sweep.spec()));
+  auto pause = [&](uint32_t t, double resource, double value) {
+    std::optional<uint32_t> rung = ashaPauseRung(&sweep, t, resource, value);
+    if (rung) sweep.mutable_trials(static_cast<int>(t))->set_state(v1::STOPPED);
+    return rung;
+  };
+  // Between rungs and below rung 0 nothing pauses.
+  EXPECT_FALSE(pause(0, 0.5, 0.1).has_value());
+  EXPECT_EQ(pause(0, 1.2, 0.5), 0u);
+  EXPECT_EQ(pause(1, 1.0, 0.6), 0u);
+  EXPECT_FALSE(ashaPromotion(sweep).has_value());  // 2 at rung 0: floor(2/3) = 0
+  EXPECT_EQ(pause(2, 1.0, 0.4), 0u);
+  EXPECT_EQ(ashaPromotion(sweep), 1u);              // the best of 3
+  auto promote = [&](uint32_t t) {
+    v1::SweepTrial& trial = *sweep.mutable_trials(static_cast<int>(t));
+    trial.mutable_rungs(trial.rungs_size() - 1)->set_promoted(true);
+    trial.set_state(v1::RUNNING);
+  };
+  promote(1);
+  EXPECT_FALSE(ashaPromotion(sweep).has_value());  // trial 1 went on; 0 is not in the best 1
+  EXPECT_EQ(pause(3, 1.0, 0.7), 0u);
+  EXPECT_EQ(pause(4, 1.0, 0.2), 0u);
+  EXPECT_EQ(pause(5, 1.0, 0.3), 0u);
+  EXPECT_EQ(ashaPromotion(sweep), 3u);  // 6 at rung 0: the best 2 are 3 (0.7) and 1 (promoted)
+  promote(3);
+  // Trial 1 reaches rung 1 (3 epochs); alone there, it waits. A report past both rungs at once
+  // pauses at the lower one it had not reached.
+  EXPECT_EQ(pause(1, 3.0, 0.8), 1u);
+  EXPECT_EQ(pause(6, 3.5, 0.9), 0u);
+  EXPECT_EQ(sweep.trials(6).rungs_size(), 2);
+  EXPECT_TRUE(isPausedAtRung(sweep.trials(1)));
+  EXPECT_FALSE(isPausedAtRung(sweep.trials(3)));  // running
+  // 7 at rung 0 (best 2: 6 with 0.9, 3 with 0.7): trial 6 paused at rung 1 (its last record), so
+  // it is not promoted from rung 0; nothing at rung 1 qualifies (2 there: floor(2/3) = 0).
+  EXPECT_FALSE(ashaPromotion(sweep).has_value());
+  // The budget spent and nothing running: the best of the highest rung goes on to the end.
+  sweep.mutable_trials(3)->set_state(v1::STOPPED);
+  EXPECT_EQ(ashaFinalPromotion(sweep), 6u);
+  sweep.mutable_trials(5)->set_state(v1::COMPLETED);
+  EXPECT_FALSE(ashaFinalPromotion(sweep).has_value());  // one trained to the end already
+  EXPECT_EQ(ashaLeftReason(sweep, sweep.trials(4)),
+            "stopped at rung 0 (1 epoch): test/accuracy 0.2, below the cutoff 0.7 (the best 2 of "
+            "7 trials at that rung went on)");
 }
 
 TEST(AshaTest, ToMinimizeTheLowestValuesGoOn) {

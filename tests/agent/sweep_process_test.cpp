@@ -1,9 +1,11 @@
 // Sweeps through the real agent (docs/sweeps.md): an ASHA sweep of the trainer's MLP on 2 CPU
-// slots completes with its losers stopped by the rule and the best trial named; kill -9 of the
-// agent in the middle of a sweep, a restart, and the sweep finishes with no trial run twice;
+// slots pauses its trials at the rungs, resumes the promoted ones from their checkpoints, and
+// names the best; kill -9 of the agent in the middle of a sweep, a restart, and the sweep
+// finishes with no trial run twice;
 // pause, resume and stop over the protocol.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <set>
@@ -102,46 +104,61 @@ class SweepProcessTest : public AgentProcessTest {
   }
 };
 
-TEST_F(SweepProcessTest, AnAshaSweepOfTheMlpStopsLosersByTheRuleAndNamesTheBest) {
+TEST_F(SweepProcessTest, AnAshaSweepOfTheMlpPausesPromotesAndNamesTheBest) {
+  // Trainer trials resume from their checkpoints: ASHA's promotion form. Six trials pause at
+  // rung 0 (1 epoch); the best three (floor(6/2)) are promoted to rung 1 (2 epochs), where the
+  // best of them (floor(3/2)) is promoted to the end (4 epochs).
   const v1::SweepInfo launched = launchSweep(ashaSweep());
   ASSERT_FALSE(launched.sweep_id().empty());
   EXPECT_EQ(launched.trials_size(), 2);
   const v1::SweepInfo done = waitForSweep(launched.sweep_id(), {v1::SWEEP_COMPLETED});
   ASSERT_EQ(done.state(), v1::SWEEP_COMPLETED) << done.DebugString();
   ASSERT_EQ(done.trials_size(), 6);
-  const auto runs = runsOf(done.sweep_id());
-  EXPECT_EQ(runs.size(), 6u) << "every trial once";
-  int stoppedEarly = 0;
+  const auto runs = runsOf(done.sweep_id());  // no (trial, attempt) twice
+  int stoppedEarly = 0, completed = 0;
   for (const v1::SweepTrial& trial : done.trials()) {
-    const v1::RunInfo& run = runs.at({trial.trial(), 1});
-    EXPECT_EQ(run.run_id(), trial.run_id());
-    // The trial's value is its run's parameter and its run spec's field.
-    EXPECT_EQ(run.params().at("lr"), trial.params().at("lr"));
-    EXPECT_EQ(run.spec().trainer().config().lr(), std::stod(trial.params().at("lr")));
-    EXPECT_EQ(run.spec().name(), "lr-search #" + std::to_string(trial.trial()));
+    const uint32_t attempts = static_cast<uint32_t>(trial.earlier_run_ids_size()) + 1;
+    for (uint32_t attempt = 1; attempt <= attempts; ++attempt) {
+      ASSERT_TRUE(runs.contains({trial.trial(), attempt})) << trial.DebugString();
+      const v1::RunInfo& run = runs.at({trial.trial(), attempt});
+      // The trial's value is its run's parameter and its run spec's field.
+      EXPECT_EQ(run.params().at("lr"), trial.params().at("lr"));
+      EXPECT_EQ(run.spec().trainer().config().lr(), std::stod(trial.params().at("lr")));
+      EXPECT_EQ(run.spec().name(), "lr-search #" + std::to_string(trial.trial()));
+      if (attempt < attempts) {
+        // Paused at a rung: stopped after its checkpoint, then resumed from it.
+        EXPECT_EQ(run.state(), v1::STOPPED);
+        EXPECT_EQ(run.reason().rfind("paused at rung ", 0), 0u) << run.reason();
+        EXPECT_NE(run.reason().find("the ranks checkpointed and exited"), std::string::npos)
+            << run.reason();
+        const v1::RunInfo& next = runs.at({trial.trial(), attempt + 1});
+        EXPECT_EQ(next.spec().trainer().config().resume(), run.run_dir() + "/checkpoints");
+      }
+    }
+    EXPECT_EQ(runs.at({trial.trial(), attempts}).run_id(), trial.run_id());
     if (trial.stopped_early()) {
       ++stoppedEarly;
-      EXPECT_EQ(run.state(), v1::STOPPED);
+      EXPECT_EQ(trial.state(), v1::STOPPED);
       EXPECT_EQ(trial.reason().rfind("stopped at rung ", 0), 0u) << trial.reason();
-      EXPECT_NE(trial.reason().find("below the cutoff"), std::string::npos) << trial.reason();
-      // The run's reason is the rule's, and its ranks exited within the 5 s grace period.
-      EXPECT_EQ(run.reason().rfind(trial.reason(), 0), 0u) << run.reason();
-      EXPECT_NE(run.reason().find("the ranks checkpointed and exited"), std::string::npos)
-          << run.reason();
       EXPECT_LT(trial.resource(), 4);
     } else {
-      EXPECT_EQ(run.state(), v1::COMPLETED) << run.reason();
+      ++completed;
+      EXPECT_EQ(trial.state(), v1::COMPLETED) << trial.reason();
       EXPECT_NEAR(trial.resource(), 4, 1e-9);
+      EXPECT_EQ(trial.earlier_run_ids_size(), 2);  // paused at both rungs, resumed twice
     }
   }
-  EXPECT_GE(stoppedEarly, 1) << done.DebugString();
-  // The best trial is named, and it is the best of those that completed.
+  EXPECT_EQ(completed, 1) << done.DebugString();
+  EXPECT_EQ(stoppedEarly, 5);
+  EXPECT_EQ(runs.size(), 6u + 3u + 1u);  // six trials, three promotions from rung 0, one from 1
+  // The best trial is named: the one that trained to the end, better than every trial's best
+  // at the rungs they reached.
   ASSERT_GE(done.best_trial(), 0);
   const v1::SweepTrial& best = done.trials(done.best_trial());
+  EXPECT_EQ(best.state(), v1::COMPLETED);
   for (const v1::SweepTrial& trial : done.trials()) {
     EXPECT_LE(trial.best_value(), best.best_value());
   }
-  EXPECT_FALSE(best.stopped_early());
   EXPECT_GT(best.best_value(), 0.5);
 }
 
@@ -161,13 +178,25 @@ TEST_F(SweepProcessTest, AKilledAgentTakesTheSweepBackAndRunsNoTrialTwice) {
   const v1::SweepInfo done = waitForSweep(id, {v1::SWEEP_COMPLETED});
   ASSERT_EQ(done.state(), v1::SWEEP_COMPLETED) << done.DebugString();
   EXPECT_EQ(done.trials_size(), 6);
+  // Each trial's runs are its attempts 1, 2, ... (a promotion is one more), none twice and none
+  // failed: nothing was started again after the restart.
   const auto runs = runsOf(id);
-  std::set<uint32_t> trials;
+  std::map<uint32_t, uint32_t> attempts;
   for (const auto& [key, run] : runs) {
-    EXPECT_EQ(key.second, 1u) << "trial " << key.first << " ran again: " << run.reason();
-    trials.insert(key.first);
+    EXPECT_NE(run.state(), v1::FAILED) << run.reason();
+    attempts[key.first] = std::max(attempts[key.first], key.second);
   }
-  EXPECT_EQ(trials.size(), 6u);
+  EXPECT_EQ(attempts.size(), 6u);
+  for (const v1::SweepTrial& trial : done.trials()) {
+    EXPECT_EQ(attempts[trial.trial()], static_cast<uint32_t>(trial.earlier_run_ids_size()) + 1);
+  }
+  // Rungs at 1, 2 and 4 of 5 epochs: 3 promotions from rung 0, 1 from rung 1, and the last one
+  // from rung 2 to the end, unless the trial ran past rung 2 to its end while the agent was away
+  // (a run that ended cannot be paused).
+  EXPECT_GE(runs.size(), 6u + 3u + 1u) << done.DebugString() << agent_->errors();
+  EXPECT_LE(runs.size(), 6u + 3u + 1u + 1u) << done.DebugString() << agent_->errors();
+  EXPECT_TRUE(std::any_of(done.trials().begin(), done.trials().end(),
+                          [](const v1::SweepTrial& t) { return t.state() == v1::COMPLETED; }));
   for (const v1::SweepTrial& trial : done.trials()) {
     EXPECT_TRUE(trial.state() == v1::COMPLETED || trial.stopped_early())
         << "trial " << trial.trial() << " " << v1::RunState_Name(trial.state()) << " "

@@ -127,6 +127,122 @@ StopVerdict judgeMedian(v1::SweepInfo* sweep, uint32_t trial, double resource,
 
 }  // namespace
 
+bool ashaPromotes(const v1::SweepSpec& spec) {
+  return spec.early_stopping().has_asha() && spec.base().has_trainer();
+}
+
+std::optional<uint32_t> ashaPauseRung(v1::SweepInfo* sweep, uint32_t trial, double resource,
+                                      double value) {
+  const v1::SweepSpec& spec = sweep->spec();
+  const std::optional<double> maxResource = maxResourceOf(spec);
+  if (!maxResource) return std::nullopt;
+  const std::vector<double> rungs = ashaRungs(spec.early_stopping().asha(), *maxResource);
+  std::optional<uint32_t> pause;
+  for (uint32_t k = 0; k < rungs.size(); ++k) {
+    if (resource + kResourceSlack < rungs[k]) break;
+    if (recordAt(sweep->trials(static_cast<int>(trial)), k) != nullptr) continue;
+    v1::RungValue* record = sweep->mutable_trials(static_cast<int>(trial))->add_rungs();
+    record->set_rung(k);
+    record->set_resource(rungs[k]);
+    record->set_value(value);
+    if (!pause) pause = k;
+  }
+  return pause;
+}
+
+bool isPausedAtRung(const v1::SweepTrial& trial) {
+  return trial.state() == v1::STOPPED && !trial.stopped_early() && trial.rungs_size() > 0 &&
+         !trial.rungs(trial.rungs_size() - 1).promoted();
+}
+
+namespace {
+
+// The values recorded at rung k, best first, and how many of them go on (floor(n / eta)).
+std::vector<std::pair<double, uint32_t>> rungRanking(const v1::SweepInfo& sweep, uint32_t k,
+                                                     size_t* keep) {
+  std::vector<std::pair<double, uint32_t>> ranked;
+  for (const v1::SweepTrial& trial : sweep.trials()) {
+    if (const v1::RungValue* at = recordAt(trial, k)) ranked.emplace_back(at->value(), trial.trial());
+  }
+  const v1::MetricGoal goal = sweep.spec().goal();
+  std::stable_sort(ranked.begin(), ranked.end(), [goal](const auto& a, const auto& b) {
+    return isBetter(goal, a.first, b.first);
+  });
+  *keep = static_cast<size_t>(std::floor(static_cast<double>(ranked.size()) /
+                                         ashaEta(sweep.spec().early_stopping().asha())));
+  return ranked;
+}
+
+}  // namespace
+
+std::optional<uint32_t> ashaPromotion(const v1::SweepInfo& sweep) {
+  const std::optional<double> maxResource = maxResourceOf(sweep.spec());
+  if (!maxResource) return std::nullopt;
+  const auto rungs =
+      static_cast<uint32_t>(ashaRungs(sweep.spec().early_stopping().asha(), *maxResource).size());
+  for (uint32_t k = rungs; k-- > 0;) {
+    size_t keep = 0;
+    const auto ranked = rungRanking(sweep, k, &keep);
+    for (size_t i = 0; i < keep && i < ranked.size(); ++i) {
+      const v1::SweepTrial& trial = sweep.trials(static_cast<int>(ranked[i].second));
+      const v1::RungValue* at = recordAt(trial, k);
+      if (at != nullptr && !at->promoted() && isPausedAtRung(trial) &&
+          trial.rungs(trial.rungs_size() - 1).rung() == k) {
+        return trial.trial();
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<uint32_t> ashaFinalPromotion(const v1::SweepInfo& sweep) {
+  for (const v1::SweepTrial& trial : sweep.trials()) {
+    if (trial.state() == v1::COMPLETED) return std::nullopt;
+  }
+  std::optional<uint32_t> best;
+  uint32_t bestRung = 0;
+  double bestValue = 0;
+  for (const v1::SweepTrial& trial : sweep.trials()) {
+    if (!isPausedAtRung(trial)) continue;
+    const v1::RungValue& last = trial.rungs(trial.rungs_size() - 1);
+    if (!best || last.rung() > bestRung ||
+        (last.rung() == bestRung && isBetter(sweep.spec().goal(), last.value(), bestValue))) {
+      best = trial.trial();
+      bestRung = last.rung();
+      bestValue = last.value();
+    }
+  }
+  return best;
+}
+
+std::string ashaPauseReason(const v1::SweepInfo& sweep, const v1::SweepTrial& trial) {
+  if (trial.rungs_size() == 0) return "paused";
+  const v1::RungValue& last = trial.rungs(trial.rungs_size() - 1);
+  const v1::SweepSpec& spec = sweep.spec();
+  return "paused at rung " + std::to_string(last.rung()) + " (" +
+         amount(last.resource(), ruleUnit(spec)) + "): " + spec.metric() + " " +
+         shortNumber(last.value()) + "; it goes on when it is among the best 1/" +
+         shortNumber(ashaEta(spec.early_stopping().asha())) + " of its rung";
+}
+
+std::string ashaLeftReason(const v1::SweepInfo& sweep, const v1::SweepTrial& trial) {
+  if (trial.rungs_size() == 0) return "stopped";
+  const v1::RungValue& last = trial.rungs(trial.rungs_size() - 1);
+  size_t keep = 0;
+  const auto ranked = rungRanking(sweep, last.rung(), &keep);
+  const v1::SweepSpec& spec = sweep.spec();
+  std::string text = "stopped at rung " + std::to_string(last.rung()) + " (" +
+                     amount(last.resource(), ruleUnit(spec)) + "): " + spec.metric() + " " +
+                     shortNumber(last.value());
+  if (keep == 0) {
+    return text + ", not promoted: fewer than eta (" +
+           shortNumber(ashaEta(spec.early_stopping().asha())) + ") trials reached that rung";
+  }
+  return text + (spec.goal() == v1::MAXIMIZE ? ", below" : ", above") + " the cutoff " +
+         shortNumber(ranked[keep - 1].first) + " (the best " + std::to_string(keep) + " of " +
+         std::to_string(ranked.size()) + " trials at that rung went on)";
+}
+
 bool isBetter(v1::MetricGoal goal, double a, double b) {
   return goal == v1::MINIMIZE ? a < b : a > b;
 }

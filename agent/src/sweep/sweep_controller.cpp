@@ -9,6 +9,7 @@
 #include "ringside/agent/sweep/search_space.h"
 #include "ringside/agent/sweep/sweep_spec_check.h"
 #include "ringside/agent/sweep/trial_spec.h"
+#include "ringside/common/run_spec.h"
 
 namespace ringside::agent {
 namespace {
@@ -136,7 +137,29 @@ std::vector<FinishedTrial> SweepController::finishedTrials(const v1::SweepInfo& 
   return finished;
 }
 
-Status SweepController::launchTrial(Kept& kept, uint32_t index) {
+Status SweepController::promoteTrial(Kept& kept, uint32_t index) {
+  v1::SweepTrial& trial = *kept.info.mutable_trials(static_cast<int>(index));
+  const std::optional<v1::RunInfo> paused = runner_.findRun(trial.run_id());
+  if (!paused || paused->run_dir().empty()) {
+    return Status::notFound("the run of trial " + std::to_string(index) + " (" + trial.run_id() +
+                            ") is gone, and its checkpoint with it");
+  }
+  auto config = trainerConfigOf(paused->spec().trainer());
+  if (!config.isOk()) return config.status();
+  const std::string dir = withTrainerDefaults(*config).checkpoint_dir();
+  const std::string resume =
+      !dir.empty() && dir.front() == '/' ? dir : paused->run_dir() + "/" + dir;
+  trial.mutable_rungs(trial.rungs_size() - 1)->set_promoted(true);
+  trial.add_earlier_run_ids(trial.run_id());
+  trial.clear_run_id();
+  trial.set_state(v1::RUN_STATE_UNSPECIFIED);
+  trial.set_attempts(0);  // retries count from the promotion on
+  log("info", "sweep " + kept.info.sweep_id() + ": trial " + std::to_string(index) +
+                  " promoted from rung " + std::to_string(trial.rungs(trial.rungs_size() - 1).rung()));
+  return launchTrial(kept, index, resume);
+}
+
+Status SweepController::launchTrial(Kept& kept, uint32_t index, const std::string& resumeFrom) {
   v1::SweepInfo& info = kept.info;
   while (static_cast<uint32_t>(info.trials_size()) <= index) {
     v1::SweepTrial* added = info.add_trials();
@@ -163,6 +186,9 @@ Status SweepController::launchTrial(Kept& kept, uint32_t index) {
   const uint32_t attempt = static_cast<uint32_t>(trial.earlier_run_ids_size()) + 1;
   auto spec = trialRunSpec(info.spec(), info.sweep_id(), index, attempt, *values);
   if (!spec.isOk()) return spec.status();
+  // A promoted trial goes on from the checkpoint its pause wrote (the same run spec otherwise, so
+  // the same schedule).
+  if (!resumeFrom.empty()) spec->mutable_trainer()->mutable_config()->set_resume(resumeFrom);
   kept.dirty = true;
   kept.changed = true;
   // The run's first state comes back through onRunState() during the launch.
@@ -239,7 +265,11 @@ void SweepController::endTrial(Kept& kept, v1::SweepTrial& trial, const v1::RunI
     trial.set_reason("unqueued while the sweep is paused");
     return;
   }
-  if (run.state() == v1::COMPLETED) {
+  if (run.state() == v1::STOPPED && judgedOut && ashaPromotes(kept.info.spec())) {
+    // Paused at its rung: it waits for a promotion (tick()), or is left there at the end.
+    trial.set_stopped_early(false);
+    trial.set_reason(ashaPauseReason(kept.info, trial));
+  } else if (run.state() == v1::COMPLETED) {
     trial.clear_reason();
   } else if (run.state() == v1::STOPPED && judgedOut) {
     trial.set_stopped_early(true);
@@ -340,6 +370,25 @@ void SweepController::report(Kept& kept, Progress& progress, double resource, do
   if (resource > trial.resource()) trial.set_resource(resource);
   if (progress.stopIssued || !kept.info.spec().has_early_stopping()) return;
   const int before = trial.rungs_size();
+  if (ashaPromotes(kept.info.spec())) {
+    const std::optional<uint32_t> rung = ashaPauseRung(&kept.info, progress.trial, resource, value);
+    v1::SweepTrial& paused = *kept.info.mutable_trials(static_cast<int>(progress.trial));
+    if (paused.rungs_size() != before) {
+      kept.dirty = true;
+      kept.changed = true;
+    }
+    if (!rung) return;
+    progress.stopIssued = true;
+    const std::string reason = ashaPauseReason(kept.info, paused);
+    paused.set_reason(reason);
+    Status stopped = runner_.stopTrial(paused.run_id(), options_.earlyStopGraceSeconds, reason);
+    if (!stopped.isOk()) {
+      log("warning", "sweep " + kept.info.sweep_id() + ": pausing trial " +
+                         std::to_string(progress.trial) + ": " + stopped.toString());
+    }
+    save(kept);
+    return;
+  }
   const double mean = progress.count > 0 ? progress.sum / static_cast<double>(progress.count)
                                          : value;
   const double best = trial.has_best_value() ? trial.best_value() : value;
@@ -381,6 +430,11 @@ void SweepController::stopActive(Kept& kept, const std::string& reason) {
 }
 
 void SweepController::finishSweep(Kept& kept, v1::SweepState state, const std::string& reason) {
+  for (v1::SweepTrial& trial : *kept.info.mutable_trials()) {
+    if (!isPausedAtRung(trial)) continue;
+    trial.set_stopped_early(true);  // never promoted: the rule's loser
+    trial.set_reason(ashaLeftReason(kept.info, trial));
+  }
   kept.info.set_state(state);
   kept.info.set_reason(reason);
   kept.info.set_end_time(now());
@@ -413,7 +467,10 @@ Result<v1::SweepInfo> SweepController::control(const v1::ControlSweepRequest& re
       info.set_state(v1::SWEEP_PAUSED);
       info.set_reason("paused");
       for (v1::SweepTrial& trial : *info.mutable_trials()) {
-        if (trial.run_id().empty() || trial.state() != v1::QUEUED) continue;
+        // A promoted trial stays queued: it resumes from its checkpoint when it starts.
+        if (trial.run_id().empty() || trial.state() != v1::QUEUED || trial.rungs_size() > 0) {
+          continue;
+        }
         auto progress = progress_.find(trial.run_id());
         if (progress != progress_.end()) progress->second.unqueue = true;
         Status cancelled = runner_.stopTrial(trial.run_id(), 0, "unqueued: the sweep is paused");
@@ -541,6 +598,20 @@ void SweepController::tick(bool canLaunch) {
         }
         ++active;
       }
+      // ASHA's get_job: a promotion before a new trial.
+      while (canLaunch && !wallSpent && active < limit && ashaPromotes(info.spec())) {
+        const std::optional<uint32_t> promoted = ashaPromotion(info);
+        if (!promoted) break;
+        if (Status s = promoteTrial(kept, *promoted); !s.isOk()) {
+          v1::SweepTrial& refused = *info.mutable_trials(static_cast<int>(*promoted));
+          refused.set_state(v1::FAILED);
+          refused.set_reason("its promotion was refused: " + s.message());
+          log("warning", "sweep " + id + ": promoting trial " + std::to_string(*promoted) + ": " +
+                             s.toString());
+          continue;
+        }
+        ++active;
+      }
       while (canLaunch && !wallSpent && active < limit &&
              static_cast<uint32_t>(info.trials_size()) < budget) {
         const uint32_t next = static_cast<uint32_t>(info.trials_size());
@@ -561,7 +632,19 @@ void SweepController::tick(bool canLaunch) {
                                        });
       const bool anyActive =
           std::any_of(info.trials().begin(), info.trials().end(), isTrialActive);
-      if (!anyActive && !waiting &&
+      bool promotable = ashaPromotes(info.spec()) && ashaPromotion(info).has_value();
+      if (canLaunch && !wallSpent && !anyActive && !waiting && !promotable &&
+          ashaPromotes(info.spec()) && static_cast<uint32_t>(info.trials_size()) >= budget) {
+        if (const std::optional<uint32_t> last = ashaFinalPromotion(info)) {
+          promotable = true;
+          if (Status s = promoteTrial(kept, *last); !s.isOk()) {
+            v1::SweepTrial& refused = *info.mutable_trials(static_cast<int>(*last));
+            refused.set_state(v1::FAILED);
+            refused.set_reason("its promotion was refused: " + s.message());
+          }
+        }
+      }
+      if (!anyActive && !waiting && (!promotable || wallSpent) &&
           (wallSpent || static_cast<uint32_t>(info.trials_size()) >= budget)) {
         finishSweep(kept, v1::SWEEP_COMPLETED,
                     wallSpent ? "the wall-time budget ran out"

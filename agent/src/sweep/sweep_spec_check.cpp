@@ -9,6 +9,7 @@
 #include "ringside/agent/sweep/early_stopping.h"
 #include "ringside/agent/sweep/search_space.h"
 #include "ringside/agent/sweep/trial_spec.h"
+#include "ringside/common/run_spec.h"
 
 namespace ringside::agent {
 namespace {
@@ -85,6 +86,18 @@ Status validateSweepSpec(const v1::SweepSpec& spec) {
     return Status::invalidArgument("the sweep's name is over 256 bytes");
   }
   RINGSIDE_RETURN_IF_ERROR(checkRule(spec));
+  if (ashaPromotes(spec)) {
+    // Each trial pauses into its own run's checkpoint folder and resumes from it.
+    auto config = trainerConfigOf(spec.base().trainer());
+    if (!config.isOk()) return config.status();
+    const std::string dir = withTrainerDefaults(*config).checkpoint_dir();
+    if (!dir.empty() && dir.front() == '/') {
+      return Status::invalidArgument(
+          "the base run's checkpoint_dir " + dir +
+          " is absolute: every trial would write the same folder; give a relative one (each "
+          "trial's run keeps its own, which ASHA resumes it from)");
+    }
+  }
   // Every value must fit the base run (a grid's all, a random sweep's first draws).
   const uint32_t checks = std::min<uint32_t>(trialBudget(spec), 64);
   for (uint32_t trial = 0; trial < checks; ++trial) {

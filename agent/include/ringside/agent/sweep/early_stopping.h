@@ -29,6 +29,7 @@ std::optional<double> maxResourceOf(const v1::SweepSpec& spec);
 // grace_period with their defaults, 3 and 1, for 0).
 std::vector<double> ashaRungs(const v1::AshaRule& rule, double maxResource);
 
+// The stopping form of ASHA (scripts and commands, which cannot resume) and the median rule.
 // Records trial `trial`'s report (its metric `value` after `resource` units of training; for the
 // median rule also `runningMean`, the mean of all its values up to there, and `bestSoFar`) in
 // sweep->trials(trial).rungs where the report passes a rung (ASHA) or a multiple of the grace
@@ -45,6 +46,44 @@ std::vector<double> ashaRungs(const v1::AshaRule& rule, double maxResource);
 // `metric` and the unit name the reason's words. The sweep must have a rule; `trial` must exist.
 StopVerdict judgeReport(v1::SweepInfo* sweep, uint32_t trial, double resource, double value,
                         double runningMean, double bestSoFar);
+
+// ASHA's promotion form, the paper's Algorithm 2 as published: a trial pauses at every rung it
+// reaches (its run is stopped after a checkpoint), and get_job, whenever a slot is free, promotes
+// a paused trial (resumes it from its checkpoint towards the next rung) before it starts a new
+// one. Used for trials that can resume from a checkpoint: the trainer's. Scripts and commands get
+// the stopping form of judgeReport() instead.
+bool ashaPromotes(const v1::SweepSpec& spec);
+
+// Promotion form: records trial `trial`'s report in the rungs it passes that it has no record of
+// yet (value, promoted false) and returns the lowest of them, where the trial pauses; std::nullopt
+// when it passed no new rung (below rung 0, between rungs, or past the last).
+std::optional<uint32_t> ashaPauseRung(v1::SweepInfo* sweep, uint32_t trial, double resource,
+                                      double value);
+
+// True when the trial waits at a rung for a promotion: its run was stopped by the pause (STOPPED,
+// not stopped_early) and its last rung record is not promoted.
+bool isPausedAtRung(const v1::SweepTrial& trial);
+
+// get_job's promotion (Li et al., Algorithm 2): from the highest rung down, the best trial paused
+// at rung k among the best floor(n / eta) of the n values recorded there that has not been
+// promoted from it; std::nullopt when there is none. Marks nothing (the caller records the
+// promotion when it resumes the trial).
+std::optional<uint32_t> ashaPromotion(const v1::SweepInfo& sweep);
+
+// The end of a promotion-form sweep whose budget is spent, with nothing running and no trial that
+// the floor(n / eta) rule promotes: when no trial has trained to the end, the best trial paused
+// at the highest rung goes on (so that the sweep's best configuration trains to the end, which
+// a finite budget of fewer than eta^rungs trials cannot give); std::nullopt otherwise.
+std::optional<uint32_t> ashaFinalPromotion(const v1::SweepInfo& sweep);
+
+// Why a paused trial's run was stopped, e.g. "paused at rung 0 (1 epoch): test/accuracy 0.81; it
+// goes on when it is among the best of its rung".
+std::string ashaPauseReason(const v1::SweepInfo& sweep, const v1::SweepTrial& trial);
+
+// Why a trial left paused at its rung when the sweep ended was not promoted, e.g. "stopped at rung
+// 0 (1 epoch): test/accuracy 0.62, below the cutoff 0.65 (the best 4 of 16 trials at that rung
+// went on)".
+std::string ashaLeftReason(const v1::SweepInfo& sweep, const v1::SweepTrial& trial);
 
 // True when `a` is a better value than `b` for `goal`.
 bool isBetter(v1::MetricGoal goal, double a, double b);

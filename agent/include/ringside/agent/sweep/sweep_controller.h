@@ -129,7 +129,10 @@ class SweepController {
   uint32_t concurrency(const v1::SweepInfo& info);
   // Queues attempt earlier_run_ids+1 of `trial` (its values drawn when it has none). Errors: the
   // launch's (the caller decides what a refusal means for the trial).
-  Status launchTrial(Kept& kept, uint32_t trial);
+  Status launchTrial(Kept& kept, uint32_t trial, const std::string& resumeFrom = {});
+  // ASHA's promotion: trial `trial`, paused at its rung, goes on as a new run that resumes from
+  // the paused run's checkpoint. Errors: NotFound when that run is gone; the launch's.
+  Status promoteTrial(Kept& kept, uint32_t trial);
   void report(Kept& kept, Progress& progress, double resource, double value);
   void endTrial(Kept& kept, v1::SweepTrial& trial, const v1::RunInfo& run);
   void stopActive(Kept& kept, const std::string& reason);
