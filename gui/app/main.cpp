@@ -15,6 +15,7 @@
 #include "main_window.h"
 #include "ringside/gui/controller.h"
 #include "ringside/gui/local_cluster.h"
+#include "ringside/gui/widgets/wheel_guard.h"
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
@@ -22,6 +23,8 @@ int main(int argc, char** argv) {
   QApplication::setApplicationDisplayName(QStringLiteral("Ringside"));
   QApplication::setOrganizationName(QStringLiteral("ringside"));
   QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+  // The wheel changes a value only in the spin box or combo box that has focus.
+  app.installEventFilter(new ringside::gui::WheelGuard(&app));
 
   QCommandLineParser parser;
   parser.setApplicationDescription(
