@@ -9,10 +9,10 @@
 #include <QPainter>
 #include <QPixmap>
 #include <QSaveFile>
-#include <QStandardPaths>
 #include <QSvgGenerator>
 
 #include "metric_chart_parts.h"
+#include "ringside/gui/dialog_folder.h"
 #include "ringside/gui/export_files.h"
 
 namespace ringside::gui {
@@ -68,13 +68,13 @@ void MetricChart::askExportPng() { askExport(false); }
 void MetricChart::askExportSvg() { askExport(true); }
 
 void MetricChart::askExport(bool svg) {
-  const QString documents = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
-  const QString suggested = QDir(documents).filePath(
+  const QString suggested = QDir(dialogFolder(kExportDialog)).filePath(
       exportName() + (svg ? QStringLiteral(".svg") : QStringLiteral(".png")));
   const QString path = QFileDialog::getSaveFileName(
       this, svg ? tr("Save chart as SVG") : tr("Save chart as PNG"), suggested,
       svg ? tr("SVG images (*.svg)") : tr("PNG images (*.png)"));
   if (path.isEmpty()) return;
+  rememberDialogFolder(kExportDialog, path);
   const Status status = svg ? exportSvg(path) : exportPng(path);
   if (!status.isOk()) {
     QMessageBox::warning(this, tr("Export failed"), QString::fromStdString(status.message()));

@@ -5,9 +5,9 @@
 #include <QFileDialog>
 #include <QMessageBox>
 #include <QPair>
-#include <QStandardPaths>
 #include <QWidget>
 
+#include "ringside/gui/dialog_folder.h"
 #include "ringside/gui/export_files.h"
 #include "ringside/gui/metrics_store.h"
 #include "ringside/gui/when_ready.h"
@@ -25,20 +25,22 @@ class RunCsvExport {
 
 void askExportRunsCsv(QWidget* parent, MetricsStore& store, const QList<RunToExport>& runs) {
   if (runs.isEmpty()) return;
-  const QString documents = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+  const QString folder0 = dialogFolder(kExportDialog);
   QList<QPair<QString, QString>> targets;  // run id, file
   if (runs.size() == 1) {
     const RunToExport& run = runs.first();
     const QString path =
         QFileDialog::getSaveFileName(parent, RunCsvExport::tr("Export metrics as CSV"),
-                                     QDir(documents).filePath(runCsvFileName(run.name, run.runId)),
+                                     QDir(folder0).filePath(runCsvFileName(run.name, run.runId)),
                                      RunCsvExport::tr("CSV files (*.csv);;All files (*)"));
     if (path.isEmpty()) return;
+    rememberDialogFolder(kExportDialog, path);
     targets.append({run.runId, path});
   } else {
     const QString folder = QFileDialog::getExistingDirectory(
-        parent, RunCsvExport::tr("Export metrics as CSV into folder"), documents);
+        parent, RunCsvExport::tr("Export metrics as CSV into folder"), folder0);
     if (folder.isEmpty()) return;
+    rememberDialogFolder(kExportDialog, folder);
     for (const RunToExport& run : runs) {
       targets.append({run.runId, QDir(folder).filePath(runCsvFileName(run.name, run.runId))});
     }

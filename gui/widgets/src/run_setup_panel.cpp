@@ -3,8 +3,10 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QDir>
 #include <QFile>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -25,6 +27,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+
+#include "ringside/gui/dialog_folder.h"
+#include "ringside/gui/export_files.h"
 
 namespace ringside::gui {
 
@@ -352,7 +357,10 @@ RunSetupPanel::RunSetupPanel(QWidget* parent) : QWidget(parent) {
 
   connect(browse, &QPushButton::clicked, this, [this] {
     const QString dir =
-        QFileDialog::getExistingDirectory(this, tr("Dataset directory"), dataDir_->text());
+        QFileDialog::getExistingDirectory(this, tr("Dataset directory"),
+                                          QFileInfo(dataDir_->text()).isDir()
+                                              ? dataDir_->text()
+                                              : dialogFolder(kDatasetDialog));
     if (!dir.isEmpty()) dataDir_->setText(dir);
   });
   for (QRadioButton* job : {trainerJob_, commandJob_, pythonJob_}) {
@@ -751,9 +759,10 @@ void RunSetupPanel::revalidate() {
 }
 
 void RunSetupPanel::loadPreset() {
-  const QString path = QFileDialog::getOpenFileName(this, tr("Load run preset"), QString(),
-                                                    tr("Run presets (*.json)"));
+  const QString path = QFileDialog::getOpenFileName(
+      this, tr("Load run preset"), dialogFolder(kPresetDialog), tr("Run presets (*.json)"));
   if (path.isEmpty()) return;
+  rememberDialogFolder(kPresetDialog, path);
   QFile file(path);
   if (!file.open(QIODevice::ReadOnly)) {
     QMessageBox::warning(this, tr("Load preset"),
@@ -783,10 +792,13 @@ void RunSetupPanel::loadPreset() {
 }
 
 void RunSetupPanel::savePreset() {
-  QString path = QFileDialog::getSaveFileName(this, tr("Save run preset"),
-                                              name_->text().trimmed() + QStringLiteral(".json"),
-                                              tr("Run presets (*.json)"));
+  QString path = QFileDialog::getSaveFileName(
+      this, tr("Save run preset"),
+      QDir(dialogFolder(kPresetDialog))
+          .filePath(fileSafeName(name_->text().trimmed()) + QStringLiteral(".json")),
+      tr("Run presets (*.json)"));
   if (path.isEmpty()) return;
+  rememberDialogFolder(kPresetDialog, path);
   QFile file(path);
   if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
       file.write(QJsonDocument(toPreset(form())).toJson()) < 0) {
