@@ -842,8 +842,8 @@
     </message>
     <message>
         <location filename="../gui/widgets/src/bucket_timings_view.cpp" line="62"/>
-        <source>Latest values per bucket (bucket 0 starts first: the last layers). All-reduce: the bucket&apos;s own duration, the smallest over ranks; algbw = bytes / duration; busbw = algbw × 2(n−1)/n (nccl-tests). Exposed: the time the step waited for communication after backward.</source>
-        <translation>Letzte Werte je Bucket (Bucket 0 startet zuerst: die letzten Schichten). All-Reduce: die eigene Dauer des Buckets, die kleinste über alle Ranks; algbw = Bytes / Dauer; busbw = algbw × 2(n−1)/n (nccl-tests). Sichtbar: die Zeit, die der Schritt nach dem Backward-Durchlauf auf Kommunikation wartete.</translation>
+        <source>Medians per bucket over the run (bucket 0 starts first: the last layers). All-reduce: the bucket&apos;s own duration, the smallest over ranks; algbw = bytes / duration; busbw = algbw × 2(n−1)/n (nccl-tests). Exposed: the time the step waited for communication after backward.</source>
+        <translation>Mediane je Bucket über den Lauf (Bucket 0 startet zuerst: die letzten Schichten). All-Reduce: die eigene Dauer des Buckets, die kleinste über alle Ranks; algbw = Bytes / Dauer; busbw = algbw × 2(n−1)/n (nccl-tests). Sichtbar: die Zeit, die der Schritt nach dem Backward-Durchlauf auf Kommunikation wartete.</translation>
     </message>
     <message>
         <location filename="../gui/widgets/src/bucket_timings_view.cpp" line="86"/>
@@ -877,13 +877,21 @@
     </message>
     <message>
         <location filename="../gui/widgets/src/bucket_timings_view.cpp" line="177"/>
-        <source>; the step waited %1 ms for communication after backward (exposed)</source>
-        <translation>; der Schritt wartete nach dem Backward-Durchlauf %1 ms auf Kommunikation (sichtbar)</translation>
+        <source>; the step waited %1 ms (p90 %2 ms) for communication after backward (exposed)</source>
+        <translation>; der Schritt wartete nach dem Backward-Durchlauf %1 ms (p90 %2 ms) auf Kommunikation (sichtbar)</translation>
     </message>
     <message>
         <location filename="../gui/widgets/src/bucket_timings_view.cpp" line="180"/>
         <source>, %1% of the %2 ms step</source>
         <translation>, %1 % des Schritts von %2 ms</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../gui/widgets/src/bucket_timings_view.cpp" line="186"/>
+        <source> (medians over %n step(s) of the run)</source>
+        <translation>
+            <numerusform> (Mediane über %n Schritt des Laufs)</numerusform>
+            <numerusform> (Mediane über %n Schritte des Laufs)</numerusform>
+        </translation>
     </message>
 </context>
 <context>

@@ -1,5 +1,6 @@
 // buildBucketTimings (gui_core, bucket_timings.h): a run's per-bucket series grouped by bucket,
-// the latest finite values, the step-level figures, and names that are not its own ignored.
+// the medians of their finite values, the step-level figures, and names that are not its own
+// ignored; a run's summary is its median, not its last step.
 #include <QtTest>
 
 #include <cmath>
@@ -38,17 +39,17 @@ class BucketTimingsTest : public QObject {
     QCOMPARE(timings.buckets.size(), size_t(2));
     QCOMPARE(timings.buckets[0].bucket, 2);
     QCOMPARE(timings.buckets[1].bucket, 10);
-    const BucketFigures& two = timings.buckets[0].latest;
+    const BucketFigures& two = timings.buckets[0].median;
     QCOMPARE(*two.bytes, 1611304.0);
-    QCOMPARE(*two.allreduceMs, 0.25);
-    QCOMPARE(*two.algbwGBps, 6.4);
-    // The latest finite value: a NaN at the last step does not hide the one before.
+    QCOMPARE(*two.allreduceMs, 0.375);  // the median of 0.5 and 0.25
+    QCOMPARE(*two.algbwGBps, 4.8);
+    // Finite values only: a NaN at the last step is not a value.
     QCOMPARE(*two.busbwGBps, 3.2);
     QCOMPARE(timings.buckets[0].allreduceMs.size(), size_t(2));
     QCOMPARE(timings.buckets[0].allreduceMs[1].x, 20.0);
     // Bucket 10 never reported a bandwidth: absent, not 0.
-    QVERIFY(!timings.buckets[1].latest.algbwGBps);
-    QVERIFY(!timings.buckets[1].latest.busbwGBps);
+    QVERIFY(!timings.buckets[1].median.algbwGBps);
+    QVERIFY(!timings.buckets[1].median.busbwGBps);
   }
 
   void readsTheStepLevelFigures() {
@@ -62,12 +63,36 @@ class BucketTimingsTest : public QObject {
     series[QStringLiteral("train/loss")] = points({{10, 1.5}});
     const BucketTimings timings = buildBucketTimings(series);
     QVERIFY(timings.buckets.empty());
-    QCOMPARE(*timings.step.allreduceMs, 0.8);
+    QCOMPARE(*timings.step.allreduceMs, 0.85);
     QCOMPARE(*timings.step.bytes, 1686568.0);
     QCOMPARE(*timings.step.algbwGBps, 2.1);
     QCOMPARE(*timings.step.busbwGBps, 2.1);
     QCOMPARE(*timings.exposedCommMs, 0.3);
     QCOMPARE(*timings.stepMs, 40.0);
+  }
+
+  // Regression: a finished run's summary said "13.568 ms exposed, 92.6 % of the 14.65 ms step"
+  // while its median step took 1.4 ms: the figures were the exit step's outlier.
+  void aFinishedRunsSummaryIsItsMedianNotItsLastStep() {
+    MetricSeriesMap series;
+    std::vector<SeriesPoint> step, exposed;
+    for (int i = 1; i <= 99; ++i) {
+      step.push_back({double(i), 1.4});
+      exposed.push_back({double(i), i <= 80 ? 0.1 : 0.2});
+    }
+    step.push_back({100, 14.65});
+    exposed.push_back({100, 13.568});
+    series[QStringLiteral("time/step_ms")] = step;
+    series[QStringLiteral("time/exposed_comm_ms")] = exposed;
+    const BucketTimings timings = buildBucketTimings(series);
+    QCOMPARE(*timings.stepMs, 1.4);
+    QCOMPARE(*timings.exposedCommMs, 0.1);
+    QVERIFY(std::fabs(*timings.exposedCommP90Ms - 0.2) < 1e-12);
+    QCOMPARE(timings.steps, size_t(100));
+    // The quantile between ranks: linear, as numpy's default.
+    QCOMPARE(*finiteQuantile(points({{1, 1}, {2, 2}, {3, kNaN}, {4, 4}}), 0.5), 2.0);
+    QCOMPARE(*finiteQuantile(points({{1, 1}, {2, 2}}), 0.9), 1.9);
+    QVERIFY(!finiteQuantile(points({{1, kNaN}}), 0.5));
   }
 
   void ignoresNamesThatAreNotItsOwn() {

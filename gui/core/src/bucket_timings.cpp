@@ -1,5 +1,6 @@
 #include "ringside/gui/bucket_timings.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -9,11 +10,13 @@ namespace ringside::gui {
 
 namespace {
 
-std::optional<double> latestFinite(const std::vector<SeriesPoint>& points) {
-  for (auto it = points.rbegin(); it != points.rend(); ++it) {
-    if (std::isfinite(it->y)) return it->y;
-  }
-  return std::nullopt;
+std::optional<double> medianOf(const std::vector<SeriesPoint>& points) {
+  return finiteQuantile(points, 0.5);
+}
+
+size_t finiteCount(const std::vector<SeriesPoint>& points) {
+  return static_cast<size_t>(std::count_if(points.begin(), points.end(),
+                                           [](const SeriesPoint& p) { return std::isfinite(p.y); }));
 }
 
 bool isStepLevel(const QString& name) {
@@ -34,6 +37,21 @@ std::optional<double>* figureOf(BucketFigures& figures, std::string_view field) 
 }
 
 }  // namespace
+
+std::optional<double> finiteQuantile(const std::vector<SeriesPoint>& points, double q) {
+  std::vector<double> values;
+  values.reserve(points.size());
+  for (const SeriesPoint& p : points) {
+    if (std::isfinite(p.y)) values.push_back(p.y);
+  }
+  if (values.empty()) return std::nullopt;
+  std::sort(values.begin(), values.end());
+  const double position = std::clamp(q, 0.0, 1.0) * static_cast<double>(values.size() - 1);
+  const size_t below = static_cast<size_t>(std::floor(position));
+  const size_t above = std::min(below + 1, values.size() - 1);
+  const double fraction = position - static_cast<double>(below);
+  return values[below] + (values[above] - values[below]) * fraction;
+}
 
 bool isBucketTimingMetric(const QString& metricName) {
   if (isStepLevel(metricName)) return true;
@@ -59,26 +77,30 @@ BucketTimings buildBucketTimings(const MetricSeriesMap& series) {
     if (const auto parsed = metric::parseBucketMetric(text)) {
       BucketRow& row = rows[parsed->bucket];
       row.bucket = parsed->bucket;
-      std::optional<double>* figure = figureOf(row.latest, parsed->field);
+      std::optional<double>* figure = figureOf(row.median, parsed->field);
       if (figure == nullptr) continue;
-      *figure = latestFinite(points);
+      *figure = medianOf(points);
       if (parsed->field == metric::kBucketAllreduceMs) row.allreduceMs = points;
       continue;
     }
-    if (name == QLatin1String(metric::kCommBytes)) timings.step.bytes = latestFinite(points);
-    if (name == QLatin1String(metric::kAllreduceMs)) {
-      timings.step.allreduceMs = latestFinite(points);
-    }
-    if (name == QLatin1String(metric::kCommAlgbw)) timings.step.algbwGBps = latestFinite(points);
-    if (name == QLatin1String(metric::kCommBusbw)) timings.step.busbwGBps = latestFinite(points);
+    if (name == QLatin1String(metric::kCommBytes)) timings.step.bytes = medianOf(points);
+    if (name == QLatin1String(metric::kAllreduceMs)) timings.step.allreduceMs = medianOf(points);
+    if (name == QLatin1String(metric::kCommAlgbw)) timings.step.algbwGBps = medianOf(points);
+    if (name == QLatin1String(metric::kCommBusbw)) timings.step.busbwGBps = medianOf(points);
     if (name == QLatin1String(metric::kExposedCommMs)) {
-      timings.exposedCommMs = latestFinite(points);
+      timings.exposedCommMs = medianOf(points);
+      timings.exposedCommP90Ms = finiteQuantile(points, 0.9);
+      if (timings.steps == 0) timings.steps = finiteCount(points);
     }
-    if (name == QLatin1String(metric::kStepMs)) timings.stepMs = latestFinite(points);
+    if (name == QLatin1String(metric::kStepMs)) {
+      timings.stepMs = medianOf(points);
+      timings.stepP90Ms = finiteQuantile(points, 0.9);
+      timings.steps = finiteCount(points);
+    }
   }
   for (auto& entry : rows) {
     // A bucket known only by an unknown field has nothing to show.
-    const BucketFigures& f = entry.second.latest;
+    const BucketFigures& f = entry.second.median;
     if (!f.bytes && !f.allreduceMs && !f.algbwGBps && !f.busbwGBps &&
         entry.second.allreduceMs.empty()) {
       continue;

@@ -59,8 +59,8 @@ BucketTimingsView::BucketTimingsView(QWidget* parent) : QWidget(parent) {
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->setSelectionMode(QAbstractItemView::NoSelection);
   table_->setToolTip(
-      tr("Latest values per bucket (bucket 0 starts first: the last layers). All-reduce: the "
-         "bucket's own duration, the smallest over ranks; algbw = bytes / duration; busbw = "
+      tr("Medians per bucket over the run (bucket 0 starts first: the last layers). All-reduce: "
+         "the bucket's own duration, the smallest over ranks; algbw = bytes / duration; busbw = "
          "algbw × 2(n−1)/n (nccl-tests). Exposed: the time the step waited for communication "
          "after backward."));
 
@@ -83,7 +83,7 @@ void BucketTimingsView::setSamples(const MetricSeriesMap& series) {
   QStringList shown;
   for (const BucketRow& row : timings_.buckets) {
     const QString name =
-        row.latest.bytes ? tr("bucket %1 (%2)").arg(row.bucket).arg(formatBytes(*row.latest.bytes))
+        row.median.bytes ? tr("bucket %1 (%2)").arg(row.bucket).arg(formatBytes(*row.median.bytes))
                          : tr("bucket %1").arg(row.bucket);
     chart_->setSeries(name, row.allreduceMs);
     shown << name;
@@ -134,10 +134,10 @@ void BucketTimingsView::fillTable() {
   for (const BucketRow& bucket : buckets) {
     table_->setItem(row, kBucketColumn, cell(QString::number(bucket.bucket)));
     table_->setItem(row, kBytesColumn,
-                    cell(bucket.latest.bytes ? formatBytes(*bucket.latest.bytes) : tr("N/A")));
-    table_->setItem(row, kMsColumn, cell(number(bucket.latest.allreduceMs, 3)));
-    table_->setItem(row, kAlgbwColumn, cell(bandwidth(bucket.latest.algbwGBps)));
-    table_->setItem(row, kBusbwColumn, cell(bandwidth(bucket.latest.busbwGBps)));
+                    cell(bucket.median.bytes ? formatBytes(*bucket.median.bytes) : tr("N/A")));
+    table_->setItem(row, kMsColumn, cell(number(bucket.median.allreduceMs, 3)));
+    table_->setItem(row, kAlgbwColumn, cell(bandwidth(bucket.median.algbwGBps)));
+    table_->setItem(row, kBusbwColumn, cell(bandwidth(bucket.median.busbwGBps)));
     ++row;
   }
   const BucketFigures& step = timings_.step;
@@ -174,14 +174,16 @@ QString BucketTimingsView::summaryText() const {
                      .arg(timings_.step.bytes ? formatBytes(*timings_.step.bytes) : tr("N/A"))
                      .arg(number(timings_.step.allreduceMs, 3));
   if (timings_.exposedCommMs) {
-    text += tr("; the step waited %1 ms for communication after backward (exposed)")
-                .arg(number(timings_.exposedCommMs, 3));
+    text += tr("; the step waited %1 ms (p90 %2 ms) for communication after backward (exposed)")
+                .arg(number(timings_.exposedCommMs, 3), number(timings_.exposedCommP90Ms, 3));
     if (timings_.stepMs && *timings_.stepMs > 0) {
       text += tr(", %1% of the %2 ms step")
                   .arg(100.0 * *timings_.exposedCommMs / *timings_.stepMs, 0, 'f', 1)
                   .arg(*timings_.stepMs, 0, 'f', 2);
     }
   }
+  // Every figure is a median over the run's steps, never the last step's value.
+  text += tr(" (medians over %n step(s) of the run)", nullptr, static_cast<int>(timings_.steps));
   return text + QLatin1Char('.');
 }
 

@@ -19,7 +19,9 @@ namespace ringside::gui {
 // non-finite value: what MetricsStore::series() returns for each name.
 using MetricSeriesMap = std::map<QString, std::vector<SeriesPoint>>;
 
-// The latest finite value of each figure (absent: never reported, or only non-finite values).
+// The median of each figure's finite values over the series given (a run's: the run; absent:
+// never reported, or only non-finite values). A summary states a statistic over many steps, never
+// one step's value: the exit step's outlier does not speak for the run.
 struct BucketFigures {
   std::optional<double> bytes;        // bytes
   std::optional<double> allreduceMs;  // ms per step
@@ -29,16 +31,25 @@ struct BucketFigures {
 
 struct BucketRow {
   int bucket = 0;        // 0: the first bucket whose all-reduce starts (the last layers)
-  BucketFigures latest;  // its latest values
+  BucketFigures median;  // its medians
   std::vector<SeriesPoint> allreduceMs;  // its duration over the run (comm/bucket<b>/allreduce_ms)
 };
 
 struct BucketTimings {
   std::vector<BucketRow> buckets;  // ascending bucket index; empty for a run without them
   BucketFigures step;              // the step-level figures (comm/bytes, time/allreduce_ms, ...)
-  std::optional<double> exposedCommMs;  // latest time/exposed_comm_ms, ms per step
-  std::optional<double> stepMs;         // latest time/step_ms, ms per step
+  // time/exposed_comm_ms and time/step_ms, ms per step: medians and 90th percentiles (linear
+  // interpolation between the closest ranks, as numpy's default), over `steps` reports.
+  std::optional<double> exposedCommMs;
+  std::optional<double> exposedCommP90Ms;
+  std::optional<double> stepMs;
+  std::optional<double> stepP90Ms;
+  size_t steps = 0;  // finite time/step_ms values (else time/exposed_comm_ms values) summarized
 };
+
+// The q-quantile (0 <= q <= 1) of the finite y values of `points`, linear between the closest
+// ranks; std::nullopt without a finite value.
+std::optional<double> finiteQuantile(const std::vector<SeriesPoint>& points, double q);
 
 // Whether `metricName` is one BucketTimings reads: a comm/bucket<b>/ name or one of the
 // step-level names above (and time/step_ms).
