@@ -885,13 +885,10 @@
         <source>, %1% of the %2 ms step</source>
         <translation>, %1 % des Schritts von %2 ms</translation>
     </message>
-    <message numerus="yes">
+    <message>
         <location filename="../gui/widgets/src/bucket_timings_view.cpp" line="186"/>
-        <source> (medians over %n step(s) of the run)</source>
-        <translation>
-            <numerusform> (Mediane über %n Schritt des Laufs)</numerusform>
-            <numerusform> (Mediane über %n Schritte des Laufs)</numerusform>
-        </translation>
+        <source> (medians over the run: %1 reports)</source>
+        <translation> (Mediane über den Lauf: %1 Meldungen)</translation>
     </message>
 </context>
 <context>

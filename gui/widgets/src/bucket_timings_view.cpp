@@ -183,7 +183,7 @@ QString BucketTimingsView::summaryText() const {
     }
   }
   // Every figure is a median over the run's steps, never the last step's value.
-  text += tr(" (medians over %n step(s) of the run)", nullptr, static_cast<int>(timings_.steps));
+  text += tr(" (medians over the run: %1 reports)").arg(timings_.steps);
   return text + QLatin1Char('.');
 }
 
