@@ -2022,6 +2022,16 @@
 <context>
     <name>ringside::gui::MainWindow</name>
     <message>
+        <location filename="../gui/app/main_window.cpp" line="0"/>
+        <source>S&amp;weeps</source>
+        <translation>S&amp;weeps</translation>
+    </message>
+    <message>
+        <location filename="../gui/app/main_window.cpp" line="0"/>
+        <source>Sweeps</source>
+        <translation>Sweeps</translation>
+    </message>
+    <message>
         <source>Run %1: %2</source>
         <translation>Lauf %1: %2</translation>
     </message>
@@ -3983,6 +3993,290 @@
     <message>
         <source>, estimated start %1</source>
         <translation>, voraussichtlicher Start %1</translation>
+    </message>
+</context>
+<context>
+    <name>SweepText</name>
+    <message>
+        <location filename="../gui/core/src/sweep_trial_model.cpp" line="0"/>
+        <source>Best %1</source>
+        <translation>Bester Wert %1</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/sweep_trial_model.cpp" line="0"/>
+        <source>Reason</source>
+        <translation>Grund</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/sweep_trial_model.cpp" line="0"/>
+        <source>Rung</source>
+        <translation>Stufe</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/sweep_trial_model.cpp" line="0"/>
+        <source>Runs</source>
+        <translation>Läufe</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/sweep_trial_model.cpp" line="0"/>
+        <source>Trained (%1)</source>
+        <translation>Trainiert (%1)</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/sweep_trial_model.cpp" line="0"/>
+        <source>Trial</source>
+        <translation>Versuch</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/sweep_trial_model.cpp" line="0"/>
+        <source>epochs</source>
+        <translation>Epochen</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/sweep_trial_model.cpp" line="0"/>
+        <source>paused</source>
+        <translation>pausiert</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/sweep_trial_model.cpp" line="0"/>
+        <source>paused at rung %1</source>
+        <translation>pausiert auf Stufe %1</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/sweep_trial_model.cpp" line="0"/>
+        <source>steps</source>
+        <translation>Schritte</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/sweep_trial_model.cpp" line="0"/>
+        <source>stopped early</source>
+        <translation>früh gestoppt</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/sweep_trial_model.cpp" line="0"/>
+        <source>waiting</source>
+        <translation>wartet</translation>
+    </message>
+</context>
+<context>
+    <name>ringside::gui::SweepBook</name>
+    <message>
+        <location filename="../gui/core/src/sweep_book.cpp" line="0"/>
+        <source>Sweep %1 is not known here.</source>
+        <translation>Sweep %1 ist hier nicht bekannt.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/sweep_book.cpp" line="0"/>
+        <source>Sweep %1: its node is not connected.</source>
+        <translation>Sweep %1: sein Knoten ist nicht verbunden.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/sweep_book.cpp" line="0"/>
+        <source>The sweep request did not reach its node: %1</source>
+        <translation>Die Sweep-Anfrage hat ihren Knoten nicht erreicht: %1</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/sweep_book.cpp" line="0"/>
+        <source>The sweep request failed: %1</source>
+        <translation>Die Sweep-Anfrage ist fehlgeschlagen: %1</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/sweep_book.cpp" line="0"/>
+        <source>The sweep was not started: %1</source>
+        <translation>Der Sweep wurde nicht gestartet: %1</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/sweep_book.cpp" line="0"/>
+        <source>The sweep was not started: its node is not connected.</source>
+        <translation>Der Sweep wurde nicht gestartet: sein Knoten ist nicht verbunden.</translation>
+    </message>
+</context>
+<context>
+    <name>ringside::gui::SweepsPanel</name>
+    <message>
+        <location filename="../gui/widgets/src/sweeps_panel.cpp" line="0"/>
+        <source>Trials</source>
+        <translation>Versuche</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/sweeps_panel.cpp" line="0"/>
+        <source>%1 (trial %2)</source>
+        <translation>%1 (Versuch %2)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/sweeps_panel.cpp" line="0"/>
+        <source>%1 of %2 ended</source>
+        <translation>%1 von %2 beendet</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/sweeps_panel.cpp" line="0"/>
+        <source>%1: %2 (%3), %4 %5, %6.</source>
+        <translation>%1: %2 (%3), %4 %5, %6.</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/sweeps_panel.cpp" line="0"/>
+        <source>A sweep spec as JSON (docs/sweeps.md): base run, parameters, method, metric, early stopping</source>
+        <translation>Eine Sweep-Spezifikation als JSON (docs/sweeps.md): Basislauf, Parameter, Methode, Metrik, frühes Stoppen</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/sweeps_panel.cpp" line="0"/>
+        <source>ASHA, eta %1</source>
+        <translation>ASHA, eta %1</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/sweeps_panel.cpp" line="0"/>
+        <source>Add trials</source>
+        <translation>Versuche hinzufügen</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/sweeps_panel.cpp" line="0"/>
+        <source>Best</source>
+        <translation>Bester Wert</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/sweeps_panel.cpp" line="0"/>
+        <source>Best: trial %1 (%2), %3 %4.</source>
+        <translation>Bester: Versuch %1 (%2), %3 %4.</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/sweeps_panel.cpp" line="0"/>
+        <source>Compare</source>
+        <translation>Vergleichen</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/sweeps_panel.cpp" line="0"/>
+        <source>Compare the runs of the selected trials</source>
+        <translation>Die Läufe der gewählten Versuche vergleichen</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/sweeps_panel.cpp" line="0"/>
+        <source>Double-click a trial to open its run</source>
+        <translation>Doppelklick auf einen Versuch öffnet seinen Lauf</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/sweeps_panel.cpp" line="0"/>
+        <source>Draw this many more trials (a completed sweep runs again)</source>
+        <translation>So viele weitere Versuche ziehen (ein abgeschlossener Sweep läuft wieder)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/sweeps_panel.cpp" line="0"/>
+        <source>End the sweep: its running trials are stopped</source>
+        <translation>Den Sweep beenden: seine laufenden Versuche werden gestoppt</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/sweeps_panel.cpp" line="0"/>
+        <source>Export CSV…</source>
+        <translation>CSV exportieren…</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/sweeps_panel.cpp" line="0"/>
+        <source>Export trials as CSV</source>
+        <translation>Versuche als CSV exportieren</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/sweeps_panel.cpp" line="0"/>
+        <source>No node to start the sweep on: add one in Nodes.</source>
+        <translation>Kein Knoten, auf dem der Sweep starten kann: unter Knoten einen hinzufügen.</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/sweeps_panel.cpp" line="0"/>
+        <source>No sweep yet. Start one from a sweep spec file (docs/sweeps.md), or with the example client&apos;s sweep command.</source>
+        <translation>Noch kein Sweep. Einen aus einer Sweep-Spezifikationsdatei (docs/sweeps.md) starten oder mit dem sweep-Befehl des Beispiel-Clients.</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/sweeps_panel.cpp" line="0"/>
+        <source>Node:</source>
+        <translation>Knoten:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/sweeps_panel.cpp" line="0"/>
+        <source>Pause</source>
+        <translation>Pausieren</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/sweeps_panel.cpp" line="0"/>
+        <source>Queue no new trial; queued trials leave the queue, running ones go on</source>
+        <translation>Keinen neuen Versuch einreihen; eingereihte verlassen die Warteschlange, laufende laufen weiter</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/sweeps_panel.cpp" line="0"/>
+        <source>Rerun trial</source>
+        <translation>Versuch wiederholen</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/sweeps_panel.cpp" line="0"/>
+        <source>Resume</source>
+        <translation>Fortsetzen</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/sweeps_panel.cpp" line="0"/>
+        <source>Run the selected trial again from the start with the same values</source>
+        <translation>Den gewählten Versuch mit denselben Werten von vorn laufen lassen</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/sweeps_panel.cpp" line="0"/>
+        <source>Start sweep from file</source>
+        <translation>Sweep aus Datei starten</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/sweeps_panel.cpp" line="0"/>
+        <source>Start sweep from file…</source>
+        <translation>Sweep aus Datei starten…</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/sweeps_panel.cpp" line="0"/>
+        <source>Started</source>
+        <translation>Gestartet</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/sweeps_panel.cpp" line="0"/>
+        <source>Stop</source>
+        <translation>Stoppen</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/sweeps_panel.cpp" line="0"/>
+        <source>Sweep</source>
+        <translation>Sweep</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/sweeps_panel.cpp" line="0"/>
+        <source>Sweep specs (*.json)</source>
+        <translation>Sweep-Spezifikationen (*.json)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/sweeps_panel.cpp" line="0"/>
+        <source>The node whose agent runs a sweep started from a file</source>
+        <translation>Der Knoten, dessen Agent einen aus einer Datei gestarteten Sweep ausführt</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/sweeps_panel.cpp" line="0"/>
+        <source>running</source>
+        <translation>läuft</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/sweeps_panel.cpp" line="0"/>
+        <source>completed</source>
+        <translation>abgeschlossen</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/sweeps_panel.cpp" line="0"/>
+        <source>stopped</source>
+        <translation>gestoppt</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/sweeps_panel.cpp" line="0"/>
+        <source>search</source>
+        <translation>Suche</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/sweeps_panel.cpp" line="0"/>
+        <source>no early stopping</source>
+        <translation>kein frühes Stoppen</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/sweeps_panel.cpp" line="0"/>
+        <source>median stopping rule</source>
+        <translation>Median-Stoppregel</translation>
     </message>
 </context>
 </TS>

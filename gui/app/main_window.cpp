@@ -25,17 +25,19 @@
 #include <cmath>
 
 #include "ringside/gui/controller.h"
+#include "ringside/gui/sweep_book.h"
 #include "ringside/gui/widgets/compare_view.h"
 #include "ringside/gui/widgets/dashboard_tab.h"
 #include "ringside/gui/widgets/history_panel.h"
 #include "ringside/gui/widgets/metric_chart.h"
 #include "ringside/gui/widgets/nodes_panel.h"
 #include "ringside/gui/widgets/run_setup_panel.h"
+#include "ringside/gui/widgets/sweeps_panel.h"
 
 namespace ringside::gui {
 
 namespace {
-constexpr int kFixedTabs = 3;  // nodes, new run, history: never closed
+constexpr int kFixedTabs = 4;  // nodes, new run, history, sweeps: never closed
 }
 
 MainWindow::MainWindow(Controller& controller, QWidget* parent)
@@ -49,9 +51,12 @@ MainWindow::MainWindow(Controller& controller, QWidget* parent)
   nodes_ = new NodesPanel(controller_);
   setup_ = new RunSetupPanel;
   history_ = new HistoryPanel(controller_);
+  sweepBook_ = new SweepBook(&controller_, this);
+  sweeps_ = new SweepsPanel(controller_, *sweepBook_);
   tabs_->addTab(nodes_, QIcon(QStringLiteral(":/icons/nodes.svg")), tr("Nodes"));
   tabs_->addTab(setup_, QIcon(QStringLiteral(":/icons/new-run.svg")), tr("New run"));
   tabs_->addTab(history_, QIcon(QStringLiteral(":/icons/history.svg")), tr("History"));
+  tabs_->addTab(sweeps_, QIcon(QStringLiteral(":/icons/sweeps.svg")), tr("Sweeps"));
   for (int i = 0; i < kFixedTabs; ++i) {
     tabs_->tabBar()->setTabButton(i, QTabBar::RightSide, nullptr);
     tabs_->tabBar()->setTabButton(i, QTabBar::LeftSide, nullptr);
@@ -101,6 +106,10 @@ MainWindow::MainWindow(Controller& controller, QWidget* parent)
   connect(history_, &HistoryPanel::openRunRequested, this, &MainWindow::openRun);
   connect(history_, &HistoryPanel::cloneRequested, this, &MainWindow::clone);
   connect(history_, &HistoryPanel::compareRequested, this, &MainWindow::compare);
+  connect(sweeps_, &SweepsPanel::openRunRequested, this, &MainWindow::openRun);
+  connect(sweeps_, &SweepsPanel::compareRequested, this, &MainWindow::compare);
+  connect(sweeps_, &SweepsPanel::errorMessage, this,
+          [this](const QString& message) { statusBar()->showMessage(message, 15000); });
   // Free slots and heartbeat ages change with telemetry: refresh the choices now and then.
   auto* refresh = new QTimer(this);
   connect(refresh, &QTimer::timeout, this, &MainWindow::refreshNodeChoices);
@@ -119,7 +128,8 @@ void MainWindow::buildActions() {
   QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence::Quit);
   QMenu* view = menuBar()->addMenu(tr("&View"));
-  const QString names[kFixedTabs] = {tr("&Nodes"), tr("New &run"), tr("&History")};
+  const QString names[kFixedTabs] = {tr("&Nodes"), tr("New &run"), tr("&History"),
+                                     tr("S&weeps")};
   for (int i = 0; i < kFixedTabs; ++i) {
     QAction* action = view->addAction(names[i], this, [this, i] { showPage(i); });
     action->setShortcut(QKeySequence(Qt::CTRL | static_cast<Qt::Key>(Qt::Key_1 + i)));

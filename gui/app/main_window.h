@@ -13,6 +13,8 @@ namespace ringside::gui {
 
 class Controller;
 class HistoryPanel;
+class SweepBook;
+class SweepsPanel;
 class NodesPanel;
 class RunSetupPanel;
 struct RunForm;
@@ -55,6 +57,8 @@ class MainWindow : public QMainWindow {
   NodesPanel* nodes_;
   RunSetupPanel* setup_;
   HistoryPanel* history_;
+  SweepBook* sweepBook_;
+  SweepsPanel* sweeps_;
   QLabel* status_;
   // Saves the window as <dir>/<name>.png (the screenshot tours), after pending events.
   void saveScreenshot(const QString& dir, const QString& name);

@@ -339,6 +339,22 @@ void boundReply(v1::Envelope& envelope, BoundsReport& report) {
       boundRunReply(envelope, *envelope.mutable_reorder_queued_run_reply()->mutable_run(),
                     report);
       return;
+    case v1::Envelope::kLaunchSweepReply:
+      boundSweep(*envelope.mutable_launch_sweep_reply()->mutable_sweep(), report);
+      return;
+    case v1::Envelope::kControlSweepReply:
+      boundSweep(*envelope.mutable_control_sweep_reply()->mutable_sweep(), report);
+      return;
+    case v1::Envelope::kListSweepsReply: {
+      auto& sweeps = *envelope.mutable_list_sweeps_reply()->mutable_sweeps();
+      if (sweeps.size() > 1000) {
+        report.add("the sweep list holds " + std::to_string(sweeps.size()) +
+                   " sweeps, over the limit of 1000: the newest kept");
+        sweeps.DeleteSubrange(0, sweeps.size() - 1000);
+      }
+      for (v1::SweepInfo& sweep : sweeps) boundSweep(sweep, report);
+      return;
+    }
     case v1::Envelope::kPreflightReply:
       boundPreflight(*envelope.mutable_preflight_reply(), report);
       return;
@@ -379,6 +395,9 @@ void boundEvent(v1::Envelope& envelope, BoundsReport& report) {
   switch (envelope.body_case()) {
     case v1::Envelope::kNodeTelemetry:
       boundTelemetry(*envelope.mutable_node_telemetry(), report);
+      return;
+    case v1::Envelope::kSweepEvent:
+      boundSweep(*envelope.mutable_sweep_event()->mutable_sweep(), report);
       return;
     case v1::Envelope::kRunState: {
       v1::RunInfo& run = *envelope.mutable_run_state()->mutable_run();
@@ -570,6 +589,45 @@ void boundRunInfo(v1::RunInfo& run, BoundsReport& report) {
     report.add("the parameters of " + label + " were refused: " + params.message());
     run.clear_params();
   }
+}
+
+void boundSweep(v1::SweepInfo& sweep, BoundsReport& report) {
+  clipField(*sweep.mutable_sweep_id(), kMaxRunIdBytes, "a sweep id", report);
+  const std::string label = "sweep " + sweep.sweep_id();
+  clipField(*sweep.mutable_reason(), kMaxRunReasonBytes, "the reason of " + label, report);
+  v1::SweepSpec& spec = *sweep.mutable_spec();
+  clipField(*spec.mutable_name(), kMaxRunNameBytes, "the name of " + label, report);
+  clipField(*spec.mutable_metric(), kMaxRunNameBytes, "the metric of " + label, report);
+  if (spec.has_base()) boundRunSpec(*spec.mutable_base(), sweep.sweep_id(), report);
+  if (spec.parameters_size() > 64) {
+    report.add("the parameters of " + label + " were refused: " +
+               std::to_string(spec.parameters_size()) + ", over the limit of 64");
+    spec.clear_parameters();
+  }
+  for (v1::SweepParameter& parameter : *spec.mutable_parameters()) {
+    clipField(*parameter.mutable_name(), kMaxRunNameBytes, "a parameter name of " + label, report);
+    if (parameter.has_values() && parameter.values().values_size() > 1000) {
+      report.add("the values of a parameter of " + label + " were refused: over 1000");
+      parameter.clear_values();
+    }
+  }
+  if (sweep.trials_size() > kMaxSweepTrialsShown) {
+    report.add(label + " has " + std::to_string(sweep.trials_size()) + " trials, over the limit of " +
+               std::to_string(kMaxSweepTrialsShown) + ": the first ones kept");
+    sweep.mutable_trials()->DeleteSubrange(kMaxSweepTrialsShown,
+                                           sweep.trials_size() - kMaxSweepTrialsShown);
+  }
+  for (v1::SweepTrial& trial : *sweep.mutable_trials()) {
+    clipField(*trial.mutable_reason(), kMaxRunReasonBytes, "a trial's reason in " + label, report);
+    if (!isValidRunId(trial.run_id()) && !trial.run_id().empty()) trial.clear_run_id();
+    if (trial.earlier_run_ids_size() > 1000) trial.clear_earlier_run_ids();
+    if (trial.rungs_size() > 64) trial.clear_rungs();
+    if (const Status params = validateRunParams(trial.params()); !params.isOk()) {
+      report.add("the values of a trial in " + label + " were refused: " + params.message());
+      trial.clear_params();
+    }
+  }
+  if (sweep.best_trial() >= sweep.trials_size()) sweep.set_best_trial(-1);
 }
 
 void boundLogLine(v1::LogLine& line, BoundsReport& report) {

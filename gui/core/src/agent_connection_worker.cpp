@@ -51,6 +51,7 @@ std::vector<EventBatch> sliceEvents(EventBatch batch) {
     entries = bytes = states = 0;
   };
   slices.back().telemetry = std::move(batch.telemetry);
+  slices.back().sweeps = std::move(batch.sweeps);
   for (v1::MetricBatch& metrics : batch.metrics) {
     v1::MetricBatch* part = nullptr;
     for (v1::MetricSample& sample : *metrics.mutable_samples()) {
@@ -617,6 +618,18 @@ void AgentConnection::Worker::handleEvent(const v1::Envelope& event) {
         if (!catchUp_.acceptLive(runId, line.seq())) continue;
         if (target == nullptr) target = &batchFor(batch_.logs, logIndex_, runId);
         *target->add_lines() = line;
+      }
+      break;
+    }
+    case v1::Envelope::kSweepEvent: {
+      // The newest state of each sweep replaces an older one of the same interval.
+      const v1::SweepInfo& sweep = event.sweep_event().sweep();
+      auto same = std::find_if(batch_.sweeps.begin(), batch_.sweeps.end(),
+                               [&](const v1::SweepInfo& s) { return s.sweep_id() == sweep.sweep_id(); });
+      if (same != batch_.sweeps.end()) {
+        *same = sweep;
+      } else {
+        batch_.sweeps.push_back(sweep);
       }
       break;
     }

@@ -223,7 +223,10 @@ void Controller::connectNode(NodeLink& link, const QString& control, const QStri
               link->view.heartbeatAgeMs = age;
               emit nodesChanged();
               // Back online: what the node journaled meanwhile (controller_telemetry.cpp).
-              if (state == NodeState::Online) catchUpTelemetry(nodeId);
+              if (state == NodeState::Online) {
+                catchUpTelemetry(nodeId);
+                emit nodeOnline(nodeId);
+              }
             }
           });
   connect(connection, &AgentConnection::nodeInfoReceived, this,
@@ -320,6 +323,7 @@ void Controller::connectNode(NodeLink& link, const QString& control, const QStri
 }
 
 void Controller::onEvents(const QString& nodeId, const EventBatch& batch) {
+  if (!batch.sweeps.empty()) emit sweepsReported(nodeId, batch.sweeps);  // sweep_book.h
   std::map<QString, IngestBatch> byRun;
   auto batchOf = [&](const std::string& runId) -> IngestBatch& {
     IngestBatch& b = byRun[QString::fromStdString(runId)];

@@ -313,7 +313,10 @@ void Controller::onReply(const QString& nodeId, quint64 requestId, const v1::Env
                                                 QString::fromStdString(reply.error().message())));
     return;
   }
-  if (!pendingLaunches_.remove(key)) return;
+  if (!pendingLaunches_.remove(key)) {
+    emit nodeReply(nodeId, requestId, reply);  // a sendToNode request
+    return;
+  }
   if (reply.has_error()) {
     emit launchFailed(QString::fromStdString(reply.error().message()));
     return;
@@ -354,7 +357,17 @@ void Controller::onRequestFailed(const QString& nodeId, quint64 requestId, const
                                            .arg(displayName(nodeId), message));
     return;
   }
-  if (pendingLaunches_.remove(key)) emit launchFailed(message);
+  if (pendingLaunches_.remove(key)) {
+    emit launchFailed(message);
+    return;
+  }
+  emit nodeRequestFailed(nodeId, requestId, message);
+}
+
+quint64 Controller::sendToNode(const QString& nodeId, const v1::Envelope& request) {
+  NodeLink* link = linkOf(nodeId);
+  if (link == nullptr || !link->connection) return 0;
+  return link->connection->request(request);
 }
 
 }  // namespace ringside::gui

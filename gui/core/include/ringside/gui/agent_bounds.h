@@ -68,6 +68,10 @@ void boundTelemetry(v1::NodeTelemetry& telemetry, BoundsReport& report);
 void boundRunSpec(v1::RunSpec& spec, const std::string& runId, BoundsReport& report);
 void boundRunInfo(v1::RunInfo& run, BoundsReport& report);
 void boundLogLine(v1::LogLine& line, BoundsReport& report);
+// A sweep (SweepInfo) as an agent reports it: at most kMaxSweepTrialsShown trials (later ones
+// dropped), names, reasons and parameter texts clipped, the base run spec bounded as a run's.
+inline constexpr int kMaxSweepTrialsShown = 1000;
+void boundSweep(v1::SweepInfo& sweep, BoundsReport& report);
 
 // Where a message came from: a reply on the control socket, or an event on the events socket.
 enum class AgentChannel { kReply, kEvent };

@@ -58,9 +58,12 @@ struct EventBatch {
   std::vector<v1::LogBatch> logs;
   std::vector<v1::RunStateEvent> states;
   std::vector<v1::NodeTelemetry> telemetry;
+  // Sweep events (the whole SweepInfo each): only the latest of each sweep in the interval.
+  std::vector<v1::SweepInfo> sweeps;
 
   bool empty() const {
-    return metrics.empty() && logs.empty() && states.empty() && telemetry.empty();
+    return metrics.empty() && logs.empty() && states.empty() && telemetry.empty() &&
+           sweeps.empty();
   }
   // Metric samples in all runs.
   size_t sampleCount() const;

@@ -158,7 +158,20 @@ class Controller : public QObject {
   // while it makes progress, once it ended, or for an unknown run.
   std::optional<v1::StallVerdict> stallOf(const QString& runId) const;
 
+  // Sends a request of a kind the controller does not handle itself (e.g. the sweeps',
+  // sweep_book.h) to a node; the reply comes as nodeReply, a failure as nodeRequestFailed.
+  // Returns the request id, 0 when the node is unknown or not connected.
+  quint64 sendToNode(const QString& nodeId, const v1::Envelope& request);
+
  signals:
+  // The reply to a sendToNode request (also an ErrorReply).
+  void nodeReply(const QString& nodeId, quint64 requestId, const ringside::v1::Envelope& reply);
+  // A sendToNode request got no reply (not connected, or timed out).
+  void nodeRequestFailed(const QString& nodeId, quint64 requestId, const QString& message);
+  // Sweep events of a node (the latest state of each sweep that changed).
+  void sweepsReported(const QString& nodeId, const std::vector<ringside::v1::SweepInfo>& sweeps);
+  // A node came online (first connect, or back after being offline).
+  void nodeOnline(const QString& nodeId);
   void nodesChanged();
   void telemetryReceived(const QString& nodeId, const ringside::v1::NodeTelemetry& telemetry);
   void runLaunched(const QString& runId);

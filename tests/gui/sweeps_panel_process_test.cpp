@@ -1,0 +1,113 @@
+// The Sweeps page through the controller's real local agent (docs/sweeps.md): a sweep spec file
+// started from the page runs on the agent, its trials fill the table as they are queued, paused
+// at their rungs and promoted, the best is named; Add trials runs the completed sweep again; a
+// bad file is refused saying why. With RINGSIDE_SCREENSHOT_DIR set it saves the page as sweeps.png.
+#include <QDir>
+#include <QFile>
+#include <QLabel>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "gui_test_support.h"
+#include "ringside/gui/sweep_book.h"
+#include "ringside/gui/sweep_trial_model.h"
+#include "ringside/gui/widgets/sweeps_panel.h"
+
+using namespace ringside;
+using namespace ringside::gui;
+
+class SweepsPanelProcessTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase() { testing::allowMpirunAsRoot(); }
+
+  void aSweepStartedFromAFileRunsAndIsShown() {
+    testing::ControllerInTempDir fixture(testing::withBuiltLocalAgent());
+    Controller& controller = fixture.controller;
+    QVERIFY(controller.start().isOk());
+    QTRY_VERIFY_WITH_TIMEOUT(!testing::onlineLocalNodeId(controller).isEmpty(), 30000);
+    SweepBook book(&controller);
+    SweepsPanel panel(controller, book);
+    panel.resize(1100, 620);
+    QSignalSpy errors(&panel, &SweepsPanel::errorMessage);
+
+    QTemporaryDir files;
+    const QString specFile = files.filePath(QStringLiteral("lr.json"));
+    {
+      QFile file(specFile);
+      QVERIFY(file.open(QIODevice::WriteOnly));
+      file.write(R"({"name": "lr search", "method": "RANDOM", "seed": "5", "max_trials": 4,
+        "max_concurrent": 2, "metric": "test/accuracy",
+        "base": {"name": "mlp", "ranks_per_node": 1, "trainer": {"config": {
+          "backend": "mpi", "epochs": 3, "train_samples": 3000, "test_samples": 500,
+          "hidden": [64], "log_every": 10, "quiet": true, "inject_compute_delay": "0:10"}}},
+        "parameters": [{"name": "lr", "log_uniform": {"min": 0.0001, "max": 0.3}}],
+        "early_stopping": {"asha": {"eta": 2, "grace_period": 1}}})");
+    }
+    panel.launchFile(specFile);
+    QTRY_VERIFY_WITH_TIMEOUT(!panel.selectedSweep().isEmpty(), 15000);
+    QVERIFY2(errors.isEmpty(), errors.isEmpty() ? "" : qPrintable(errors.at(0).at(0).toString()));
+    const QString id = panel.selectedSweep();
+    QTRY_VERIFY_WITH_TIMEOUT(book.find(id) && book.find(id)->sweep.state() == v1::SWEEP_COMPLETED,
+                             240000);
+    auto* table = panel.findChild<QTableView*>(QStringLiteral("trialTable"));
+    QVERIFY(table != nullptr);
+    QTRY_COMPARE(table->model()->rowCount(), 4);
+    const v1::SweepInfo& done = book.find(id)->sweep;
+    QVERIFY(done.best_trial() >= 0);
+    const QString summary = panel.findChild<QLabel*>(QStringLiteral("sweepSummary"))->text();
+    QVERIFY2(summary.contains(QStringLiteral("Best: trial %1").arg(done.best_trial())),
+             qPrintable(summary));
+    // The table says how each ended: completed or stopped early at its rung.
+    const int stateColumn = 2;  // Trial, lr, State
+    int completed = 0;
+    for (int row = 0; row < 4; ++row) {
+      const QString state = table->model()->index(row, stateColumn).data().toString();
+      QVERIFY2(state == QLatin1String("completed") || state == QLatin1String("stopped early"),
+               qPrintable(state));
+      completed += state == QLatin1String("completed");
+    }
+    QVERIFY(completed >= 1);
+
+    const QString screenshots = qEnvironmentVariable("RINGSIDE_SCREENSHOT_DIR");
+    if (!screenshots.isEmpty()) {
+      panel.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&panel));
+      QTest::qWait(200);
+      QVERIFY(QDir().mkpath(screenshots));
+      QVERIFY(panel.grab().save(QDir(screenshots).filePath(QStringLiteral("sweeps.png"))));
+    }
+
+    // Add trials: the completed sweep runs again and draws one more.
+    QPushButton* add = nullptr;
+    for (QPushButton* button : panel.findChildren<QPushButton*>()) {
+      if (button->text() == QLatin1String("Add trials")) add = button;
+    }
+    QVERIFY(add != nullptr && add->isEnabled());
+    auto* count = panel.findChild<QSpinBox*>();
+    count->setValue(1);
+    add->click();
+    QTRY_VERIFY_WITH_TIMEOUT(book.find(id)->sweep.trials_size() == 5, 15000);
+    QTRY_VERIFY_WITH_TIMEOUT(book.find(id)->sweep.state() == v1::SWEEP_COMPLETED, 120000);
+
+    // A file that is not a sweep spec is refused with the parser's words; nothing starts.
+    const QString bad = files.filePath(QStringLiteral("bad.json"));
+    {
+      QFile file(bad);
+      QVERIFY(file.open(QIODevice::WriteOnly));
+      file.write(R"({"name": "x", "maxTrails": 3})");
+    }
+    panel.launchFile(bad);
+    QTRY_VERIFY(!errors.isEmpty());
+    QVERIFY(errors.last().at(0).toString().contains(QStringLiteral("maxTrails")));
+    QCOMPARE(book.sweeps().size(), size_t(1));
+  }
+};
+
+QTEST_MAIN(SweepsPanelProcessTest)
+#include "sweeps_panel_process_test.moc"
