@@ -4095,6 +4095,26 @@
     <name>ringside::gui::SweepsPanel</name>
     <message>
         <location filename="../gui/widgets/src/sweeps_panel.cpp" line="0"/>
+        <source>Each trial&apos;s metric</source>
+        <translation>Metrik jedes Versuchs</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/sweeps_panel.cpp" line="0"/>
+        <source>step</source>
+        <translation>Schritt</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/sweeps_panel.cpp" line="0"/>
+        <source>No trial has reported the sweep&apos;s metric yet</source>
+        <translation>Noch kein Versuch hat die Metrik des Sweeps gemeldet</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/sweeps_panel.cpp" line="0"/>
+        <source>trial %1</source>
+        <translation>Versuch %1</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/sweeps_panel.cpp" line="0"/>
         <source>Trials</source>
         <translation>Versuche</translation>
     </message>

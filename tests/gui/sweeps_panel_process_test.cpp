@@ -1,7 +1,7 @@
 // The Sweeps page through the controller's real local agent (docs/sweeps.md): a sweep spec file
 // started from the page runs on the agent, its trials fill the table as they are queued, paused
 // at their rungs and promoted, the best is named; Add trials runs the completed sweep again; a
-// bad file is refused saying why. With RINGSIDE_SCREENSHOT_DIR set it saves the page as sweeps.png.
+// bad file is refused saying why; every trial's curve is on one chart. With RINGSIDE_SCREENSHOT_DIR set it saves the page as sweeps.png.
 #include <QDir>
 #include <QFile>
 #include <QLabel>
@@ -15,6 +15,7 @@
 #include "gui_test_support.h"
 #include "ringside/gui/sweep_book.h"
 #include "ringside/gui/sweep_trial_model.h"
+#include "ringside/gui/widgets/metric_chart.h"
 #include "ringside/gui/widgets/sweeps_panel.h"
 
 using namespace ringside;
@@ -73,6 +74,12 @@ class SweepsPanelProcessTest : public QObject {
       completed += state == QLatin1String("completed");
     }
     QVERIFY(completed >= 1);
+
+    // Every trial's curve of the metric, from the runs the GUI caught up on (read every 3 s).
+    auto* curves = panel.findChild<MetricChart*>(QStringLiteral("trialCurves"));
+    QVERIFY(curves != nullptr);
+    QTRY_COMPARE_WITH_TIMEOUT(curves->seriesNames().size(), qsizetype(4), 15000);
+    QTest::qWait(3500);  // the last samples' refresh
 
     const QString screenshots = qEnvironmentVariable("RINGSIDE_SCREENSHOT_DIR");
     if (!screenshots.isEmpty()) {

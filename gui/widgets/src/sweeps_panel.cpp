@@ -16,13 +16,19 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QTableWidget>
+#include <QTimer>
 #include <QVBoxLayout>
+#include <algorithm>
+#include <map>
+#include <memory>
 
 #include "ringside/gui/controller.h"
 #include "ringside/gui/dialog_folder.h"
 #include "ringside/gui/export_files.h"
 #include "ringside/gui/sweep_book.h"
 #include "ringside/gui/sweep_trial_model.h"
+#include "ringside/gui/when_ready.h"
+#include "ringside/gui/widgets/metric_chart.h"
 
 namespace ringside::gui {
 
@@ -102,16 +108,31 @@ SweepsPanel::SweepsPanel(Controller& controller, SweepBook& book, QWidget* paren
   trials_->horizontalHeader()->setStretchLastSection(true);
   trials_->setToolTip(tr("Double-click a trial to open its run"));
 
+  curves_ = new MetricChart(tr("Each trial's metric"));
+  curves_->setObjectName(QStringLiteral("trialCurves"));
+  curves_->setAxisTitles(tr("step"), QString());
+  curves_->setPlaceholderText(tr("No trial has reported the sweep's metric yet"));
+  curvesDue_ = new QTimer(this);
+  curvesDue_->setSingleShot(true);
+  curvesDue_->setInterval(3000);
+  connect(curvesDue_, &QTimer::timeout, this, &SweepsPanel::refreshCurves);
+  auto* trialsAndCurves = new QSplitter(Qt::Horizontal);
+  trialsAndCurves->addWidget(trials_);
+  trialsAndCurves->addWidget(curves_);
+  trialsAndCurves->setStretchFactor(0, 3);
+  trialsAndCurves->setStretchFactor(1, 2);
+
   auto* lower = new QWidget;
   auto* lowerLayout = new QVBoxLayout(lower);
   lowerLayout->setContentsMargins(0, 0, 0, 0);
   lowerLayout->addWidget(summary_);
   lowerLayout->addLayout(actions);
-  lowerLayout->addWidget(trials_, 1);
+  lowerLayout->addWidget(trialsAndCurves, 1);
   auto* split = new QSplitter(Qt::Vertical);
   split->addWidget(sweeps_);
   split->addWidget(lower);
   split->setStretchFactor(1, 3);
+  split->setSizes({120, 480});  // a few sweeps; the trials get the room
 
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(launchRow);
@@ -121,6 +142,20 @@ SweepsPanel::SweepsPanel(Controller& controller, SweepBook& book, QWidget* paren
   connect(&book_, &SweepBook::failed, this, &SweepsPanel::errorMessage);
   connect(&book_, &SweepBook::sweepLaunched, this, &SweepsPanel::selectSweep);
   connect(&controller_, &Controller::nodesChanged, this, &SweepsPanel::refreshNodes);
+  // New samples of a shown trial's run (they may come after its final state): the curves again.
+  connect(&controller_, &Controller::runDataChanged, this, [this](const QString& runId) {
+    const SweepBook::Entry* entry = shown_.isEmpty() ? nullptr : book_.find(shown_);
+    if (entry == nullptr || curvesDue_->isActive()) return;
+    const std::string id = runId.toStdString();
+    for (const v1::SweepTrial& trial : entry->sweep.trials()) {
+      if (trial.run_id() == id ||
+          std::find(trial.earlier_run_ids().begin(), trial.earlier_run_ids().end(), id) !=
+              trial.earlier_run_ids().end()) {
+        curvesDue_->start();
+        return;
+      }
+    }
+  });
   connect(sweeps_, &QTableWidget::itemSelectionChanged, this, &SweepsPanel::showSelected);
   connect(trials_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
           &SweepsPanel::updateButtons);
@@ -287,6 +322,61 @@ void SweepsPanel::showSelected() {
   summary_->setText(text);
   trials_->resizeColumnsToContents();
   updateButtons();
+  if (!curvesDue_->isActive()) curvesDue_->start();
+}
+
+void SweepsPanel::refreshCurves() {
+  const SweepBook::Entry* entry = shown_.isEmpty() ? nullptr : book_.find(shown_);
+  if (entry == nullptr) {
+    curves_->clearSeries();
+    return;
+  }
+  const v1::SweepInfo sweep = entry->sweep;
+  const QString metric = QString::fromStdString(sweep.spec().metric());
+  curves_->setAxisTitles(tr("step"), metric);
+  // One query per run; drawn when all answered (a later refresh wins).
+  const int generation = ++curvesGeneration_;
+  auto points = std::make_shared<std::map<uint32_t, std::vector<SeriesPoint>>>();
+  auto pending = std::make_shared<int>(0);
+  std::vector<std::pair<uint32_t, QString>> runs;
+  for (const v1::SweepTrial& trial : sweep.trials()) {
+    for (const std::string& id : trial.earlier_run_ids()) runs.emplace_back(trial.trial(), QString::fromStdString(id));
+    if (!trial.run_id().empty()) runs.emplace_back(trial.trial(), QString::fromStdString(trial.run_id()));
+  }
+  *pending = static_cast<int>(runs.size());
+  auto draw = [this, generation, points, sweep] {
+    if (generation != curvesGeneration_) return;
+    QStringList shown;
+    for (auto& [trial, series] : *points) {
+      std::stable_sort(series.begin(), series.end(),
+                       [](const SeriesPoint& a, const SeriesPoint& b) { return a.x < b.x; });
+      const v1::SweepTrial& info = sweep.trials(static_cast<int>(trial));
+      const bool best = static_cast<int>(trial) == sweep.best_trial();
+      const QString name = tr("trial %1").arg(trial);
+      curves_->setSeries(name, series, best ? QColor(0xd6, 0x27, 0x28) : QColor(),
+                         /*faint=*/info.stopped_early() || info.state() == v1::FAILED);
+      shown << name;
+    }
+    for (const QString& name : curves_->seriesNames()) {
+      if (!shown.contains(name)) curves_->removeSeries(name);
+    }
+  };
+  if (runs.empty()) {
+    draw();
+    return;
+  }
+  for (const auto& [trial, runId] : runs) {
+    const uint32_t t = trial;
+    whenReady(this, controller_.store().series(runId, metric, -1, SeriesX::kStep),
+              [generation, points, pending, t, draw, this](Result<std::vector<SeriesPoint>> got) {
+                if (generation != curvesGeneration_) return;
+                if (got.isOk()) {
+                  auto& series = (*points)[t];
+                  series.insert(series.end(), got->begin(), got->end());
+                }
+                if (--*pending == 0) draw();
+              });
+  }
 }
 
 void SweepsPanel::updateButtons() {

@@ -1,7 +1,8 @@
 // SweepsPanel: the Sweeps page (docs/sweeps.md). The sweeps of every node (SweepBook) in a list;
 // the selected one's trials in a sortable table (SweepTrialModel: values, state, rung, how far it
 // trained, best value, why it ended; the best trial in bold) with its summary line; Pause,
-// Resume, Stop, Extend and Rerun trial; Compare the selected trials' runs; CSV export of the
+// Resume, Stop, Extend and Rerun trial; every trial's curve of the metric on one chart (stopped
+// trials faint, the best highlighted); Compare the selected trials' runs; CSV export of the
 // trial table; a sweep spec started from a JSON file on a chosen node. A double-click on a trial
 // opens its run's dashboard.
 //
@@ -19,10 +20,12 @@ class QSortFilterProxyModel;
 class QSpinBox;
 class QTableView;
 class QTableWidget;
+class QTimer;
 
 namespace ringside::gui {
 
 class Controller;
+class MetricChart;
 class SweepBook;
 class SweepTrialModel;
 
@@ -53,6 +56,9 @@ class SweepsPanel : public QWidget {
   void control(v1::SweepAction action);
   void exportCsv();
   QStringList selectedRunIds() const;
+  // Every trial's curve of the sweep's metric (its runs' global samples from the GUI's store, a
+  // promoted trial's runs one after another), stopped trials faint, the best in its own colour.
+  void refreshCurves();
   int selectedTrial() const;
 
   Controller& controller_;
@@ -61,6 +67,9 @@ class SweepsPanel : public QWidget {
   QTableWidget* sweeps_ = nullptr;
   QLabel* summary_ = nullptr;
   QTableView* trials_ = nullptr;
+  MetricChart* curves_ = nullptr;
+  QTimer* curvesDue_ = nullptr;  // curves are read again at most every 3 s
+  int curvesGeneration_ = 0;
   SweepTrialModel* model_ = nullptr;
   QSortFilterProxyModel* sorted_ = nullptr;
   QPushButton* pause_ = nullptr;
