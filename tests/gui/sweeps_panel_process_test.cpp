@@ -1,7 +1,8 @@
 // The Sweeps page through the controller's real local agent (docs/sweeps.md): a sweep spec file
 // started from the page runs on the agent, its trials fill the table as they are queued, paused
 // at their rungs and promoted, the best is named; Add trials runs the completed sweep again; a
-// bad file is refused saying why; every trial's curve is on one chart. With RINGSIDE_SCREENSHOT_DIR set it saves the page as sweeps.png.
+// bad file is refused saying why; every trial's curve is on one chart; the GUI closed in the
+// middle of a sweep and opened again changes nothing. With RINGSIDE_SCREENSHOT_DIR set it saves the page as sweeps.png.
 #include <QDir>
 #include <QFile>
 #include <QLabel>
@@ -11,6 +12,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <map>
 
 #include "gui_test_support.h"
 #include "ringside/gui/sweep_book.h"
@@ -113,6 +115,74 @@ class SweepsPanelProcessTest : public QObject {
     QTRY_VERIFY(!errors.isEmpty());
     QVERIFY(errors.last().at(0).toString().contains(QStringLiteral("maxTrails")));
     QCOMPARE(book.sweeps().size(), size_t(1));
+  }
+
+  // The GUI closed in the middle of a sweep (its local agent stops with it) and opened again:
+  // the agent takes the sweep back, it completes, and no trial ran twice.
+  void closingTheGuiMidSweepChangesNothing() {
+    QTemporaryDir data;
+    ControllerOptions options = testing::withBuiltLocalAgent();
+    options.dataDir = data.path();
+    QString id;
+    {
+      Controller controller(options);
+      QVERIFY(controller.start().isOk());
+      QTRY_VERIFY_WITH_TIMEOUT(!testing::onlineLocalNodeId(controller).isEmpty(), 30000);
+      SweepBook book(&controller);
+      QSignalSpy launched(&book, &SweepBook::sweepLaunched);
+      auto spec = sweepSpecFromJson(R"({"name": "closed", "method": "GRID",
+        "max_concurrent": 2, "metric": "test/accuracy",
+        "base": {"ranks_per_node": 1, "trainer": {"config": {"backend": "mpi", "epochs": 3,
+          "train_samples": 3000, "test_samples": 500, "hidden": [64], "log_every": 10,
+          "quiet": true, "inject_compute_delay": "0:20"}}},
+        "parameters": [{"name": "lr", "values": [0.001, 0.01, 0.05, 0.1]}],
+        "early_stopping": {"asha": {"eta": 2, "grace_period": 1}}})");
+      QVERIFY(spec.isOk());
+      book.launch(testing::onlineLocalNodeId(controller), *spec);
+      QTRY_VERIFY_WITH_TIMEOUT(!launched.isEmpty(), 15000);
+      id = launched.at(0).at(0).toString();
+      // Close once the sweep is under way: a trial has run.
+      QTRY_VERIFY_WITH_TIMEOUT(book.find(id) && book.find(id)->sweep.trials_size() >= 3, 120000);
+    }
+    Controller reopened(options);
+    QVERIFY(reopened.start().isOk());
+    QTRY_VERIFY_WITH_TIMEOUT(!testing::onlineLocalNodeId(reopened).isEmpty(), 30000);
+    SweepBook book(&reopened);
+    QTRY_VERIFY_WITH_TIMEOUT(book.find(id) != nullptr, 15000);
+    QTRY_VERIFY_WITH_TIMEOUT(book.find(id)->sweep.state() == v1::SWEEP_COMPLETED, 240000);
+    const v1::SweepInfo& done = book.find(id)->sweep;
+    QCOMPARE(done.trials_size(), 4);
+    int completed = 0;
+    for (const v1::SweepTrial& trial : done.trials()) {
+      QVERIFY2(trial.state() == v1::COMPLETED || trial.stopped_early(),
+               qPrintable(QString::fromStdString(trial.reason())));
+      completed += trial.state() == v1::COMPLETED;
+    }
+    QVERIFY(completed >= 1);
+    // Each trial's runs are its attempts 1, 2, ... once each, as the GUI's store lists them.
+    size_t expected = 0;
+    for (const v1::SweepTrial& trial : done.trials()) expected += trial.earlier_run_ids_size() + 1;
+    std::map<std::pair<uint32_t, uint32_t>, int> attempts;
+    auto countRuns = [&] {
+      attempts.clear();
+      auto runs = reopened.store().runs().result();
+      if (!runs.isOk()) return size_t(0);
+      size_t count = 0;
+      for (const RunRecord& run : *runs) {
+        v1::RunSpec spec;
+        if (!spec.ParseFromArray(run.spec.constData(), int(run.spec.size()))) continue;
+        if (spec.sweep_trial().sweep_id() != id.toStdString()) continue;
+        ++attempts[{spec.sweep_trial().trial(), spec.sweep_trial().attempt()}];
+        ++count;
+      }
+      return count;
+    };
+    QTRY_COMPARE_WITH_TIMEOUT(countRuns(), expected, 30000);
+    for (const auto& [key, count] : attempts) QCOMPARE(count, 1);
+    for (const v1::SweepTrial& trial : done.trials()) {
+      QCOMPARE(attempts.count({trial.trial(), uint32_t(trial.earlier_run_ids_size() + 1)}),
+               size_t(1));
+    }
   }
 };
 
