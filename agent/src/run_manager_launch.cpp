@@ -12,12 +12,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <sstream>
 
+#include "ringside/agent/run_ids.h"
 #include "ringside/agent/run_manager.h"
 #include "ringside/agent/sweep/trial_spec.h"
 #include "ringside/common/file_io.h"
@@ -44,16 +43,6 @@ namespace {
 constexpr const char* kSpecFile = "spec.json";
 // Longest run spec passed on the command line (one argument may be 128 KiB on Linux).
 constexpr size_t kMaxConfigArgBytes = 64 * 1024;
-
-std::string newRunId() {
-  const std::time_t now = std::time(nullptr);
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::gmtime(&now));
-  std::random_device device;
-  char suffix[8];
-  std::snprintf(suffix, sizeof suffix, "%04x", device() & 0xffff);
-  return std::string("r") + stamp + "-" + suffix;
-}
 
 // A sweep trial's values are the run's parameters (RunInfo.params), as a script's would be.
 void copyTrialParams(v1::RunInfo& info) {
@@ -347,7 +336,7 @@ Result<v1::RunInfo> RunManager::launch(const v1::RunSpec& request, uint32_t free
     return enqueue(std::move(spec), world);
   }
   Tracked fresh;
-  fresh.info.set_run_id(newRunId());
+  fresh.info.set_run_id(newTimestampedId('r'));
   *fresh.info.mutable_spec() = spec;
   copyTrialParams(fresh.info);
   fresh.info.set_created_time(wallSeconds());
@@ -389,7 +378,7 @@ Status RunManager::checkFitsNode(uint32_t local, bool gpuJob) const {
 
 Result<v1::RunInfo> RunManager::enqueue(v1::RunSpec spec, uint32_t world) {
   Tracked run;
-  run.info.set_run_id(newRunId());
+  run.info.set_run_id(newTimestampedId('r'));
   *run.info.mutable_spec() = std::move(spec);
   copyTrialParams(run.info);
   run.info.set_created_time(wallSeconds());

@@ -16,7 +16,6 @@ namespace {
 
 // Value updates alone are reported at most this often per sweep.
 constexpr double kReportIntervalSeconds = 1.0;
-constexpr const char* kMetricStepsPerEpoch = "run/steps_per_epoch";
 
 bool isEndedState(v1::RunState state) {
   return state == v1::COMPLETED || state == v1::FAILED || state == v1::STOPPED;
@@ -137,6 +136,17 @@ std::vector<FinishedTrial> SweepController::finishedTrials(const v1::SweepInfo& 
   return finished;
 }
 
+void SweepController::refuseTrial(Kept& kept, uint32_t index, const std::string& what,
+                                  const Status& why) {
+  v1::SweepTrial& refused = *kept.info.mutable_trials(static_cast<int>(index));
+  refused.set_state(v1::FAILED);
+  refused.set_reason(what + ": " + why.message());
+  refused.set_end_time(now());
+  kept.dirty = true;
+  log("warning", "sweep " + kept.info.sweep_id() + ": trial " + std::to_string(index) + ": " +
+                     what + ": " + why.toString());
+}
+
 Status SweepController::promoteTrial(Kept& kept, uint32_t index) {
   v1::SweepTrial& trial = *kept.info.mutable_trials(static_cast<int>(index));
   const std::optional<v1::RunInfo> paused = runner_.findRun(trial.run_id());
@@ -244,9 +254,10 @@ void SweepController::endTrial(Kept& kept, v1::SweepTrial& trial, const v1::RunI
   Progress progress = found != progress_.end() ? found->second : Progress{};
   if (found != progress_.end()) {
     // The last epoch's value, when steps per epoch were never known.
-    if (run.state() == v1::COMPLETED && progress.pendingEpoch >= 0) {
-      report(kept, found->second, static_cast<double>(progress.pendingEpoch + 1),
-             progress.pendingValue);
+    if (run.state() == v1::COMPLETED) {
+      if (auto last = found->second.metric.finish()) {
+        report(kept, found->second, last->resource, last->value);
+      }
     }
     progress_.erase(found);
   }
@@ -331,37 +342,17 @@ void SweepController::onSamples(const std::string& runId,
   const v1::ResourceUnit unit = ruleUnit(spec);
   for (const v1::MetricSample& sample : samples) {
     if (progress_.find(runId) == progress_.end()) return;  // ended meanwhile
-    if (sample.rank() != -1) continue;
-    if (sample.name() == kMetricStepsPerEpoch && sample.value() > 0) {
-      progress.stepsPerEpoch = sample.value();
-      continue;
-    }
-    if (unit == v1::EPOCHS && progress.stepsPerEpoch <= 0 && progress.pendingEpoch >= 0 &&
-        sample.epoch() > progress.pendingEpoch) {
-      // Epoch pendingEpoch ended: its last value counts as pendingEpoch + 1 epochs.
-      const double resource = static_cast<double>(progress.pendingEpoch + 1);
-      progress.pendingEpoch = -1;
-      report(kept, progress, resource, progress.pendingValue);
-    }
-    if (sample.name() != spec.metric() || !std::isfinite(sample.value())) continue;
+    const TrialProgress::Step step = progress.metric.add(sample, spec.metric(), unit);
+    if (step.ended) report(kept, progress, step.ended->resource, step.ended->value);
+    if (!step.value) continue;
     v1::SweepTrial& trial = *kept.info.mutable_trials(static_cast<int>(progress.trial));
-    const double value = sample.value();
-    trial.set_last_value(value);
-    if (!trial.has_best_value() || isBetter(spec.goal(), value, trial.best_value())) {
-      trial.set_best_value(value);
+    trial.set_last_value(*step.value);
+    if (!trial.has_best_value() || isBetter(spec.goal(), *step.value, trial.best_value())) {
+      trial.set_best_value(*step.value);
       updateBest(kept.info);
     }
-    progress.sum += value;
-    progress.count += 1;
     kept.changed = true;
-    if (unit == v1::STEPS) {
-      report(kept, progress, static_cast<double>(sample.step()), value);
-    } else if (progress.stepsPerEpoch > 0) {
-      report(kept, progress, static_cast<double>(sample.step()) / progress.stepsPerEpoch, value);
-    } else {
-      progress.pendingEpoch = sample.epoch();
-      progress.pendingValue = value;
-    }
+    if (step.current) report(kept, progress, step.current->resource, step.current->value);
   }
 }
 
@@ -389,8 +380,7 @@ void SweepController::report(Kept& kept, Progress& progress, double resource, do
     save(kept);
     return;
   }
-  const double mean = progress.count > 0 ? progress.sum / static_cast<double>(progress.count)
-                                         : value;
+  const double mean = progress.metric.runningMean(value);
   const double best = trial.has_best_value() ? trial.best_value() : value;
   StopVerdict verdict = judgeReport(&kept.info, progress.trial, resource, value, mean, best);
   v1::SweepTrial& judged = *kept.info.mutable_trials(static_cast<int>(progress.trial));
@@ -589,11 +579,7 @@ void SweepController::tick(bool canLaunch) {
         const v1::SweepTrial& trial = info.trials(i);
         if (!trial.run_id().empty() || trial.state() != v1::RUN_STATE_UNSPECIFIED) continue;
         if (Status s = launchTrial(kept, static_cast<uint32_t>(i)); !s.isOk()) {
-          v1::SweepTrial& refused = *info.mutable_trials(i);
-          refused.set_state(v1::FAILED);
-          refused.set_reason("its run was refused: " + s.message());
-          refused.set_end_time(now());
-          log("warning", "sweep " + id + ": trial " + std::to_string(i) + ": " + s.toString());
+          refuseTrial(kept, static_cast<uint32_t>(i), "its run was refused", s);
           continue;
         }
         ++active;
@@ -603,11 +589,7 @@ void SweepController::tick(bool canLaunch) {
         const std::optional<uint32_t> promoted = ashaPromotion(info);
         if (!promoted) break;
         if (Status s = promoteTrial(kept, *promoted); !s.isOk()) {
-          v1::SweepTrial& refused = *info.mutable_trials(static_cast<int>(*promoted));
-          refused.set_state(v1::FAILED);
-          refused.set_reason("its promotion was refused: " + s.message());
-          log("warning", "sweep " + id + ": promoting trial " + std::to_string(*promoted) + ": " +
-                             s.toString());
+          refuseTrial(kept, *promoted, "its promotion was refused", s);
           continue;
         }
         ++active;
@@ -616,11 +598,7 @@ void SweepController::tick(bool canLaunch) {
              static_cast<uint32_t>(info.trials_size()) < budget) {
         const uint32_t next = static_cast<uint32_t>(info.trials_size());
         if (Status s = launchTrial(kept, next); !s.isOk()) {
-          v1::SweepTrial& refused = *info.mutable_trials(static_cast<int>(next));
-          refused.set_state(v1::FAILED);
-          refused.set_reason("its run was refused: " + s.message());
-          refused.set_end_time(now());
-          log("warning", "sweep " + id + ": trial " + std::to_string(next) + ": " + s.toString());
+          refuseTrial(kept, next, "its run was refused", s);
           continue;
         }
         ++active;
@@ -638,9 +616,7 @@ void SweepController::tick(bool canLaunch) {
         if (const std::optional<uint32_t> last = ashaFinalPromotion(info)) {
           promotable = true;
           if (Status s = promoteTrial(kept, *last); !s.isOk()) {
-            v1::SweepTrial& refused = *info.mutable_trials(static_cast<int>(*last));
-            refused.set_state(v1::FAILED);
-            refused.set_reason("its promotion was refused: " + s.message());
+            refuseTrial(kept, *last, "its promotion was refused", s);
           }
         }
       }

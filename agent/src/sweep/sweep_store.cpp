@@ -5,10 +5,9 @@
 
 #include <algorithm>
 #include <cctype>
-#include <ctime>
 #include <filesystem>
-#include <random>
 
+#include "ringside/agent/run_ids.h"
 #include "ringside/common/file_io.h"
 
 namespace ringside::agent {
@@ -25,15 +24,7 @@ bool isSweepId(const std::string& id) {
 
 }  // namespace
 
-std::string SweepStore::newSweepId() {
-  const std::time_t now = std::time(nullptr);
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::gmtime(&now));
-  std::random_device device;
-  char suffix[8];
-  std::snprintf(suffix, sizeof suffix, "%04x", device() & 0xffff);
-  return std::string("s") + stamp + "-" + suffix;
-}
+std::string SweepStore::newSweepId() { return newTimestampedId('s'); }
 
 std::string SweepStore::path(const std::string& sweepId) const {
   return (fs::path(dir_) / (sweepId + ".json")).string();

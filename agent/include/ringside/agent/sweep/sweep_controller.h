@@ -22,6 +22,7 @@
 
 #include "ringside/agent/sweep/search_space.h"
 #include "ringside/agent/sweep/sweep_store.h"
+#include "ringside/agent/sweep/trial_progress.h"
 #include "ringside/common/status.h"
 #include "ringside/proto/ringside.pb.h"
 
@@ -110,11 +111,7 @@ class SweepController {
   struct Progress {
     std::string sweepId;
     uint32_t trial = 0;
-    double stepsPerEpoch = 0;   // run/steps_per_epoch; 0: unknown
-    int64_t pendingEpoch = -1;  // without steps_per_epoch: the epoch of pendingValue
-    double pendingValue = 0;
-    double sum = 0;             // the metric's values so far, for the running mean
-    uint64_t count = 0;
+    TrialProgress metric;       // how far it trained, in the rule's unit
     bool stopIssued = false;    // the rule, the sweep's stop or its wall budget stopped it
     bool unqueue = false;       // cancelled while queued by a pause: queued again on resume
   };
@@ -133,6 +130,8 @@ class SweepController {
   // ASHA's promotion: trial `trial`, paused at its rung, goes on as a new run that resumes from
   // the paused run's checkpoint. Errors: NotFound when that run is gone; the launch's.
   Status promoteTrial(Kept& kept, uint32_t trial);
+  // A trial whose launch or promotion (`what`) the node refused: FAILED with the reason.
+  void refuseTrial(Kept& kept, uint32_t trial, const std::string& what, const Status& why);
   void report(Kept& kept, Progress& progress, double resource, double value);
   void endTrial(Kept& kept, v1::SweepTrial& trial, const v1::RunInfo& run);
   void stopActive(Kept& kept, const std::string& reason);

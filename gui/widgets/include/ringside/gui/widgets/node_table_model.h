@@ -1,7 +1,8 @@
 // NodeTableModel: the rows of the nodes panel, one per node, built from Controller::nodes()
 // snapshots; GpuBarsDelegate paints the GPU column as one small utilization bar per GPU.
 //
-// Values a node cannot read are shown as N/A, never as 0 (STYLE.md, "Values carry validity").
+// Values a node cannot read are shown as N/A, never as 0 (the protocol leaves them absent:
+// docs/protocol.md, "Events").
 // GUI thread only.
 #pragma once
 
