@@ -2,6 +2,9 @@
 // agent_control.cpp, what the runs report in agent_ingest.cpp (Agent::Impl in agent_impl.h).
 #include "ringside/agent/agent.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,6 +12,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <iterator>
 #include <thread>
@@ -37,12 +41,13 @@ constexpr std::chrono::milliseconds kRankGatherWindow{5};
 constexpr auto kRetentionInterval = std::chrono::hours(1);
 // How often the allowlist file is checked for changes (`ringside-agent authorize` / `revoke`).
 constexpr std::chrono::milliseconds kAllowlistReloadInterval{1000};
-// How often running runs are judged for a stall (hang_monitor.h). Judging is a few comparisons
-// per run (its /proc sampling is at most once a second, HangMonitor::kProcessSamplePeriodSeconds);
-// a quarter second keeps the flag within StallRule::minSeconds + about half a second of the last
-// progress, where a 1 s period cost up to a second more (bench/scale: 1.5-1.96 s after the 8 s
-// threshold at 32 x 8).
-constexpr std::chrono::milliseconds kHangCheckInterval{250};
+// How long a TCP peer has to finish its ZeroMQ (CURVE) handshake before the agent closes the
+// connection (ZMQ_HANDSHAKE_IVL; libzmq's default is 30 s). A client's handshake takes a round
+// trip or two; a peer that connects and says nothing holds a descriptor only this long.
+constexpr int kHandshakeTimeoutMs = 5000;
+// The descriptor limit the agent raises its soft limit to (at most the hard limit): connections,
+// run logs and sockets each take one, and a shortage must not reach the runs' liveness checks.
+constexpr rlim_t kWantedDescriptors = 65536;
 // How long a re-bind after a revocation retries while libzmq releases the old listener.
 constexpr std::chrono::seconds kRebindTimeout{5};
 
@@ -76,6 +81,58 @@ void logLine(const char* level, const std::string& text) {
   std::fprintf(stderr, "ringside-agent %s: %s\n", level, text.c_str());
 }
 
+namespace {
+
+// The agent's soft descriptor limit raised towards kWantedDescriptors, within the hard limit
+// (getrlimit(2)); logged when it stays low.
+void raiseDescriptorLimit() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) return;
+  const rlim_t wanted = limit.rlim_max == RLIM_INFINITY ? kWantedDescriptors
+                                                         : std::min(limit.rlim_max, kWantedDescriptors);
+  if (limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < wanted) {
+    limit.rlim_cur = wanted;
+    (void)::setrlimit(RLIMIT_NOFILE, &limit);
+    (void)::getrlimit(RLIMIT_NOFILE, &limit);
+  }
+  if (limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < 4096) {
+    logLine("warning", "only " + std::to_string(limit.rlim_cur) +
+                           " file descriptors (the hard limit): many client connections can "
+                           "exhaust them; raise it (LimitNOFILE= in the service, ulimit -Hn)");
+  }
+}
+
+// Holds the state directory's lock file (flock(2), released when the agent's process ends, also
+// by kill -9): the descriptor, or FailedPrecondition naming the agent that holds it.
+Result<int> lockStateDirectory(const std::string& stateDir) {
+  const std::string path = stateDir + "/agent.lock";
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    return Status::internal("cannot open " + path + ": " + std::strerror(errno));
+  }
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const int error = errno;
+    char holder[32] = {};
+    (void)::pread(fd, holder, sizeof holder - 1, 0);
+    ::close(fd);
+    if (error != EWOULDBLOCK) {
+      return Status::internal("cannot lock " + path + ": " + std::strerror(error));
+    }
+    std::string pid(holder);
+    while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
+    return Status::failedPrecondition(
+        "another ringside-agent" + (pid.empty() ? std::string() : " (pid " + pid + ")") +
+        " is running on the state directory " + stateDir +
+        ": two agents on one directory would both adopt and end the same runs. Stop it first, "
+        "or give this agent its own --state-dir");
+  }
+  const std::string pid = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(fd, 0) == 0) (void)::pwrite(fd, pid.data(), pid.size(), 0);
+  return fd;
+}
+
+}  // namespace
+
 Status setLogLevel(const std::string& level) {
   if (level != "error" && level != "warning" && level != "info" && level != "debug") {
     return Status::invalidArgument("unknown log level '" + level +
@@ -102,6 +159,7 @@ Status Agent::Impl::bindServerSockets(const std::string& control, const std::str
       this->events = zmq::socket_t(context, zmq::socket_type::pub);
       for (zmq::socket_t* socket : {&this->control, &this->events}) {
         socket->set(zmq::sockopt::linger, 0);
+        socket->set(zmq::sockopt::handshake_ivl, kHandshakeTimeoutMs);
         socket->set(zmq::sockopt::maxmsgsize, protocol::kTransportMaxMessageBytes);
         RINGSIDE_RETURN_IF_ERROR(config.insecure ? curve::configureInsecureServer(*socket)
                                                  : curve::configureServer(*socket, keys));
@@ -225,6 +283,7 @@ Agent::~Agent() {
   impl_->ranks.close();
   impl_->remoteRanks.close();
   if (impl_->zap) impl_->zap->stop();
+  if (impl_->stateLockFd >= 0) ::close(impl_->stateLockFd);  // another agent may start now
 }
 
 std::string Agent::controlEndpoint() const { return impl_->controlEndpoint; }
@@ -243,6 +302,10 @@ Status Agent::start() {
   }
   // Created 0700 when missing; an existing one is checked, never chmod-ed (private_dir.h).
   RINGSIDE_RETURN_IF_ERROR(preparePrivateDirectory(c.stateDir, "--state-dir"));
+  auto lock = lockStateDirectory(c.stateDir);
+  if (!lock.isOk()) return lock.status();
+  d.stateLockFd = *lock;
+  raiseDescriptorLimit();
   RINGSIDE_RETURN_IF_ERROR(preparePrivateDirectory(c.runtimeDir, "--runtime-dir"));
   auto keys = curve::loadOrCreateKeyPair(c.stateDir, "agent");
   if (!keys.isOk()) return keys.status();
@@ -302,11 +365,17 @@ Status Agent::start() {
     d.rankEndpoint = "ipc://" + c.runtimeDir + "/ranks.sock";
     d.ranks.set(zmq::sockopt::linger, 0);
     d.ranks.set(zmq::sockopt::rcvhwm, 100000);
+    d.ranks.set(zmq::sockopt::maxmsgsize, protocol::kTransportMaxMessageBytes);
+    if (!c.insecure) {
+      // Each run's ranks connect with the run's own key (RunManagerOptions::curveRankEndpoint).
+      RINGSIDE_RETURN_IF_ERROR(curve::configureServer(d.ranks, d.keys, curve::kRankZapDomain));
+    }
     d.ranks.bind(d.rankEndpoint);
     if (!c.insecure) {
       RINGSIDE_RETURN_IF_ERROR(
           curve::configureServer(d.remoteRanks, d.keys, curve::kRankZapDomain));
       d.remoteRanks.set(zmq::sockopt::linger, 0);
+      d.remoteRanks.set(zmq::sockopt::handshake_ivl, kHandshakeTimeoutMs);
       d.remoteRanks.set(zmq::sockopt::rcvhwm, 100000);
       d.remoteRanks.set(zmq::sockopt::maxmsgsize, protocol::kTransportMaxMessageBytes);
       const int rankPort = c.rankPort >= 0      ? c.rankPort
@@ -327,6 +396,7 @@ Status Agent::start() {
   runOptions.trainerPath = c.trainerPath;
   runOptions.pythonPackageDir = c.pythonPackageDir;
   runOptions.rankEndpoint = d.rankEndpoint;
+  runOptions.curveRankEndpoint = !c.insecure;
   runOptions.defaultGraceSeconds = c.stopGraceS;
   runOptions.mpirunArgs.insert(runOptions.mpirunArgs.end(), c.mpirunArgs.begin(),
                                c.mpirunArgs.end());

@@ -40,6 +40,16 @@ double wallSeconds();
 // "debug") is less severe than the one setLogLevel() chose. Thread-safe.
 void logLine(const char* level, const std::string& text);
 
+// How often running runs are judged for a stall (hang_monitor.h). Judging is a few comparisons
+// per run (its /proc sampling is at most once a second, HangMonitor::kProcessSamplePeriodSeconds);
+// a quarter second keeps the flag within StallRule::minSeconds + about half a second of the last
+// progress, where a 1 s period cost up to a second more (bench/scale: 1.5-1.96 s after the 8 s
+// threshold at 32 x 8).
+inline constexpr std::chrono::milliseconds kHangCheckInterval{250};
+// A gap between two hang checks longer than this (s) is time the agent did not run (its loop
+// wakes every kPollInterval, 100 ms): it is excluded from every hang timeout (checkHangs).
+inline constexpr double kAgentPauseSeconds = 2.0;
+
 struct Agent::Impl {
   AgentConfig config;
   zmq::context_t context;
@@ -64,6 +74,9 @@ struct Agent::Impl {
   std::string telemetryJournalError;  // the last append error reported (reported once per change)
   v1::NodeInfo node;
   bool draining = false;
+  // The state directory's lock (agent.lock, flock), held for the agent's life: a second agent
+  // on the same directory is refused. -1 before start().
+  int stateLockFd = -1;
   std::map<std::string, LogTailer> tailers;  // per active run
   // Trainer runs this agent adopted while they were active: an earlier agent was away for part
   // of them, so their ranks may have ended with metrics they could not send.
@@ -86,6 +99,9 @@ struct Agent::Impl {
   // The straggler verdict of each running trainer run (straggler_detector.h).
   std::map<std::string, StragglerDetector> stragglers;
   HangMonitor hangs;  // stalls and hang timeouts of the runs this agent owns
+  // CLOCK_BOOTTIME (s, counts suspend too) at the last checkHangs(); -1 before the first: a gap
+  // between two checks is time the agent did not run, excluded from every hang timeout.
+  double lastHangCheckBoot = -1.0;
   RunEtas etas;       // how long each run it owns has left, for the queue's estimates
   // The sweeps it owns (agent_sweeps.cpp); trialRunner is their view of `runs` and `journal`.
   std::unique_ptr<TrialRunner> trialRunner;
@@ -179,6 +195,9 @@ struct Agent::Impl {
   // Counts and reports (at a bounded rate; for a run that has not ended, also in its log) that the
   // journal refused `samples` samples of `runId` with `why` (Journal::appendRankMetrics).
   void refuseSamples(const std::string& runId, uint64_t samples, const Status& why);
+  // A rank message naming `runId` that came on a connection without that run's key: dropped,
+  // counted and logged at refuseSamples' bounded rate; the run's own record is not touched.
+  void refuseForeignMessage(const std::string& runId);
 
   // Feeds journaled samples to the hang monitor and publishes them as one MetricBatch.
   void publishSamples(const std::string& runId, std::vector<v1::MetricSample> samples);

@@ -4,8 +4,11 @@
 // in agent_impl.h.
 #include <zmq.h>
 
+#include <time.h>
+
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <iterator>
 #include <string>
 #include <tuple>
@@ -94,6 +97,23 @@ void Agent::Impl::appendAgentNote(const std::string& runId, const std::string& n
 }
 
 void Agent::Impl::checkHangs() {
+  // Time the agent itself did not run (SIGSTOP, a suspended machine, a frozen cgroup, a starved
+  // loop) is not silence of the ranks: their heartbeats wait in its sockets meanwhile.
+  timespec boot{};
+  ::clock_gettime(CLOCK_BOOTTIME, &boot);
+  const double bootNow = static_cast<double>(boot.tv_sec) + static_cast<double>(boot.tv_nsec) * 1e-9;
+  if (lastHangCheckBoot >= 0.0 && bootNow - lastHangCheckBoot > kAgentPauseSeconds) {
+    const double paused = bootNow - lastHangCheckBoot -
+                         std::chrono::duration<double>(kHangCheckInterval).count();
+    char text[160];
+    std::snprintf(text, sizeof text,
+                  "the agent did not run for %.1f s (stopped, suspended or starved): that time "
+                  "counts toward no run's hang timeout",
+                  paused);
+    logLine("warning", text);
+    hangs.excludePause(paused);
+  }
+  lastHangCheckBoot = bootNow;
   for (const HangMonitor::Action& action :
        hangs.poll(runs->runs(/*includeEnded=*/false), node.hostname(), wallSeconds())) {
     switch (action.kind) {
@@ -183,12 +203,13 @@ void Agent::Impl::ingestRankMessages(const std::vector<zmq::message_t>& messages
     const std::string& runId = decoded->has_rank_heartbeat() ? decoded->rank_heartbeat().run_id()
                                : decoded->has_run_params()   ? decoded->run_params().run_id()
                                                              : decoded->rank_metrics().run_id();
-    if (remote) {
+    // Every rank socket but --insecure's plaintext ipc:// one is CURVE with per-run keys: a
+    // message counts only for the run whose key its connection was made with.
+    if (remote || !config.insecure) {
       const char* userId = zmq_msg_gets(const_cast<zmq_msg_t*>(message.handle()), "User-Id");
       const std::string runKey = runs->runPublicKey(runId);
       if (userId == nullptr || runKey.empty() || runKey != userId) {
-        logLine("warning",
-                "dropped rank metrics for run " + runId + " sent with another run's key");
+        refuseForeignMessage(runId);
         continue;
       }
     }

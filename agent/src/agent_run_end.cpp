@@ -80,4 +80,15 @@ void Agent::Impl::refuseSamples(const std::string& runId, uint64_t samples, cons
   }
 }
 
+void Agent::Impl::refuseForeignMessage(const std::string& runId) {
+  // Kind: past every Status::Code, so that these are reported apart from the journal's refusals.
+  constexpr int kForeignKeyKind = 1000;
+  auto report = refusedSamples.add(
+      runId, kForeignKeyKind, 1,
+      "sent on a connection not made with that run's key: a rank writes to its own run only "
+      "(its RINGSIDE_RUN_ID and the keys the agent gave it)",
+      steadySeconds(), "message");
+  if (report) logLine("warning", report->text);
+}
+
 }  // namespace ringside::agent

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -133,6 +134,14 @@ void HangMonitor::sampleProcesses(const std::string& runId, Watched& run, double
     }
   }
   run.detector.onProcesses(views, now);
+}
+
+void HangMonitor::excludePause(double seconds) {
+  if (!std::isfinite(seconds) || seconds <= 0.0) return;
+  for (auto& [runId, watched] : runs_) {
+    watched.detector.excludePause(seconds);
+    if (watched.lastProcessSample >= 0.0) watched.lastProcessSample += seconds;
+  }
 }
 
 std::vector<HangMonitor::Action> HangMonitor::poll(const std::vector<v1::RunInfo>& runs,

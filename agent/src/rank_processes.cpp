@@ -112,7 +112,9 @@ ScanCache& scanCache() {
 // The rank a process is, from its environ, or nullopt.
 std::optional<RankProcess> parseRank(const std::string& environ, pid_t pid) {
   const std::string idPrefix = std::string(protocol::kRunIdEnv) + "=";
-  const std::string keyPrefix = std::string(protocol::kRunPublicKeyEnv) + "=";
+  // A multi-node run's ranks push to the owner's tcp:// rank endpoint; a one-node run's to the
+  // ipc:// one (both carry a run key unless the agent runs --insecure).
+  const std::string endpointPrefix = std::string(protocol::kAgentEndpointEnv) + "=tcp://";
   const std::string reservationPrefix = std::string(protocol::kReservationIdEnv) + "=";
   RankProcess rank;
   bool hasRank = false;
@@ -125,7 +127,7 @@ std::optional<RankProcess> parseRank(const std::string& environ, pid_t pid) {
     } else if (var.starts_with("OMPI_COMM_WORLD_RANK=") || var.starts_with("PMIX_RANK=")) {
       hasRank = true;
       rank.rank = std::atoi(std::string(var.substr(var.find('=') + 1)).c_str());
-    } else if (var.starts_with(keyPrefix)) {
+    } else if (var.starts_with(endpointPrefix)) {
       rank.multiNode = true;
     } else if (var.starts_with(reservationPrefix)) {
       rank.reservationId = std::string(var.substr(reservationPrefix.size()));

@@ -3,11 +3,14 @@
 #include "ringside/agent/run_manager.h"
 #include "ringside/common/run_spec_limits.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -58,18 +61,45 @@ double steadySeconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-bool procStat(pid_t pid, int64_t* startTicks, char* state) {
-  const std::string stat = readFile("/proc/" + std::to_string(pid) + "/stat");
-  const size_t close = stat.rfind(')');
-  if (close == std::string::npos) return false;
-  std::istringstream fields(stat.substr(close + 2));
+std::optional<std::string> readSmallFile(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  std::string text;
+  char buffer[4096];
+  while (true) {
+    const ssize_t got = ::read(fd, buffer, sizeof buffer);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      const int error = errno;
+      ::close(fd);
+      errno = error;
+      return std::nullopt;
+    }
+    if (got == 0) break;
+    text.append(buffer, static_cast<size_t>(got));
+  }
+  ::close(fd);
+  return text;
+}
+
+ProcessLook procStat(pid_t pid, int64_t* startTicks, char* state) {
+  const std::optional<std::string> stat = readSmallFile("/proc/" + std::to_string(pid) + "/stat");
+  if (!stat) {
+    if (errno == ENOENT || errno == ESRCH) return ProcessLook::kGone;
+    // Out of descriptors or memory: kill(2) needs neither and knows whether the pid exists.
+    if (::kill(pid, 0) != 0 && errno == ESRCH) return ProcessLook::kGone;
+    return ProcessLook::kUnknown;
+  }
+  const size_t close = stat->rfind(')');
+  if (close == std::string::npos || close + 2 >= stat->size()) return ProcessLook::kUnknown;
+  std::istringstream fields(stat->substr(close + 2));
   std::string field;
   fields >> *state;
   // After the state (field 3) come fields 4..; starttime is field 22.
   for (int i = 4; i <= 22 && fields >> field; ++i) {
-    if (i == 22) *startTicks = std::stoll(field);
+    if (i == 22) *startTicks = std::strtoll(field.c_str(), nullptr, 10);
   }
-  return true;
+  return ProcessLook::kFound;
 }
 
 }  // namespace run_manager_detail
@@ -78,7 +108,9 @@ using run_manager_detail::kDispatchedFile;
 using run_manager_detail::kExitStatusFile;
 using run_manager_detail::kRunKeyFile;
 using run_manager_detail::kStderrFile;
+using run_manager_detail::ProcessLook;
 using run_manager_detail::procStat;
+using run_manager_detail::readSmallFile;
 using run_manager_detail::steadySeconds;
 using run_manager_detail::wallSeconds;
 
@@ -138,8 +170,8 @@ uint32_t RunManager::localRanks(const v1::RunSpec& spec) const {
 }
 
 void RunManager::loadRunKey(Tracked& run) {
-  // None for a one-node run (or a run directory that lost it: its remote ranks' metrics are then
-  // refused, and counted as dropped by them).
+  // None for a run of an --insecure agent (or a run directory that lost it: its ranks' metrics are
+  // then refused, and counted as dropped by them).
   auto keys = curve::readKeyPairFromSecretFile(
       (fs::path(runDir(run.info.run_id())) / kRunKeyFile).string());
   if (!keys.isOk()) return;
@@ -282,14 +314,28 @@ std::vector<pid_t> RunManager::rankPids(const std::string& runId) const {
   return pids;
 }
 
-bool RunManager::shimAlive(const RunProcessIds& ids) const {
-  if (ids.shimPid <= 0) return false;
+void RunManager::noteUnreadable(Tracked& run, const std::string& what) {
+  if (run.unreadableNoted) return;
+  run.unreadableNoted = true;
+  logLine("warning", "run " + run.info.run_id() + ": cannot read " + what +
+                         "; the run is left as it is and looked at again at the next poll");
+}
+
+namespace {
+
+// The agent's shim of a run (the launcher, mpirun's parent): found running, gone (or its pid
+// reused), or unknown for now.
+ProcessLook shimLook(const RunProcessIds& ids) {
+  if (ids.shimPid <= 0) return ProcessLook::kGone;
   int64_t ticks = 0;
   char state = 0;
-  if (!procStat(ids.shimPid, &ticks, &state)) return false;
-  if (ids.shimStartTicks != 0 && ticks != ids.shimStartTicks) return false;  // pid reused
-  return state != 'Z' && state != 'X';
+  const ProcessLook look = procStat(ids.shimPid, &ticks, &state);
+  if (look != ProcessLook::kFound) return look;
+  if (ids.shimStartTicks != 0 && ticks != ids.shimStartTicks) return ProcessLook::kGone;  // reused
+  return state == 'Z' || state == 'X' ? ProcessLook::kGone : ProcessLook::kFound;
 }
+
+}  // namespace
 
 void RunManager::finish(Tracked& run, int exitCode, bool statusKnown) {
   queueDirty_ = true;  // its slots are free: the queue moves at the next dispatch
@@ -334,22 +380,35 @@ void RunManager::poll() {
   }
   for (auto& [id, run] : runs_) {
     if (isEnded(run.info.state()) || run.info.state() == v1::QUEUED) continue;
-    const fs::path statusPath = fs::path(runDir(id)) / kExitStatusFile;
-    std::error_code ec;
-    const bool alive = shimAlive(run.ids);
-    if (fs::exists(statusPath, ec)) {
-      finish(run, std::atoi(readFile(statusPath).c_str()), true);
+    // Looked at before the status file: the shim writes its status, then exits.
+    const ProcessLook shim = shimLook(run.ids);
+    const std::string statusPath = (fs::path(runDir(id)) / kExitStatusFile).string();
+    const std::optional<std::string> status = readSmallFile(statusPath);
+    if (!status && errno != ENOENT) {
+      // Out of descriptors (a flood of connections), say: the run is not judged from this.
+      noteUnreadable(run, "its exit status file: " + std::string(std::strerror(errno)));
       continue;
     }
-    if (!alive) {
+    if (status) {
+      finish(run, std::atoi(status->c_str()), true);
+      continue;
+    }
+    if (shim == ProcessLook::kUnknown) {
+      noteUnreadable(run, "its launcher process in /proc: " + std::string(std::strerror(errno)));
+      continue;
+    }
+    if (shim == ProcessLook::kGone) {
       // The shim writes the status before it exits: look once more, then it was killed.
-      if (fs::exists(statusPath, ec)) {
-        finish(run, std::atoi(readFile(statusPath).c_str()), true);
+      const std::optional<std::string> last = readSmallFile(statusPath);
+      if (!last && errno != ENOENT) continue;  // unreadable now: judged at the next poll
+      if (last) {
+        finish(run, std::atoi(last->c_str()), true);
       } else {
         finish(run, -1, false);
       }
       continue;
     }
+    run.unreadableNoted = false;
     if (run.info.state() == v1::STARTING && !rankPids(id).empty()) {
       setState(run, v1::RUNNING, "");
     }

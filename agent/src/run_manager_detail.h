@@ -6,6 +6,8 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <optional>
+#include <string>
 
 namespace ringside::agent::run_manager_detail {
 
@@ -25,8 +27,24 @@ double wallSeconds();
 // Seconds of the steady clock, for deadlines and the age of a rank scan.
 double steadySeconds();
 
+// What a look at a process in /proc found.
+enum class ProcessLook {
+  kFound,    // *startTicks and *state are set
+  kGone,     // no such process: /proc/<pid> does not exist, or kill(pid, 0) says ESRCH
+  kUnknown,  // it could not be read (EMFILE, ENFILE, ENOMEM: the agent is out of descriptors or
+             // memory, or /proc is not there): never a verdict on the process; ask again later
+};
+
 // Field 22 (starttime, clock ticks since boot) and the state letter of /proc/<pid>/stat.
-// False when the process does not exist (the file cannot be read).
-bool procStat(pid_t pid, int64_t* startTicks, char* state);
+ProcessLook procStat(pid_t pid, int64_t* startTicks, char* state);
+
+// A small file's whole text, or nullopt with errno set when it cannot be opened or read (an
+// absent file and a descriptor shortage are told apart by errno: ENOENT, EMFILE ...).
+std::optional<std::string> readSmallFile(const std::string& path);
 
 }  // namespace ringside::agent::run_manager_detail
+
+namespace ringside::agent {
+// The agent's log (agent.cpp): "ringside-agent <level>: <text>" on stderr.
+void logLine(const char* level, const std::string& text);
+}  // namespace ringside::agent

@@ -445,18 +445,22 @@ Status RunManager::spawn(Tracked& run, const std::vector<std::string>& argv,
     for (uint32_t gpu : ownGpus) placed->add_gpus(gpu);
   }
   std::vector<std::string> env = {std::string(protocol::kRunIdEnv) + "=" + run.info.run_id()};
+  // The run's own keypair: the agent's rank endpoints take a message for this run only from a
+  // connection made with it (a rank cannot write into another run).
+  const bool withKeys = multiNode || options_.curveRankEndpoint;
   curve::KeyPair runKeys;
-  if (multiNode) {
+  if (withKeys) {
     auto keys = curve::generateKeyPair();
     if (!keys.isOk()) return keys.status();
     runKeys = *keys;
     run.runPublicKey = runKeys.publicKey;
-    env.push_back(std::string(protocol::kAgentEndpointEnv) + "=" + options_.rankTcpEndpoint);
+  }
+  env.push_back(std::string(protocol::kAgentEndpointEnv) + "=" +
+                (multiNode ? options_.rankTcpEndpoint : options_.rankEndpoint));
+  if (withKeys) {
     env.push_back(std::string(protocol::kAgentPublicKeyEnv) + "=" + options_.agentPublicKey);
     env.push_back(std::string(protocol::kRunPublicKeyEnv) + "=" + runKeys.publicKey);
     env.push_back(std::string(protocol::kRunSecretKeyEnv) + "=" + runKeys.secretKey);
-  } else {
-    env.push_back(std::string(protocol::kAgentEndpointEnv) + "=" + options_.rankEndpoint);
   }
   if (spec.has_python()) {
     // torch.distributed's rendezvous (env://): rank 0's TCP store on the owner node, at the
@@ -513,7 +517,7 @@ Status RunManager::spawn(Tracked& run, const std::vector<std::string>& argv,
     std::ofstream(fs::path(dir) / kSpecFile)
         << trainerConfigToJson(spec.trainer().config(), /*multiline=*/true) << "\n";
   }
-  if (multiNode) {
+  if (withKeys) {
     RINGSIDE_RETURN_IF_ERROR(
         writeFileAtomic((fs::path(dir) / kRunKeyFile).string(), runKeys.secretKey + "\n", 0600));
     if (options_.runKeys != nullptr) {
@@ -572,8 +576,11 @@ Status RunManager::spawn(Tracked& run, const std::vector<std::string>& argv,
       _exit(126);
     }
     for (const std::string& entry : env) putenv(const_cast<char*>(entry.c_str()));
-    // Close inherited descriptors (agent sockets, database) above stderr.
-    for (int fd = 3; fd < 1024; ++fd) close(fd);
+    // Close inherited descriptors (agent sockets, database) above stderr: all of them, also
+    // above 1024 (the agent raises its descriptor limit, agent.cpp). close_range(2), Linux 5.9.
+    if (::close_range(3, ~0U, 0) != 0) {
+      for (int fd = 3; fd < 65536; ++fd) close(fd);
+    }
     execl("/bin/sh", "sh", "-c", script.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }

@@ -1,18 +1,28 @@
 #include "ringside/agent/sample_refusals.h"
 
+#include <algorithm>
 #include <climits>
+
+#include "ringside/common/protocol_limits.h"
 
 namespace ringside::agent {
 
 std::optional<SampleRefusals::Report> SampleRefusals::add(const std::string& runId, int kind,
                                                           uint64_t samples,
-                                                          const std::string& reason, double now) {
-  Key key{runId, kind};
+                                                          const std::string& reason, double now,
+                                                          const char* unit) {
+  const bool isRunId =
+      !runId.empty() && runId.size() <= kMaxRunIdBytes &&
+      std::none_of(runId.begin(), runId.end(), [](char c) {
+        return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+      });
+  Key key{isRunId ? runId : std::string(), kind};
   if (!runs_.contains(key) && runs_.size() >= kMaxRuns) key.first.clear();
   Run& run = runs_[key];
   run.total += samples;
   run.unreported += samples;
   run.lastReason = reason;
+  run.unit = unit;
   total_ += samples;
   if (run.reported && now - run.lastReport < kReportIntervalSeconds) return std::nullopt;
   return reportOf(key, run, now);
@@ -41,7 +51,7 @@ SampleRefusals::Report SampleRefusals::reportOf(const Key& key, Run& run, double
   const std::string& runId = key.first;
   Report report;
   report.runId = runId;
-  report.text = "refused " + std::to_string(run.unreported) + " metric sample" +
+  report.text = "refused " + std::to_string(run.unreported) + " " + run.unit +
                 (run.unreported == 1 ? "" : "s") + " for " +
                 (runId.empty() ? std::string("other runs") : "run " + runId) + " (" +
                 std::to_string(run.total) + " so far): " + run.lastReason;

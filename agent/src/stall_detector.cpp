@@ -136,6 +136,15 @@ std::string StallDetector::rankName(int rank) const {
   return text;
 }
 
+void StallDetector::excludePause(double seconds) {
+  if (!std::isfinite(seconds) || seconds <= 0.0) return;
+  lastProgress_ += seconds;
+  for (Rank& rank : ranks_) {
+    if (rank.lastHeard >= 0.0) rank.lastHeard += seconds;
+    if (rank.lastHeartbeat >= 0.0) rank.lastHeartbeat += seconds;
+  }
+}
+
 void StallDetector::progressed(double now) {
   const double gap = now - lastProgress_;
   if (gap > 0.0) {

@@ -189,12 +189,14 @@ TEST(RankProcessesTest, FindsRanksOfEveryRunWithTheirGpus) {
   using namespace std::string_literals;
   process("100",
           "PATH=/bin\0RINGSIDE_RUN_ID=r1\0OMPI_COMM_WORLD_RANK=1\0"
-          "CUDA_VISIBLE_DEVICES=2,3\0"s);
+          "CUDA_VISIBLE_DEVICES=2,3\0RINGSIDE_AGENT_ENDPOINT=ipc:///run/x/ranks.sock\0"
+          "RINGSIDE_RUN_PUBLIC_KEY=k1\0"s);  // a one-node run: ipc://, with its own key
   process("101", "RINGSIDE_RUN_ID=r1\0"s);      // mpirun: no rank
   process("102", "OMPI_COMM_WORLD_RANK=0\0"s);  // not a Ringside run
   process("103",
           "PMIX_RANK=4\0RINGSIDE_RUN_ID=r2\0CUDA_VISIBLE_DEVICES=GPU-abc\0"
-          "RINGSIDE_RUN_PUBLIC_KEY=k\0RINGSIDE_RESERVATION_ID=hold-2\0"s);
+          "RINGSIDE_AGENT_ENDPOINT=tcp://node-a:47602\0RINGSIDE_RUN_PUBLIC_KEY=k\0"
+          "RINGSIDE_RESERVATION_ID=hold-2\0"s);
   std::filesystem::create_directories(dir.path() + "/self");
   auto ranks = scanRankProcesses(dir.path());
   std::sort(ranks.begin(), ranks.end(),

@@ -85,9 +85,14 @@ class RunEndTest : public AgentProcessTest {
     ASSERT_TRUE(socket.send(zmq::buffer(protocol::encodeEnvelope(envelope))));
   }
 
-  zmq::socket_t ranksSocket() {
+  // A connection to the agent's ipc:// rank socket as a rank of `runId` makes it: with the run's
+  // own CURVE key, from its run directory (the agent takes a run's messages only with its key).
+  zmq::socket_t ranksSocket(const std::string& runId) {
     zmq::socket_t socket(context_, zmq::socket_type::push);
     socket.set(zmq::sockopt::linger, 1000);
+    auto keys = curve::readKeyPairFromSecretFile(state_ + "/runs/" + runId + "/rank.key_secret");
+    EXPECT_TRUE(keys.isOk()) << keys.status().toString();
+    if (keys.isOk()) EXPECT_TRUE(curve::configureClient(socket, *keys, agentKey_).isOk());
     socket.connect("ipc://" + state_ + "/run/ranks.sock");
     return socket;
   }
@@ -109,7 +114,7 @@ TEST_F(RunEndTest, EndedRunsJournalStillTookSamplesOnTheRanksSocket) {
   const v1::RunInfo launched = launchSleep(2, 4);
   waitForState(launched.run_id(), {v1::RUNNING});
   const std::string runId = launched.run_id();
-  zmq::socket_t during = ranksSocket();
+  zmq::socket_t during = ranksSocket(runId);
   push(during, batch(runId, 5, 1, {{1, 0.5}}));  // no rank 5 in a 2-rank run
   push(during, batch(runId, 1, 1,
                      {{3, std::nan("")},              // a NaN loss is a value
@@ -125,7 +130,7 @@ TEST_F(RunEndTest, EndedRunsJournalStillTookSamplesOnTheRanksSocket) {
   ASSERT_EQ(run.state(), v1::COMPLETED) << run.reason();
   // After the end: on the connection opened during the run, and on a new one.
   push(during, batch(runId, 0, 2, {{4, 0.5}}));
-  zmq::socket_t after = ranksSocket();
+  zmq::socket_t after = ranksSocket(runId);
   push(after, batch(runId, 1, 2, {{4, 0.5}}));
   EXPECT_TRUE(agentLogs("has ended (COMPLETED): the journal takes no more samples for it"))
       << agent_->errors();

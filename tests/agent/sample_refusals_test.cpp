@@ -49,5 +49,20 @@ TEST(SampleRefusalsTest, MadeUpRunIdsAreCountedTogetherPastTheBound) {
   EXPECT_NE(report->text.find("for other runs (5001 so far)"), std::string::npos) << report->text;
 }
 
+// Twenty run ids of 15 MiB from a hostile sender were kept as keys and written to the log.
+// A run id that is no run id is counted under "other runs", and its text goes nowhere.
+TEST(SampleRefusalsTest, RunIdsOverTheBoundAreNeitherKeptNorLogged) {
+  SampleRefusals refusals;
+  const std::string huge(15u << 20, 'x');
+  auto report = refusals.add(huge, 1000, 1, "sent with another run's key", 1.0, "message");
+  ASSERT_TRUE(report);
+  EXPECT_EQ(report->runId, "");
+  EXPECT_LT(report->text.size(), 300u);
+  EXPECT_EQ(report->text.rfind("refused 1 message for other runs (1 so far)", 0), 0u)
+      << report->text;
+  (void)refusals.add(std::string("r1\nfake log line"), 1000, 1, "why", 2.0, "message");
+  EXPECT_EQ(refusals.refused(""), 2u);
+}
+
 }  // namespace
 }  // namespace ringside::agent

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "ringside/common/run_limits.h"
 #include "ringside/common/utf8.h"
 
@@ -73,6 +75,26 @@ TEST(StallDetectorTest, ProgressClearsTheVerdict) {
   EXPECT_TRUE(d.evaluate(20.0));
   healthy(d, 20.0, 21.0, &step);
   EXPECT_FALSE(d.evaluate(21.5));
+}
+
+// The agent stopped for 30 s (SIGSTOP, a suspend): that time is excluded, so a run whose ranks
+// were heard just before is not stalled after it, and the clock of silence starts again from
+// where it was.
+TEST(StallDetectorTest, TimeTheAgentDidNotRunIsExcluded) {
+  StallDetector d({"a", "a"}, true, 0.0);
+  int64_t step = 0;
+  healthy(d, 0.0, 5.0, &step);  // last progress: rank 0 at t = 4
+  EXPECT_TRUE(d.evaluate(35.0)) << "without the exclusion, 31 s of quiet is a stall";
+  d.excludePause(30.0);
+  EXPECT_FALSE(d.evaluate(35.0));
+  EXPECT_NEAR(d.secondsWithoutProgress(35.0), 1.0, 1e-9);
+  const auto verdict = d.evaluate(44.0);  // 10 s of quiet of the agent's own time
+  ASSERT_TRUE(verdict);
+  EXPECT_NE(verdict->summary().find("no progress for 10 s"), std::string::npos)
+      << verdict->summary();
+  d.excludePause(-5.0);  // ignored, as is a non-finite value
+  d.excludePause(std::nan(""));
+  EXPECT_NEAR(d.secondsWithoutProgress(44.0), 10.0, 1e-9);
 }
 
 TEST(StallDetectorTest, ThresholdGrowsWithTheMedianStepTime) {

@@ -55,6 +55,27 @@ void checkRun(const v1::RunInfo& run) {
   check(validateRunParams(run.params()).isOk());
 }
 
+void checkSweep(const v1::SweepInfo& sweep) {
+  check(sweep.sweep_id().size() <= kMaxRunIdBytes);
+  check(sweep.reason().size() <= kMaxRunReasonBytes);
+  check(sweep.spec().name().size() <= kMaxRunNameBytes);
+  check(sweep.spec().metric().size() <= kMaxRunNameBytes);
+  if (sweep.spec().has_base()) check(validateRunSpecLimits(sweep.spec().base()).isOk());
+  check(sweep.spec().parameters_size() <= 64);
+  for (const v1::SweepParameter& parameter : sweep.spec().parameters()) {
+    check(parameter.name().size() <= kMaxRunNameBytes);
+    check(parameter.values().values_size() <= 1000);
+  }
+  check(sweep.trials_size() <= gui::kMaxSweepTrialsShown);
+  for (const v1::SweepTrial& trial : sweep.trials()) {
+    check(trial.reason().size() <= kMaxRunReasonBytes);
+    check(trial.run_id().empty() || isValidRunId(trial.run_id()));
+    check(trial.earlier_run_ids_size() <= 1000 && trial.rungs_size() <= 64);
+    check(validateRunParams(trial.params()).isOk());
+  }
+  check(sweep.best_trial() < sweep.trials_size());
+}
+
 void checkNode(const v1::NodeInfo& node) {
   check(node.hostname().size() <= kMaxHostNameBytes);
   check(node.cpu_model().size() <= kMaxNodeTextBytes && node.os().size() <= kMaxNodeTextBytes);
@@ -154,6 +175,19 @@ void checkBounded(const v1::Envelope& envelope, AgentChannel channel) {
     case v1::Envelope::kLogBatch:
       check(channel == AgentChannel::kEvent && isValidRunId(envelope.log_batch().run_id()));
       checkLines(envelope.log_batch().lines());
+      return;
+    case v1::Envelope::kLaunchSweepReply:
+      checkSweep(envelope.launch_sweep_reply().sweep());
+      return;
+    case v1::Envelope::kControlSweepReply:
+      checkSweep(envelope.control_sweep_reply().sweep());
+      return;
+    case v1::Envelope::kListSweepsReply:
+      check(envelope.list_sweeps_reply().sweeps_size() <= 1000);
+      for (const v1::SweepInfo& sweep : envelope.list_sweeps_reply().sweeps()) checkSweep(sweep);
+      return;
+    case v1::Envelope::kSweepEvent:
+      checkSweep(envelope.sweep_event().sweep());
       return;
     case v1::Envelope::BODY_NOT_SET:
       check(channel == AgentChannel::kEvent);  // an ignored event

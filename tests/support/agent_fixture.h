@@ -50,9 +50,11 @@ inline std::string readFile(const std::string& path) {
 class AgentProcess {
  public:
   // `extraArgs` go after the fixture's own options (e.g. {"--launcher", "false"}).
+  // `wrapper`: a command the agent runs under (e.g. {"prlimit", "--nofile=1024:1024", "--"}).
   AgentProcess(const std::string& stateDir, const std::string& workDir,
                const std::vector<std::string>& extraArgs = {},
-               const std::string& readyName = "agent.ready.json") {
+               const std::string& readyName = "agent.ready.json",
+               const std::vector<std::string>& wrapper = {}) {
     const std::string readyFile = workDir + "/" + readyName;
     std::filesystem::remove(readyFile);
     std::vector<std::string> argv = {ringside::test::agentBin(),
@@ -73,6 +75,7 @@ class AgentProcess {
                                      "--ready-file",
                                      readyFile};
     argv.insert(argv.end(), extraArgs.begin(), extraArgs.end());
+    argv.insert(argv.begin(), wrapper.begin(), wrapper.end());
     process_ = std::make_unique<ChildProcess>(argv, workDir, kEnv);
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
     while (std::chrono::steady_clock::now() < deadline) {
@@ -95,6 +98,7 @@ class AgentProcess {
     ::kill(process_->pid(), SIGKILL);
     process_->wait(10);
   }
+  pid_t pid() const { return process_->pid(); }
   const std::string& control() const { return control_; }
   std::string errors() const { return process_->errorSoFar(); }
   const std::string& events() const { return events_; }
@@ -121,12 +125,15 @@ class AgentProcessTest : public ::testing::Test {
                                    dir_.path(), 30);
     ASSERT_EQ(key.exitCode, 0) << key.err;
     agentKey_ = key.out.substr(0, curve::kKeyTextLength);
-    agent_ = std::make_unique<AgentProcess>(state_, dir_.path(), agentArgs());
+    agent_ = std::make_unique<AgentProcess>(state_, dir_.path(), agentArgs(), "agent.ready.json",
+                                            agentWrapper());
     connect();
   }
 
   // Options a test suite adds to the agent's command line.
   virtual std::vector<std::string> agentArgs() const { return {}; }
+  // The command a test suite runs the agent under (AgentProcess's `wrapper`).
+  virtual std::vector<std::string> agentWrapper() const { return {}; }
 
   void connect() {
     dealer_ = zmq::socket_t(context_, zmq::socket_type::dealer);

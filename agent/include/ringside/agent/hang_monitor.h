@@ -53,6 +53,12 @@ class HangMonitor {
   std::vector<Action> poll(const std::vector<v1::RunInfo>& runs, const std::string& ownerNode,
                            double now);
 
+  // The agent did not run for `seconds` (a gap in its loop: SIGSTOP, a suspended machine, a
+  // frozen cgroup): that time counts toward no run's stall or hang timeout
+  // (StallDetector::excludePause). Heartbeats the ranks sent meanwhile wait in the agent's
+  // sockets and arrive after it; they count from then.
+  void excludePause(double seconds);
+
   // The verdict now in force for a run (tests, the agent's log).
   const v1::StallVerdict* verdict(const std::string& runId) const;
 

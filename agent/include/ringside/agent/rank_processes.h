@@ -20,7 +20,7 @@ struct RankProcess {
   std::string runId;           // RINGSIDE_RUN_ID
   int rank = -1;               // OMPI_COMM_WORLD_RANK (or PMIX_RANK)
   std::vector<uint32_t> gpus;  // CUDA_VISIBLE_DEVICES, when it lists GPU indices
-  bool multiNode = false;      // a rank of a multi-node run (it has RINGSIDE_RUN_PUBLIC_KEY)
+  bool multiNode = false;      // a rank of a multi-node run (RINGSIDE_AGENT_ENDPOINT is tcp://)
   std::string reservationId;   // RINGSIDE_RESERVATION_ID: the pre-flight hold it ends here
 };
 

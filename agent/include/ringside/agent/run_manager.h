@@ -56,6 +56,10 @@ struct RunManagerOptions {
   // directory of the `ringside` package the agent ships. "" = none.
   std::string pythonPackageDir;
   std::string rankEndpoint;  // RINGSIDE_AGENT_ENDPOINT given to the ranks of a one-node run
+  // rankEndpoint is a CURVE server of the rank ZAP domain too: every run, not only a multi-node
+  // one, gets its own keypair (in runKeys while it runs), so that a message naming a run is taken
+  // only from that run's ranks. False with --insecure (plaintext everywhere) and in unit tests.
+  bool curveRankEndpoint = false;
   std::vector<std::string> mpirunArgs = {"--bind-to", "none"};  // before the spec's own options
   double defaultGraceSeconds = 30.0;  // SIGTERM -> SIGKILL when a stop names none
 
@@ -106,7 +110,8 @@ class RunManager {
   // host list (multi-node) must name this node (localNames) and reaches the other nodes through
   // mpirun's launcher, checked first (checkLauncherReaches); its ranks push metrics to
   // rankTcpEndpoint with a keypair made for the run (kept as rank.key_secret in the run
-  // directory). The run spec reaches every rank on the command line (--config-json). A trainer
+  // directory); a one-node run's ranks push to rankEndpoint, with a keypair of their own too
+  // when curveRankEndpoint. The run spec reaches every rank on the command line (--config-json). A trainer
   // job's run spec is TrainerJob.config, or the deprecated config_json of an older client
   // converted to it (trainerConfigOf); the returned RunInfo's spec carries it as `config` only.
   // Errors: InvalidArgument naming the field (no job, no argv, trainer binary missing or not
@@ -230,7 +235,10 @@ class RunManager {
     std::string hangFailure;     // failHung(): the run ends FAILED with this reason
     std::string stopReason;      // stop() with a reason: the run ends STOPPED with it
     std::vector<uint32_t> gpus;  // handed to the ranks on this node
-    std::string runPublicKey;    // multi-node runs: the ranks' CURVE key
+    std::string runPublicKey;    // the ranks' CURVE key (empty: plaintext ranks, --insecure)
+    // poll() could not read its state (out of descriptors, say) and logged so; cleared when it
+    // can again: logged once per spell, never a verdict on the run.
+    bool unreadableNoted = false;
   };
   // A stop of ranks here of a run another node owns.
   struct ForeignStop {
@@ -239,7 +247,8 @@ class RunManager {
   void setState(Tracked& run, v1::RunState state, const std::string& reason);
   void finish(Tracked& run, int exitCode, bool statusKnown);
   std::vector<pid_t> rankPids(const std::string& runId) const;
-  bool shimAlive(const RunProcessIds& ids) const;
+  // Logs once per spell that poll() could not read `what` of a run and left it as it was.
+  void noteUnreadable(Tracked& run, const std::string& what);
   bool isLocalHost(const std::string& host) const;
   uint32_t localRanks(const v1::RunSpec& spec) const;
   // The job's program and data exist here; InvalidArgument saying what is missing otherwise.

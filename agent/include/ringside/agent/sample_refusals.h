@@ -38,8 +38,13 @@ class SampleRefusals {
   // run). Returns the report to make now: the first refusal of its run and kind, or the first
   // after kReportIntervalSeconds since their last report (with what was held back since);
   // nullopt while held back.
+  // `unit`: what is counted, in the singular ("metric sample"; "message" for whole messages
+  // refused before their samples are read); an "s" makes its plural. A run id that is no run
+  // id (over kMaxRunIdBytes, or with control characters) is counted under "other runs": neither
+  // kept nor logged.
   std::optional<Report> add(const std::string& runId, int kind, uint64_t samples,
-                            const std::string& reason, double now);
+                            const std::string& reason, double now,
+                            const char* unit = "metric sample");
 
   // Reports of the refusals held back whose interval has passed by `now` (call about once a
   // second, so that the last refusals of a burst are reported too).
@@ -56,6 +61,7 @@ class SampleRefusals {
     std::string lastReason;   // of the latest refusal
     double lastReport = 0.0;  // when the last report was made; valid once reported
     bool reported = false;
+    const char* unit = "metric sample";
   };
   using Key = std::pair<std::string, int>;  // run id ("": other runs), kind
   static Report reportOf(const Key& key, Run& run, double now);

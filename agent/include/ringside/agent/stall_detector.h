@@ -75,6 +75,11 @@ class StallDetector {
   // The run's rank processes on the owner's node, sampled now (others are left as they were).
   void onProcesses(const std::vector<RankProcessView>& processes, double now);
 
+  // `seconds` of the agent's own clock in which the agent did not run (stopped, suspended, or
+  // starved for longer than its loop allows): every time the detector remembers moves forward by
+  // them, so that they count neither as silence of a rank nor toward the threshold. A verdict's
+  // `since` moves with them. Negative or non-finite values are ignored.
+  void excludePause(double seconds);
   // Seconds since the last progress, and the threshold the rule uses now.
   double secondsWithoutProgress(double now) const;
   double thresholdSeconds() const;
