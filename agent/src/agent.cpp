@@ -403,6 +403,18 @@ Status Agent::start() {
   runOptions.rankTcpEndpoint = d.rankTcpEndpoint;
   runOptions.agentPublicKey = d.keys.publicKey;
   runOptions.runKeys = &d.runKeys;
+  if (c.engine == "slurm") {
+    if (c.insecure) {
+      return Status::invalidArgument(
+          "--engine slurm needs CURVE: the ranks report from the compute nodes over the rank "
+          "endpoint; leave --insecure out");
+    }
+    d.slurm = std::make_unique<slurm::SlurmTracker>();
+    d.slurm->start();
+    runOptions.slurm = d.slurm.get();
+  } else if (c.engine != "local") {
+    return Status::invalidArgument("--engine " + c.engine + " is not an engine: use local or slurm");
+  }
   runOptions.launcher = c.launcher;
   runOptions.networkInterface = c.networkInterface;
   runOptions.localNames = {d.node.hostname(), c.listenAddress, advertiseAddress(c)};

@@ -29,6 +29,12 @@ v1::NodeInfo Agent::Impl::nodeInfo() {
   info.set_gpu_slots_used(gpuUsed);
   info.set_slots_used(node.slot_kind() == "gpu" ? gpuUsed : cpuUsed);  // version 1's count
   info.set_draining(draining);
+  info.set_engine(config.engine);
+  if (slurm) {
+    for (v1::SlurmPartition& partition : slurm->partitions()) {
+      *info.add_slurm_partitions() = std::move(partition);
+    }
+  }
   return info;
 }
 

@@ -16,6 +16,7 @@
 
 #include "ringside/agent/agent.h"
 #include "ringside/agent/hang_monitor.h"
+#include "ringside/agent/slurm/slurm_tracker.h"
 #include "ringside/agent/journal.h"
 #include "ringside/agent/log_tailer.h"
 #include "ringside/agent/nvml_probe.h"
@@ -64,6 +65,9 @@ struct Agent::Impl {
   curve::Allowlist runKeys;
   std::string controlEndpoint, eventsEndpoint, rankEndpoint, rankTcpEndpoint;
   std::unique_ptr<Journal> journal;
+  // The Slurm engine's view of Slurm (--engine slurm); nullptr for the local engine. Declared
+  // before `runs`, which uses it, so that it outlives it.
+  std::unique_ptr<slurm::SlurmTracker> slurm;
   std::unique_ptr<RunManager> runs;
   std::unique_ptr<NvmlProbe> nvml;
   GpuProbe* gpuProbe = nullptr;

@@ -1,5 +1,6 @@
 // The agent's sweeps (docs/sweeps.md): the SweepController over this node's RunManager and
 // journal, and the sweep requests on the control socket. Agent::Impl in agent_impl.h.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,21 @@ Status Agent::Impl::startSweeps() {
       return run != nullptr && isEnded(run->state());
     }
     uint32_t slotsFor(const v1::RunSpec& spec) override {
+      if (agent_.slurm) {
+        // A Slurm node: the CPUs (or GPUs) of the partition the trials go to, per node of a
+        // trial's job, so that the trials that fit the partition at once are submitted at once.
+        uint64_t total = 0;
+        for (const v1::SlurmPartition& partition : agent_.slurm->partitions()) {
+          const bool chosen = spec.slurm().partition().empty() ? partition.is_default()
+                                                               : partition.name() == spec.slurm().partition();
+          if (!chosen) continue;
+          for (const v1::SlurmNode& node : partition.nodes()) {
+            total += spec.slurm().gpus_per_node() > 0 ? node.gpus() : node.cpus();
+          }
+        }
+        const uint64_t perJobNodes = std::max<uint32_t>(1, spec.slurm().nodes());
+        return static_cast<uint32_t>(std::clamp<uint64_t>(total / perJobNodes, 1, 1u << 16));
+      }
       return agent_.runs->usesGpus(spec) ? static_cast<uint32_t>(agent_.node.gpus_size())
                                          : agent_.node.cpu_slots_total();
     }

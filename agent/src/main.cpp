@@ -123,6 +123,10 @@ int main(int argc, char** argv) {
   app.add_option("--advertise-address", config.advertiseAddress,
                  "Address other nodes reach this agent at (default: --listen, or the host name "
                  "when it is a wildcard)");
+  app.add_option("--engine", config.engine,
+                 "How this node runs runs: local (its own queue, mpirun) or slurm (a Slurm login "
+                 "node: every run is a Slurm job, submitted with sbatch; docs/slurm.md)")
+      ->check(CLI::IsMember({"local", "slurm"}));
   app.add_option("--launcher", config.launcher,
                  "How mpirun starts ranks on other nodes (Open MPI's plm_rsh_agent, e.g. "
                  "\"ssh -p 2222\"; default: ssh)");

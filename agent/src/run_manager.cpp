@@ -205,6 +205,22 @@ Result<v1::RunInfo> RunManager::stop(const std::string& runId, double graceSecon
     return Status::failedPrecondition("run " + runId + " already ended (" +
                                       v1::RunState_Name(run.info.state()) + ")");
   }
+  if (run.info.state() == v1::QUEUED && !run.slurmJobId.empty()) {
+    // A pending Slurm job: Slurm takes it off its queue; pollSlurm ends the run when it is gone.
+    if (!signalSlurm(run, nullptr)) {
+      return Status::internal("scancel of Slurm job " + run.slurmJobId +
+                              " failed: look at `squeue -j " + run.slurmJobId + "`");
+    }
+    run.stopRequested = true;
+    std::ofstream(fs::path(runDir(runId)) / "stop_requested") << wallSeconds() << "\n";
+    if (!reason.empty() && run.stopReason.empty()) {
+      run.stopReason = reason;
+      std::ofstream(fs::path(runDir(runId)) / kStopReasonFile) << reason << "\n";
+    }
+    run.info.set_reason("stop requested: Slurm job " + run.slurmJobId + " cancelled (scancel)");
+    if (onStateChange_) onStateChange_(run.info, run.ids);
+    return run.info;
+  }
   if (run.info.state() == v1::QUEUED) {
     // Nothing runs yet: the run leaves the queue, and the runs behind it move up.
     run.stopRequested = true;
@@ -226,6 +242,14 @@ Result<v1::RunInfo> RunManager::stop(const std::string& runId, double graceSecon
     std::ofstream(fs::path(runDir(runId)) / "stop_requested") << wallSeconds() << "\n";
   }
   run.killDeadline = steadySeconds() + grace;
+  if (!run.slurmJobId.empty()) {
+    (void)signalSlurm(run, "TERM");
+    run.info.set_reason("stop requested: SIGTERM sent to the ranks of Slurm job " +
+                        run.slurmJobId + " (scancel --signal=TERM), scancel after " +
+                        secondsText(grace));
+    if (onStateChange_) onStateChange_(run.info, run.ids);
+    return run.info;
+  }
   for (pid_t pid : rankPids(runId)) kill(pid, SIGTERM);
   run.info.set_reason("stop requested: SIGTERM sent to the ranks, SIGKILL after " +
                       secondsText(grace));
@@ -244,7 +268,11 @@ Status RunManager::failHung(const std::string& runId, const std::string& reason)
   std::ofstream(fs::path(runDir(runId)) / kHangFailureFile) << run.hangFailure << "\n";
   run.stopRequested = true;
   run.killDeadline = steadySeconds() + kHangStopGraceSeconds;
-  for (pid_t pid : rankPids(runId)) kill(pid, SIGTERM);
+  if (!run.slurmJobId.empty()) {
+    (void)signalSlurm(run, "TERM");
+  } else {
+    for (pid_t pid : rankPids(runId)) kill(pid, SIGTERM);
+  }
   run.info.set_reason("hang timeout: SIGTERM sent to the ranks, SIGKILL after " +
                       secondsText(kHangStopGraceSeconds));
   if (onStateChange_) onStateChange_(run.info, run.ids);
@@ -379,6 +407,10 @@ void RunManager::poll() {
     it = foreignStops_.erase(it);
   }
   for (auto& [id, run] : runs_) {
+    if (options_.slurm != nullptr) {
+      if (!isEnded(run.info.state())) pollSlurm(run);
+      continue;
+    }
     if (isEnded(run.info.state()) || run.info.state() == v1::QUEUED) continue;
     // Looked at before the status file: the shim writes its status, then exits.
     const ProcessLook shim = shimLook(run.ids);
@@ -443,6 +475,11 @@ void RunManager::adopt(const v1::RunInfo& info) {
   }
   if (run.stopRequested) run.killDeadline = steadySeconds() + options_.defaultGraceSeconds;
   loadRunKey(run);
+  if (options_.slurm != nullptr) {
+    Tracked& adopted = runs_[info.run_id()] = std::move(run);
+    adoptSlurm(adopted);
+    return;
+  }
   const bool dispatched = fs::exists(fs::path(runDir(info.run_id())) / kDispatchedFile, ec);
   Tracked& adopted = runs_[info.run_id()] = std::move(run);
   if (info.state() != v1::QUEUED || !dispatched) return;  // a queued run waits again

@@ -9,6 +9,8 @@
 #include <optional>
 #include <string>
 
+#include "ringside/proto/ringside.pb.h"
+
 namespace ringside::agent::run_manager_detail {
 
 // Files in a run directory.
@@ -37,6 +39,9 @@ enum class ProcessLook {
 
 // Field 22 (starttime, clock ticks since boot) and the state letter of /proc/<pid>/stat.
 ProcessLook procStat(pid_t pid, int64_t* startTicks, char* state);
+
+// A sweep trial's values are the run's parameters (RunInfo.params), as a script's would be.
+void copyTrialParams(v1::RunInfo& info);
 
 // A small file's whole text, or nullopt with errno set when it cannot be opened or read (an
 // absent file and a descriptor shortage are told apart by errno: ENOENT, EMFILE ...).

@@ -37,6 +37,7 @@ using run_manager_detail::kStdoutFile;
 using run_manager_detail::procStat;
 using run_manager_detail::steadySeconds;
 using run_manager_detail::wallSeconds;
+using run_manager_detail::copyTrialParams;
 
 namespace {
 
@@ -44,13 +45,6 @@ constexpr const char* kSpecFile = "spec.json";
 // Longest run spec passed on the command line (one argument may be 128 KiB on Linux).
 constexpr size_t kMaxConfigArgBytes = 64 * 1024;
 
-// A sweep trial's values are the run's parameters (RunInfo.params), as a script's would be.
-void copyTrialParams(v1::RunInfo& info) {
-  if (!info.spec().has_sweep_trial()) return;
-  for (const auto& [name, text] : info.spec().sweep_trial().params()) {
-    (*info.mutable_params())[name] = text;
-  }
-}
 
 // Single-quotes `word` for /bin/sh.
 std::string shellQuote(const std::string& word) {
@@ -279,6 +273,13 @@ Result<v1::RunInfo> RunManager::launch(const v1::RunSpec& request, uint32_t free
   v1::RunSpec spec = request;
   std::vector<std::string> argv;
   RINGSIDE_RETURN_IF_ERROR(checkJob(&spec, &argv));
+  if (options_.slurm != nullptr) return launchSlurm(std::move(spec), argv);
+  if (spec.has_slurm()) {
+    return Status::invalidArgument(
+        "the run asks for a Slurm job (slurm options) but this node's engine is local: launch it "
+        "on the agent of a Slurm login node (ringside-agent --engine slurm, docs/slurm.md), or "
+        "leave the slurm options out");
+  }
   auto worldSize = worldSizeOf(spec);
   if (!worldSize.isOk()) return worldSize.status();
   const uint32_t world = *worldSize;
@@ -596,3 +597,14 @@ Status RunManager::spawn(Tracked& run, const std::vector<std::string>& argv,
 }
 
 }  // namespace ringside::agent
+
+namespace ringside::agent::run_manager_detail {
+
+void copyTrialParams(v1::RunInfo& info) {
+  if (!info.spec().has_sweep_trial()) return;
+  for (const auto& [name, text] : info.spec().sweep_trial().params()) {
+    (*info.mutable_params())[name] = text;
+  }
+}
+
+}  // namespace ringside::agent::run_manager_detail

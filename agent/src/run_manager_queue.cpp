@@ -59,6 +59,7 @@ bool RunManager::queuedAhead(v1::RunPriority priority, bool gpuJob) const {
 
 std::vector<RunManager::Tracked*> RunManager::queueOrder() {
   std::vector<Tracked*> queue;
+  if (options_.slurm != nullptr) return queue;  // Slurm's queue is the queue
   for (auto& [id, run] : runs_) {
     if (run.info.state() == v1::QUEUED) queue.push_back(&run);
   }

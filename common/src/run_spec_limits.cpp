@@ -27,6 +27,18 @@ Status validateRunSpecLimits(const v1::RunSpec& spec) {
     if (tag.size() > kMaxRunTagBytes)
       return tooLarge("a tag", tag.size(), kMaxRunTagBytes, "bytes");
   }
+  // A Slurm job's names and GPU request (the Slurm engine checks their characters).
+  for (const auto& [text, what] : {std::pair{&spec.slurm().partition(), "the Slurm partition"},
+                                   std::pair{&spec.slurm().account(), "the Slurm account"},
+                                   std::pair{&spec.slurm().qos(), "the Slurm QOS"}}) {
+    if (text->size() > kMaxSlurmNameBytes) {
+      return tooLarge(what, text->size(), kMaxSlurmNameBytes, "bytes");
+    }
+  }
+  if (spec.slurm().gpu_request().size() > kMaxSlurmGpuRequestBytes) {
+    return tooLarge("the Slurm GPU request", spec.slurm().gpu_request().size(),
+                    kMaxSlurmGpuRequestBytes, "bytes");
+  }
   size_t words = spec.mpirun_args_size();
   size_t commandBytes = 0;
   for (const std::string& word : spec.mpirun_args()) {

@@ -94,6 +94,12 @@ class Client:
               f"{node.memory_total_mib} MiB, {len(node.gpus)} GPUs; "
               f"{node.cpu_slots_used}/{node.cpu_slots_total} CPU slots used; "
               f"agent {node.agent_version}{' (draining)' if node.draining else ''}")
+        if node.engine == "slurm":
+            for partition in node.slurm_partitions:
+                states = ", ".join(f"{n.name} {n.state}" + (f" {n.gpus} GPUs" if n.gpus else "")
+                                   for n in partition.nodes)
+                print(f"slurm partition {partition.name}{' (default)' if partition.is_default else ''}"
+                      f" {partition.availability}, time limit {partition.time_limit}: {states}")
         token = ""
         while True:  # list_runs is paged by bytes: follow next_page_token
             page = self.request(list_runs=pb.ListRunsRequest(include_ended=True, page_token=token))
@@ -104,15 +110,20 @@ class Client:
             if not token:
                 break
 
-    def launch(self, spec_json, ranks, name, priority="normal"):
+    def launch(self, spec_json, ranks, name, priority="normal", slurm_json=None):
         pb = self.pb
         # The run spec is a typed TrainerConfig; its JSON is protobuf's JSON mapping, the same
         # keys as a `ringside-trainer --config` file. An unknown key raises ParseError here.
         config = json_format.Parse(spec_json, pb.TrainerConfig())
         spec = pb.RunSpec(name=name, ranks_per_node=ranks, trainer=pb.TrainerJob(config=config),
                           priority=pb.RunPriority.Value(priority.upper() + "_PRIORITY"))
+        if slurm_json:
+            # A Slurm node's job (docs/slurm.md): {"nodes": 2, "partition": "gpu", ...}.
+            spec.slurm.CopyFrom(json_format.Parse(slurm_json, pb.SlurmOptions()))
         run = self.request(launch_run=pb.LaunchRunRequest(spec=spec)).run
-        if run.state == pb.QUEUED:
+        if run.state == pb.QUEUED and run.slurm_job.job_id:
+            print(f"launched {run.run_id} (QUEUED: {run.waiting_reason})")
+        elif run.state == pb.QUEUED:
             print(f"launched {run.run_id} (QUEUED: position {run.queue_position}, "
                   f"{run.waiting_reason})")
         else:
@@ -273,6 +284,8 @@ def main():
                         help="launch: the run's priority (default normal); move: its new one")
     parser.add_argument("--places", type=int, default=0, help="move: places (negative: up)")
     parser.add_argument("--follow", action="store_true")
+    parser.add_argument("--slurm", help="launch on a Slurm node: the job's SlurmOptions as JSON, "
+                        "e.g. '{\"nodes\": 2, \"tasksPerNode\": 1, \"partition\": \"gpu\"}'")
     parser.add_argument("--trials", type=int, default=0, help="extend-sweep: how many more")
     parser.add_argument("--trial", type=int, default=0, help="rerun-trial: which")
     args = parser.parse_args()
@@ -292,7 +305,8 @@ def main():
             return 0
         if args.command == "launch":
             spec = pathlib.Path(args.argument).read_text() if args.argument else "{}"
-            run_id = client.launch(spec, args.ranks, args.name, args.priority or "normal")
+            run_id = client.launch(spec, args.ranks, args.name, args.priority or "normal",
+                                   args.slurm)
             return 0 if not args.follow or client.follow(run_id) == "COMPLETED" else 1
         if args.command == "follow":
             return 0 if client.follow(args.argument) == "COMPLETED" else 1

@@ -44,7 +44,8 @@ class DistEnv:
 
     ``rank`` in [0, world_size); ``local_rank`` in [0, local_world_size): the rank's index among the
     ranks on its node, which picks its GPU. ``master_addr``/``master_port`` are None when the
-    environment does not set them. ``launcher`` is ``"torchrun"``, ``"mpirun"`` or ``"none"``.
+    environment does not set them. ``launcher`` is ``"torchrun"``, ``"mpirun"``, ``"srun"``
+    or ``"none"``.
     """
 
     rank: int
@@ -112,6 +113,14 @@ def read_dist_env(environ: Mapping[str, str] = os.environ) -> DistEnv:
         names = ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
                  "OMPI_COMM_WORLD_LOCAL_SIZE")
         launcher = "mpirun"
+    elif environ.get("SLURM_PROCID") is not None and environ.get("SLURM_NTASKS") is not None:
+        names = ("SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", "SLURM_NTASKS_PER_NODE")
+        launcher = "srun"
+        # "2(x3)": 2 tasks on each of 3 nodes, as Slurm writes a repeated count.
+        per_node = environ.get("SLURM_NTASKS_PER_NODE")
+        if per_node is not None and "(" in per_node:
+            environ = dict(environ)
+            environ["SLURM_NTASKS_PER_NODE"] = per_node.split("(", 1)[0]
     else:
         return DistEnv(0, 1, 0, 1, addr, port, "none")
     rank = _int_var(environ, names[0], 0)

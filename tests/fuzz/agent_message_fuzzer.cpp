@@ -53,6 +53,12 @@ void checkRun(const v1::RunInfo& run) {
   check(run.stall().summary().size() <= kMaxStallSummaryBytes);
   check(static_cast<size_t>(run.stall().ranks_size()) <= kMaxStallVerdictRanks);
   check(validateRunParams(run.params()).isOk());
+  check(run.slurm_job().job_id().size() <= kMaxNodeTextBytes &&
+        run.slurm_job().state().size() <= kMaxNodeTextBytes &&
+        run.slurm_job().reason().size() <= kMaxNodeTextBytes &&
+        run.slurm_job().partition().size() <= kMaxNodeTextBytes);
+  check(static_cast<size_t>(run.slurm_job().nodes_size()) <= kMaxWorldSize);
+  for (const std::string& host : run.slurm_job().nodes()) check(host.size() <= kMaxHostNameBytes);
 }
 
 void checkSweep(const v1::SweepInfo& sweep) {
@@ -77,6 +83,19 @@ void checkSweep(const v1::SweepInfo& sweep) {
 }
 
 void checkNode(const v1::NodeInfo& node) {
+  check(node.engine().size() <= kMaxNodeTextBytes);
+  check(static_cast<size_t>(node.slurm_partitions_size()) <= kMaxSlurmPartitions);
+  for (const v1::SlurmPartition& partition : node.slurm_partitions()) {
+    check(partition.name().size() <= kMaxNodeTextBytes &&
+          partition.availability().size() <= kMaxNodeTextBytes &&
+          partition.time_limit().size() <= kMaxNodeTextBytes);
+    check(static_cast<size_t>(partition.nodes_size()) <= kMaxSlurmPartitionNodes);
+    for (const v1::SlurmNode& slurmNode : partition.nodes()) {
+      check(slurmNode.name().size() <= kMaxNodeTextBytes &&
+            slurmNode.state().size() <= kMaxNodeTextBytes &&
+            slurmNode.gres().size() <= kMaxNodeTextBytes);
+    }
+  }
   check(node.hostname().size() <= kMaxHostNameBytes);
   check(node.cpu_model().size() <= kMaxNodeTextBytes && node.os().size() <= kMaxNodeTextBytes);
   check(static_cast<size_t>(node.gpus_size()) <= kMaxGpusPerNode);

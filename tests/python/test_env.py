@@ -42,6 +42,22 @@ class DistEnvTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "MASTER_ADDR.*MASTER_PORT"):
             _env.rendezvous(env)
 
+    def test_srun_alone(self):
+        env = _env.read_dist_env({
+            "SLURM_PROCID": "3", "SLURM_NTASKS": "4", "SLURM_LOCALID": "1",
+            "SLURM_NTASKS_PER_NODE": "2(x2)", "MASTER_ADDR": "10.0.0.1", "MASTER_PORT": "21234"})
+        self.assertEqual((env.rank, env.world_size, env.local_rank, env.local_world_size),
+                         (3, 4, 1, 2))
+        self.assertEqual(env.launcher, "srun")
+        self.assertEqual(_env.rendezvous(env), ("10.0.0.1", 21234))
+
+    def test_srun_across_nodes_without_master_addr_fails_loudly(self):
+        env = _env.read_dist_env({
+            "SLURM_PROCID": "2", "SLURM_NTASKS": "4", "SLURM_LOCALID": "0",
+            "SLURM_NTASKS_PER_NODE": "2"})
+        with self.assertRaisesRegex(ValueError, "MASTER_ADDR"):
+            _env.rendezvous(env)
+
     def test_torchrun(self):
         env = _env.read_dist_env({
             "RANK": "5", "WORLD_SIZE": "8", "LOCAL_RANK": "1", "LOCAL_WORLD_SIZE": "4",

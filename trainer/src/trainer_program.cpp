@@ -30,6 +30,9 @@ void installStopHandlers() {
   sigemptyset(&action.sa_mask);
   sigaction(SIGTERM, &action, nullptr);
   sigaction(SIGINT, &action, nullptr);
+  // Slurm's warning before a job's time limit (sbatch --signal=USR1@90, docs/slurm.md): the
+  // rank checkpoints and stops as on SIGTERM, while there is time.
+  sigaction(SIGUSR1, &action, nullptr);
 }
 
 // Before MPI is up, the rank comes from the launcher's environment.

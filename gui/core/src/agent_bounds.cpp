@@ -507,6 +507,23 @@ void boundNodeInfo(v1::NodeInfo& node, BoundsReport& report) {
     report.add(std::to_string(removed) + " GPUs of the node have an index of " +
                std::to_string(kMaxGpusPerNode) + " or more, past the per-node limit: dropped");
   }
+  clipField(*node.mutable_engine(), kMaxNodeTextBytes, "the node's engine", report);
+  truncateList(*node.mutable_slurm_partitions(), kMaxSlurmPartitions,
+               "the node's Slurm partition list", report);
+  for (v1::SlurmPartition& partition : *node.mutable_slurm_partitions()) {
+    for (std::string* text : {partition.mutable_name(), partition.mutable_availability(),
+                              partition.mutable_time_limit()}) {
+      clipField(*text, kMaxNodeTextBytes, "a Slurm partition's text", report);
+    }
+    truncateList(*partition.mutable_nodes(), kMaxSlurmPartitionNodes,
+                 "the node list of Slurm partition " + partition.name(), report);
+    for (v1::SlurmNode& slurmNode : *partition.mutable_nodes()) {
+      for (std::string* text :
+           {slurmNode.mutable_name(), slurmNode.mutable_state(), slurmNode.mutable_gres()}) {
+        clipField(*text, kMaxNodeTextBytes, "a Slurm node's text", report);
+      }
+    }
+  }
   size_t clipped = 0;
   for (v1::GpuInfo& gpu : *node.mutable_gpus()) boundGpuInfo(gpu, clipped);
   if (clipped > 0) {
@@ -585,6 +602,21 @@ void boundRunInfo(v1::RunInfo& run, BoundsReport& report) {
     run.clear_run_dir();
   }
   if (run.has_stall()) boundStall(*run.mutable_stall(), label, report);
+  if (run.has_slurm_job()) {
+    v1::SlurmJob& job = *run.mutable_slurm_job();
+    for (std::string* text : {job.mutable_job_id(), job.mutable_state(), job.mutable_reason(),
+                              job.mutable_partition()}) {
+      clipField(*text, kMaxNodeTextBytes, "the Slurm job of " + label, report);
+    }
+    truncateList(*job.mutable_nodes(), kMaxWorldSize, "the Slurm nodes of " + label, report);
+    const size_t removed = removeIf(*job.mutable_nodes(), [](const std::string& host) {
+      return host.size() > kMaxHostNameBytes;
+    });
+    if (removed > 0) {
+      report.add(std::to_string(removed) + " Slurm node names of " + label +
+                 " over the host-name limit: dropped");
+    }
+  }
   if (const Status params = validateRunParams(run.params()); !params.isOk()) {
     report.add("the parameters of " + label + " were refused: " + params.message());
     run.clear_params();

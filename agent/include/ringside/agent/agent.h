@@ -46,6 +46,9 @@ struct AgentConfig {
   // script runs (a user's own copy earlier on the path wins); "" = none.
   std::string pythonPackageDir;
   std::string mpirunPath = "mpirun";
+  // How runs run (docs/design.md decision 16): "local" (the agent's queue, mpirun) or "slurm"
+  // (the agent of a Slurm login node: every run is a Slurm job; docs/slurm.md).
+  std::string engine = "local";
   std::vector<std::string> labels;
   double retentionDays = 0.0;  // > 0: delete runs that ended longer ago
   // > 0: keep at most this many ended runs in the journal, deleting the earliest ended first

@@ -35,6 +35,10 @@
 
 namespace ringside::agent {
 
+namespace slurm {
+class SlurmTracker;
+}  // namespace slurm
+
 // Longest grace period of a stop, from SIGTERM to SIGKILL: 1 hour. The ranks checkpoint and exit
 // on SIGTERM, which takes seconds to minutes; a stop that may wait longer than an hour is a
 // mistake (or "inf", which would never escalate). StopRunRequest.grace_seconds and --stop-grace.
@@ -70,6 +74,11 @@ struct RunManagerOptions {
   std::string rankTcpEndpoint;
   std::string agentPublicKey;
   curve::Allowlist* runKeys = nullptr;
+  // The Slurm engine (docs/slurm.md; the agent's --engine slurm): every run is a Slurm job,
+  // submitted with sbatch and followed through this tracker's squeue snapshots; the agent queues
+  // and starts nothing itself (Slurm's queue is the queue). nullptr: the local engine, which
+  // refuses a spec with slurm options. Not owned; outlives the RunManager.
+  slurm::SlurmTracker* slurm = nullptr;
   std::string launcher;          // Open MPI's plm_rsh_agent (--launcher); empty: ssh
   std::string networkInterface;  // for nodes whose HostSlots entry names none
   // Names of this node in a run's host list: its host name, its addresses.
@@ -239,6 +248,10 @@ class RunManager {
     // poll() could not read its state (out of descriptors, say) and logged so; cleared when it
     // can again: logged once per spell, never a verdict on the run.
     bool unreadableNoted = false;
+    std::string slurmJobId;      // the Slurm engine: sbatch's job id ("" before it answered)
+    // The Slurm engine: the first tracker generation whose squeue surely began after the job
+    // was submitted; a job missing from an older snapshot is not yet listed, not gone.
+    uint64_t slurmSeenFrom = 0;
   };
   // A stop of ranks here of a run another node owns.
   struct ForeignStop {
@@ -247,6 +260,13 @@ class RunManager {
   void setState(Tracked& run, v1::RunState state, const std::string& reason);
   void finish(Tracked& run, int exitCode, bool statusKnown);
   std::vector<pid_t> rankPids(const std::string& runId) const;
+  // The Slurm engine (run_manager_slurm.cpp): submit a checked spec; follow a run's job;
+  // scancel it, with `signal` (SIGTERM's name "TERM") to its ranks while it runs, or outright
+  // (nullptr), true when scancel succeeded; a restarted agent's run, from its slurm_job file.
+  Result<v1::RunInfo> launchSlurm(v1::RunSpec spec, const std::vector<std::string>& argv);
+  void pollSlurm(Tracked& run);
+  bool signalSlurm(Tracked& run, const char* signal);
+  void adoptSlurm(Tracked& run);
   // Logs once per spell that poll() could not read `what` of a run and left it as it was.
   void noteUnreadable(Tracked& run, const std::string& what);
   bool isLocalHost(const std::string& host) const;

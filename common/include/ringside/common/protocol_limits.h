@@ -81,4 +81,10 @@ inline constexpr size_t kMaxTailLogLines = 20000;
 inline constexpr size_t kMaxPageTokenBytes = 1024;
 inline constexpr size_t kMaxReservationIdBytes = 128;
 
+// NodeInfo.slurm_partitions of a Slurm node: at most 256 partitions of at most 1,024 nodes each;
+// their texts (names, states, gres, time limits) at most kMaxNodeTextBytes. RunInfo.slurm_job:
+// its texts likewise, its nodes at most kMaxWorldSize host names.
+inline constexpr size_t kMaxSlurmPartitions = 256;
+inline constexpr size_t kMaxSlurmPartitionNodes = 1024;
+
 }  // namespace ringside

@@ -45,4 +45,9 @@ Status validateRunParams(const google::protobuf::Map<std::string, std::string>& 
 // field, its size and the bound (e.g. "the run's name is 300 bytes; at most 256").
 Status validateRunSpecLimits(const v1::RunSpec& spec);
 
+// RunSpec.slurm (docs/slurm.md): a partition, account or QOS name of at most 64 bytes, a GPU
+// request template of at most 128.
+inline constexpr size_t kMaxSlurmNameBytes = 64;
+inline constexpr size_t kMaxSlurmGpuRequestBytes = 128;
+
 }  // namespace ringside
