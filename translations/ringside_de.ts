@@ -588,6 +588,36 @@
         <source>The pre-flight check of the nodes found problems, so nothing was launched. Fix them and launch again:</source>
         <translation>Die Vorabprüfung der Knoten hat Probleme gefunden, daher wurde nichts gestartet. Beheben Sie sie und starten Sie erneut:</translation>
     </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="1"/>
+        <source>%1 is a Slurm cluster, which places its jobs itself: choose it alone, and give the job&apos;s nodes under Slurm job.</source>
+        <translation>%1 ist ein Slurm-Cluster, der seine Jobs selbst platziert: Wählen Sie ihn allein und geben Sie die Knoten des Jobs unter Slurm-Job an.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="1"/>
+        <source>partition</source>
+        <translation>Partition</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="1"/>
+        <source>account</source>
+        <translation>Konto</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="1"/>
+        <source>QOS</source>
+        <translation>QOS</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="1"/>
+        <source>The %1 is not a Slurm name: use up to 64 letters, digits, &apos;_&apos;, &apos;.&apos; and &apos;-&apos;.</source>
+        <translation>Die Angabe „%1“ ist kein Slurm-Name: Verwenden Sie bis zu 64 Buchstaben, Ziffern, &apos;_&apos;, &apos;.&apos; und &apos;-&apos;.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_form.cpp" line="1"/>
+        <source>The GPU request is one sbatch option with {n} for the GPUs per node, such as --gpus-per-node={n} or --gres=gpu:{n}.</source>
+        <translation>Die GPU-Anforderung ist eine sbatch-Option mit {n} für die GPUs pro Knoten, etwa --gpus-per-node={n} oder --gres=gpu:{n}.</translation>
+    </message>
 </context>
 <context>
     <name>ringside::gui::AddNodeDialog</name>
@@ -2498,6 +2528,41 @@
         <source>Node id</source>
         <translation>Knoten-ID</translation>
     </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="1"/>
+        <source>Engine</source>
+        <translation>Engine</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="1"/>
+        <source>Slurm (runs are Slurm jobs)</source>
+        <translation>Slurm (Läufe sind Slurm-Jobs)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="1"/>
+        <source>%L1 %2</source>
+        <translation>%L1 %2</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="1"/>
+        <source>&lt;b&gt;%1&lt;/b&gt;%2: %3, %L4 nodes (%5), %L6 GPUs, time limit %7</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt;%2: %3, %L4 Knoten (%5), %L6 GPUs, Zeitlimit %7</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="1"/>
+        <source> (default)</source>
+        <translation> (Standard)</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="1"/>
+        <source>Partitions</source>
+        <translation>Partitionen</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/node_detail_pane.cpp" line="1"/>
+        <source>not known yet (sinfo)</source>
+        <translation>noch nicht bekannt (sinfo)</translation>
+    </message>
 </context>
 <context>
     <name>ringside::gui::NodeTableModel</name>
@@ -3732,6 +3797,121 @@
     <message>
         <source>Uncheck all</source>
         <translation>Alle abwählen</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="1"/>
+        <source>Slurm job</source>
+        <translation>Slurm-Job</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="1"/>
+        <source>The partition the job goes to (sbatch --partition); the cluster&apos;s default partition is listed first. Empty: the default.</source>
+        <translation>Die Partition, in die der Job geht (sbatch --partition); die Standardpartition des Clusters steht zuerst. Leer: die Standardpartition.</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="1"/>
+        <source>Pa&amp;rtition:</source>
+        <translation>Pa&amp;rtition:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="1"/>
+        <source>Nodes of the job (sbatch --nodes); the ranks per node above are its tasks per node.</source>
+        <translation>Knoten des Jobs (sbatch --nodes); die Ränge pro Knoten oben sind seine Tasks pro Knoten.</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="1"/>
+        <source>Job &amp;nodes:</source>
+        <translation>Job-&amp;Knoten:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="1"/>
+        <source>none</source>
+        <translation>keine</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="1"/>
+        <source>GPUs on each node of the job, asked for as the GPU request says.</source>
+        <translation>GPUs auf jedem Knoten des Jobs, angefordert, wie die GPU-Anforderung es angibt.</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="1"/>
+        <source>GPUs per node:</source>
+        <translation>GPUs pro Knoten:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="1"/>
+        <source>the partition&apos;s default</source>
+        <translation>Standard der Partition</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="1"/>
+        <source> min</source>
+        <translation> min</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="1"/>
+        <source>The job&apos;s time limit (sbatch --time). 90 s before it the trainer writes its checkpoint and stops.</source>
+        <translation>Das Zeitlimit des Jobs (sbatch --time). 90 s davor schreibt der Trainer seinen Checkpoint und hält an.</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="1"/>
+        <source>Time &amp;limit:</source>
+        <translation>Zeit&amp;limit:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="1"/>
+        <source>your default</source>
+        <translation>Ihr Standard</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="1"/>
+        <source>Acco&amp;unt:</source>
+        <translation>Kont&amp;o:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="1"/>
+        <source>the default</source>
+        <translation>der Standard</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="1"/>
+        <source>&amp;QOS:</source>
+        <translation>&amp;QOS:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="1"/>
+        <source>How this cluster asks for GPUs, {n} standing for the GPUs per node: --gpus-per-node={n}, --gres=gpu:{n}, or a typed one such as --gres=gpu:a100:{n}.</source>
+        <translation>Wie dieser Cluster GPUs anfordert, {n} steht für die GPUs pro Knoten: --gpus-per-node={n}, --gres=gpu:{n} oder mit Typ, etwa --gres=gpu:a100:{n}.</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="1"/>
+        <source>GPU re&amp;quest:</source>
+        <translation>GPU-An&amp;forderung:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="1"/>
+        <source>Requeue when a node fails</source>
+        <translation>Neu einreihen, wenn ein Knoten ausfällt</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="1"/>
+        <source>Unchecked (sbatch --no-requeue): a failed node ends the run, FAILED, saying so. Checked: Slurm starts the job again from the beginning.</source>
+        <translation>Nicht angehakt (sbatch --no-requeue): Ein ausgefallener Knoten beendet den Lauf als FAILED und sagt es. Angehakt: Slurm startet den Job von vorn.</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="1"/>
+        <source>Slurm places the job on nodes of its choice.</source>
+        <translation>Slurm platziert den Job auf Knoten seiner Wahl.</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="1"/>
+        <source>Slurm cluster</source>
+        <translation>Slurm-Cluster</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="1"/>
+        <source>Slurm cluster: %1</source>
+        <translation>Slurm-Cluster: %1</translation>
     </message>
 </context>
 <context>

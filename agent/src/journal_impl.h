@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -54,8 +55,13 @@ struct Journal::Impl {
   RecursiveMutex writeMutex;
   Connection writer GUARDED_BY(writeMutex);
   int groupDepth GUARDED_BY(writeMutex) = 0;  // > 0 inside inTransaction
-  // metric name -> key_id
+  // metric name -> key_id: a cache, emptied when it reaches kMaxCachedKeys (names made up by the
+  // million must not grow the agent; the metric_keys table is the record).
+  static constexpr size_t kMaxCachedKeys = 100000;
   std::unordered_map<std::string, int64_t> keyIds GUARDED_BY(writeMutex);
+  // run_key -> the key_ids of the names it logged, while it takes samples: at most
+  // kMaxMetricNamesPerRun each (protocol_limits.h); forgotten when the run has ended.
+  std::unordered_map<int64_t, std::unordered_set<int64_t>> runKeyIds GUARDED_BY(writeMutex);
   Statement findRun GUARDED_BY(writeMutex), insertRun GUARDED_BY(writeMutex),
       upsertRunFull GUARDED_BY(writeMutex), upsertRunInfo GUARDED_BY(writeMutex),
       updateLastSeq GUARDED_BY(writeMutex), findKey GUARDED_BY(writeMutex),
@@ -104,6 +110,11 @@ struct Journal::Impl {
   // such run.
   Result<StoredRun> readRunById(const std::string& runId, int64_t* runKey) REQUIRES(readMutex);
   Result<int64_t> keyId(const std::string& name) REQUIRES(writeMutex);
+  // keyId() of a name a run logs, when it is one (1 to kMaxMetricNameBytes bytes without control
+  // characters) and the run has fewer than kMaxMetricNamesPerRun names or has logged it before;
+  // otherwise *problem says why and the result is 0 (nothing is stored).
+  Result<int64_t> runKeyId(int64_t runKey, const std::string& name, std::string* problem)
+      REQUIRES(writeMutex);
   // OK when the journal takes samples for `run` now: FailedPrecondition once its final state
   // (COMPLETED, FAILED, STOPPED) is journaled. *worldSize: the run's world size (0: unknown).
   Status checkTakesSamples(const std::string& runId, const RunKey& run, uint32_t* worldSize)

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "journal_impl.h"
+#include "ringside/common/protocol_limits.h"
 #include "ringside/common/run_limits.h"
 
 namespace ringside::agent {
@@ -100,6 +101,7 @@ Result<RunKey> Journal::Impl::lookupRun(const std::string& runId) {
 Status Journal::Impl::checkTakesSamples(const std::string& runId, const RunKey& run,
                                         uint32_t* worldSize) {
   if (isEndedState(run.state)) {
+    runKeyIds.erase(run.key);
     return Status::failedPrecondition("run " + runId + " has ended (" +
                                       v1::RunState_Name(run.state) +
                                       "): the journal takes no more samples for it");
@@ -139,8 +141,36 @@ Result<int64_t> Journal::Impl::keyId(const std::string& name) {
     RINGSIDE_RETURN_IF_ERROR(insertKey.run());
     id = sqlite3_last_insert_rowid(writer.get());
   }
+  if (keyIds.size() >= kMaxCachedKeys) keyIds.clear();
   keyIds.emplace(name, id);
   return id;
+}
+
+Result<int64_t> Journal::Impl::runKeyId(int64_t runKey, const std::string& name,
+                                        std::string* problem) {
+  if (name.empty() || name.size() > kMaxMetricNameBytes) {
+    *problem = "a metric name of " + std::to_string(name.size()) + " bytes (1 to " +
+               std::to_string(kMaxMetricNameBytes) + " allowed)";
+    return int64_t{0};
+  }
+  for (const char c : name) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      *problem = "a metric name with a control character";
+      return int64_t{0};
+    }
+  }
+  auto key = keyId(name);
+  if (!key.isOk()) return key.status();
+  std::unordered_set<int64_t>& names = runKeyIds[runKey];
+  if (!names.contains(*key)) {
+    if (names.size() >= kMaxMetricNamesPerRun) {
+      *problem = "the run already has " + std::to_string(kMaxMetricNamesPerRun) +
+                 " distinct metric names, the most a run keeps";
+      return int64_t{0};
+    }
+    names.insert(*key);
+  }
+  return key;
 }
 
 Status Journal::Impl::insertSampleRows(int64_t runKey, const std::vector<v1::MetricSample>& samples,
@@ -244,8 +274,13 @@ Result<RankAppendResult> Journal::appendRankMetrics(const v1::RankMetrics& batch
         noteRefused(result.refused, std::move(problem));
         continue;
       }
-      auto key = impl.keyId(point.name());
+      std::string nameProblem;
+      auto key = impl.runKeyId(run->key, point.name(), &nameProblem);
       if (!key.isOk()) return key.status();
+      if (!nameProblem.empty()) {
+        noteRefused(result.refused, std::move(nameProblem));
+        continue;
+      }
       v1::MetricSample& sample = result.samples.emplace_back();
       sample.set_seq(++run->lastSeq);
       sample.set_step(point.step());
@@ -292,8 +327,13 @@ Result<std::vector<v1::MetricSample>> Journal::appendMetricSamples(
         noteRefused(refusal, std::move(problem));
         continue;
       }
-      auto key = impl.keyId(input.name());
+      std::string nameProblem;
+      auto key = impl.runKeyId(run->key, input.name(), &nameProblem);
       if (!key.isOk()) return key.status();
+      if (!nameProblem.empty()) {
+        noteRefused(refusal, std::move(nameProblem));
+        continue;
+      }
       v1::MetricSample& sample = stored.emplace_back(input);
       sample.set_seq(++run->lastSeq);
       keyIds.push_back(key.value());

@@ -16,6 +16,7 @@
 #include <set>
 #include <thread>
 
+#include "ringside/common/protocol_limits.h"
 #include "ringside/common/run_limits.h"
 
 namespace ringside::agent {
@@ -316,6 +317,41 @@ TEST_F(JournalTest, EndedRunsJournalStillTookSamplesAndRanksOutsideTheWorldSize)
   journal = open();
   EXPECT_EQ(journal->appendRankMetrics(rankBatch("r", 1, 9, 3)).status().code(),
             Status::Code::kFailedPrecondition);
+}
+
+// A rank sent metric names with control characters (journaled, then dropped by the GUI, which
+// blamed the node) and a million distinct names (+111 MB in the agent until it restarted). Names
+// are checked before anything is stored, and a run keeps at most kMaxMetricNamesPerRun.
+TEST_F(JournalTest, MetricNamesAreCheckedAndBoundedPerRun) {
+  auto journal = open();
+  v1::RunInfo run = runInfo("r");
+  run.set_world_size(1);
+  ASSERT_TRUE(journal->upsertRun(run).isOk());
+  v1::RankMetrics batch = rankBatch("r", 0, 1, 3);
+  batch.mutable_points(0)->set_name("train/\nloss");
+  batch.mutable_points(1)->set_name(std::string(kMaxMetricNameBytes + 1, 'n'));
+  auto appended = journal->appendRankMetrics(batch);
+  ASSERT_TRUE(appended.isOk()) << appended.status().toString();
+  EXPECT_EQ(appended->samples.size(), 1u);
+  EXPECT_EQ(appended->refused.samples, 2u);
+  EXPECT_EQ(appended->refused.reason, "a metric name with a control character");
+
+  SampleRefusal refusal;
+  std::vector<v1::MetricSample> many;
+  for (size_t i = 0; i < kMaxMetricNamesPerRun + 10; ++i) {
+    v1::MetricSample& sample = many.emplace_back();
+    sample.set_name("made-up/" + std::to_string(i));
+  }
+  auto stored = journal->appendMetricSamples("r", many, &refusal);
+  ASSERT_TRUE(stored.isOk());
+  // The name rank 0's batch already logged counts: one fewer made-up name fits.
+  EXPECT_EQ(stored->size(), kMaxMetricNamesPerRun - 1);
+  EXPECT_EQ(refusal.samples, 11u);
+  EXPECT_NE(refusal.reason.find("distinct metric names"), std::string::npos) << refusal.reason;
+  // A name it has is still taken.
+  v1::MetricSample again;
+  again.set_name("made-up/7");
+  EXPECT_EQ(journal->appendMetricSamples("r", {again})->size(), 1u);
 }
 
 TEST_F(JournalTest, ResentRankBatchIsSkippedAndCounted) {

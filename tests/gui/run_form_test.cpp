@@ -127,6 +127,56 @@ class RunFormTest : public QObject {
     QCOMPARE(errors.first().field, QStringLiteral("command"));
   }
 
+  // A Slurm login node places its jobs itself: the form sends the job's options (no host list),
+  // the world size is the job's nodes x ranks per node, no slot of the login node is counted,
+  // the node must be chosen alone, Slurm names and the GPU request are checked, and a clone
+  // keeps the options.
+  void aSlurmNodesRunIsASlurmJob() {
+    NodeChoice cluster;
+    cluster.nodeId = QStringLiteral("login");
+    cluster.name = QStringLiteral("lab cluster");
+    cluster.online = true;
+    cluster.slurm = true;
+    cluster.slurmPartitions = {QStringLiteral("gpu"), QStringLiteral("debug")};
+    cluster.freeCpuSlots = 0;  // the login node's own slots do not matter
+    cluster.cpuSlotsTotal = 2;
+    QVERIFY(ringside::gui::canTakeRanks(RunForm{}, cluster));
+    QCOMPARE(ringside::gui::defaultRanksPerNode(cluster), 1);
+    RunForm f;
+    f.nodeIds = {cluster.nodeId};
+    f.ranksPerNode = 4;
+    f.slurm.set_nodes(8);
+    f.slurm.set_partition("gpu");
+    f.slurm.set_gpus_per_node(4);
+    f.slurm.set_gpu_request("--gres=gpu:a100:{n}");
+    f.slurm.set_time_limit_min(120);
+    f.globalBatch = 256;
+    QCOMPARE(f.worldSize(), 32);
+    const QList<NodeChoice> nodes = {cluster};
+    QVERIFY2(validate(f, nodes).isEmpty(), qPrintable(messageOn(validate(f, nodes), "nodeIds")));
+    const ringside::v1::RunSpec spec = ringside::gui::toRunSpec(f, nodes);
+    QCOMPARE(spec.hosts_size(), 0);
+    QCOMPARE(spec.slurm().nodes(), 8u);
+    QCOMPARE(spec.slurm().tasks_per_node(), 4u);
+    QCOMPARE(spec.slurm().partition(), std::string("gpu"));
+    QCOMPARE(spec.slurm().gpu_request(), std::string("--gres=gpu:a100:{n}"));
+    const RunForm back = ringside::gui::fromRunSpec(spec);
+    QCOMPARE(back.slurm.nodes(), 8u);
+    QCOMPARE(back.ranksPerNode, 4);
+    QCOMPARE(back.slurm.time_limit_min(), 120u);
+
+    f.slurm.set_partition("gpu; reboot");
+    QCOMPARE(fieldsOf(validate(f, nodes)), QStringList{QStringLiteral("slurm")});
+    f.slurm.set_partition("gpu");
+    f.slurm.set_gpu_request("--gres=gpu:4");
+    QVERIFY(messageOn(validate(f, nodes), "slurm").contains(QLatin1String("{n}")));
+    f.slurm.set_gpu_request("");
+    NodeChoice other = oneNode(8).first();
+    f.nodeIds = {cluster.nodeId, other.nodeId};
+    QVERIFY(messageOn(validate(f, {cluster, other}), "nodeIds")
+                .contains(QLatin1String("places its jobs itself")));
+  }
+
   void cnnFieldsAreCheckedAndRoundTripThroughTheRunSpec() {
     RunForm f = ringside::gui::watchedDefaultRun();
     f.nodeIds = {QStringLiteral("n1")};

@@ -1,6 +1,7 @@
 // The run setup form widget: fields round-trip a RunForm, errors show at the field and block
 // Launch, a valid form emits launchRequested, and the node list places a run on several nodes.
 #include <QComboBox>
+#include <QGroupBox>
 #include <QLabel>
 #include <QListWidget>
 #include <QPushButton>
@@ -264,6 +265,60 @@ class RunSetupPanelTest : public QObject {
     QCOMPARE(panel.form().nodeIds, (QStringList{"n2", "n1"}));  // setForm puts them in order
     QVERIFY(panel.fieldErrors().value(QStringLiteral("globalBatch")).contains(QStringLiteral("8")));
     QVERIFY(!panel.canLaunch());
+  }
+
+  // A Slurm login node, checked alone, shows the Slurm job box with its partitions (the default
+  // first); the world size is the job's nodes x ranks per node, and the run is a Slurm job.
+  void aSlurmNodeShowsTheSlurmJobBoxAndMakesASlurmJob() {
+    RunSetupPanel panel;
+    NodeChoice cluster = nodeChoice("login", "lab cluster", 0, "cpu", true, false, "login1");
+    cluster.slurm = true;
+    cluster.slurmPartitions = {QStringLiteral("debug"), QStringLiteral("gpu")};
+    panel.setNodes({cluster});
+    RunForm form;
+    form.name = QStringLiteral("on slurm");
+    form.nodeIds = {QStringLiteral("login")};
+    form.ranksPerNode = 4;
+    form.globalBatch = 256;
+    form.slurm.set_nodes(8);
+    form.slurm.set_partition("gpu");
+    form.slurm.set_gpus_per_node(4);
+    form.slurm.set_time_limit_min(120);
+    form.slurm.set_gpu_request("--gres=gpu:a100:{n}");
+    panel.setForm(form);
+    QGroupBox* box = nullptr;
+    for (QGroupBox* each : panel.findChildren<QGroupBox*>()) {
+      if (each->title() == QStringLiteral("Slurm job")) box = each;
+    }
+    QVERIFY(box != nullptr);
+    QVERIFY(!box->isHidden());
+    QVERIFY(nodeList(panel)->item(0)->text().contains(QStringLiteral("Slurm cluster: debug, gpu")));
+    QVERIFY2(panel.worldSizeText().contains(QStringLiteral("8 nodes × 4 ranks = 32 ranks")),
+             qPrintable(panel.worldSizeText()));
+    QVERIFY(panel.worldSizeText().contains(QStringLiteral("Slurm places the job")));
+    QVERIFY2(panel.canLaunch(), qPrintable(panel.fieldErrors().values().join('\n')));
+    const RunForm back = panel.form();
+    QCOMPARE(back.slurm.nodes(), 8u);
+    QCOMPARE(back.slurm.partition(), std::string("gpu"));
+    QCOMPARE(back.slurm.gpu_request(), std::string("--gres=gpu:a100:{n}"));
+    const auto spec = ringside::gui::toRunSpec(back, {cluster});
+    QCOMPARE(spec.hosts_size(), 0);
+    QCOMPARE(spec.slurm().tasks_per_node(), 4u);
+    QCOMPARE(spec.slurm().time_limit_min(), 120u);
+
+    if (const QString pngDir = qEnvironmentVariable("RINGSIDE_TEST_PNG_DIR"); !pngDir.isEmpty()) {
+      panel.resize(720, 1400);
+      panel.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&panel));
+      QTest::qWait(100);  // the layouts settle
+      QVERIFY(panel.grab().save(pngDir + QStringLiteral("/run_setup_slurm.png")));
+    }
+    // A local node: no Slurm box, no Slurm options sent.
+    panel.setNodes({cluster, nodeChoice("n1", "workstation", 8, "cpu", true, false, "ws")});
+    setChecked(panel, QStringLiteral("login"), false);
+    setChecked(panel, QStringLiteral("n1"), true);
+    QVERIFY(box->isHidden());
+    QCOMPARE(panel.form().slurm.nodes(), 0u);
   }
 
   void aNodeWithTooFewFreeSlotsIsRefused() {

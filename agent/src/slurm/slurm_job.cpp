@@ -129,7 +129,10 @@ std::string jobScript(const JobScriptInput& input) {
   s += " /bin/sh -c 'export RANK=$SLURM_PROCID LOCAL_RANK=$SLURM_LOCALID "
        "WORLD_SIZE=$SLURM_NTASKS LOCAL_WORLD_SIZE=${SLURM_NTASKS_PER_NODE%%(*}; exec \"$@\"' "
        "ringside-rank";
-  for (const std::string& word : input.rankArgv) s += " " + quote(word);
+  for (const std::string& word : input.rankArgv) {
+    s += ' ';
+    s += quote(word);
+  }
   s += " < /dev/null > >(tag stdout >> \"$dir/stdout.log\") 2> >(tag stderr >> \"$dir/stderr.log\") &\n";
   s += "step=$!\n";
   s += "wait $step; status=$?\n";

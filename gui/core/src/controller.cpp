@@ -628,6 +628,15 @@ QList<NodeChoice> Controller::nodeChoices() const {
       choice.freeCpuSlots = std::max(0, static_cast<int>(node.info->cpu_slots_total()) - cpuUsed);
       choice.freeGpuSlots = std::max(0, choice.gpuSlotsTotal - gpuUsed);
       choice.draining = node.telemetry ? node.telemetry->draining() : node.info->draining();
+      choice.slurm = node.info->engine() == "slurm";
+      for (const v1::SlurmPartition& partition : node.info->slurm_partitions()) {
+        const QString name = QString::fromStdString(partition.name());
+        if (partition.is_default()) {
+          choice.slurmPartitions.prepend(name);
+        } else {
+          choice.slurmPartitions.append(name);
+        }
+      }
     }
     choice.hostName = hostNameOf(node);
     choices.append(choice);

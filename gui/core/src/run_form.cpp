@@ -51,6 +51,7 @@ QString joinCommandLine(const QStringList& words) {
 }
 
 int RunForm::worldSize() const {
+  if (slurm.nodes() > 0) return static_cast<int>(slurm.nodes()) * ranksPerNode;
   return static_cast<int>(std::max<qsizetype>(1, nodeIds.size())) * ranksPerNode;
 }
 
@@ -69,12 +70,14 @@ bool usesGpus(const RunForm& form, const NodeChoice& node) {
 
 bool canTakeRanks(const RunForm& form, const NodeChoice& node) {
   if (!node.online || node.draining) return false;
+  if (node.slurm) return true;  // Slurm holds the job until its nodes are free
   const bool gpus = usesGpus(form, node);
   if (gpus && knownWithoutGpu(node)) return false;
   return freeSlotsFor(gpus, node) != 0;
 }
 
 int defaultRanksPerNode(const NodeChoice& node) {
+  if (node.slurm) return 1;  // per node of the job; the job's nodes are the Slurm options'
   if (node.gpuSlotsTotal > 0) return std::max(1, node.freeGpuSlots);
   return node.freeCpuSlots < 0 ? 2 : std::clamp(node.freeCpuSlots, 1, 2);
 }
@@ -147,6 +150,16 @@ void validatePlacement(const RunForm& form, const QList<NodeChoice>& nodes,
       add("nodeIds", tr("%1 is draining and accepts no new runs; undrain it under Nodes or "
                         "choose another node.")
                          .arg(displayName(*node)));
+    }
+    if (node->slurm) {
+      // Slurm places the job on its own nodes: nothing here to count.
+      if (form.nodeIds.size() > 1) {
+        add("nodeIds", tr("%1 is a Slurm cluster, which places its jobs itself: choose it alone, "
+                          "and give the job's nodes under Slurm job.")
+                           .arg(displayName(*node)));
+      }
+      if (form.ranksPerNode < 1) add("ranksPerNode", tr("A run needs at least one rank."));
+      return;
     }
     const bool gpus = usesGpus(form, *node);
     if (gpus && knownWithoutGpu(*node)) {
@@ -358,6 +371,28 @@ QList<FieldError> validateFields(const RunForm& form, const QList<NodeChoice>& n
 
 QList<FieldError> validate(const RunForm& form, const QList<NodeChoice>& nodes) {
   QList<FieldError> errors = validateFields(form, nodes);
+  if (form.slurm.nodes() > 0) {
+    // Slurm names and the GPU request as the agent checks them (docs/slurm.md).
+    static const QRegularExpression name(QStringLiteral("^[A-Za-z0-9_.-]{0,64}$"));
+    static const QRegularExpression request(QStringLiteral("^--[A-Za-z0-9_.:=,{}-]*$"));
+    for (const auto& [text, what] :
+         {std::pair{form.slurm.partition(), tr("partition")},
+          std::pair{form.slurm.account(), tr("account")}, std::pair{form.slurm.qos(), tr("QOS")}}) {
+      if (!name.match(QString::fromStdString(text)).hasMatch()) {
+        errors.append({QStringLiteral("slurm"),
+                       tr("The %1 is not a Slurm name: use up to 64 letters, digits, '_', '.' "
+                          "and '-'.")
+                           .arg(what)});
+      }
+    }
+    const QString gpuRequest = QString::fromStdString(form.slurm.gpu_request());
+    if (!gpuRequest.isEmpty() &&
+        (!request.match(gpuRequest).hasMatch() || !gpuRequest.contains(QLatin1String("{n}")))) {
+      errors.append({QStringLiteral("slurm"),
+                     tr("The GPU request is one sbatch option with {n} for the GPUs per node, "
+                        "such as --gpus-per-node={n} or --gres=gpu:{n}.")});
+    }
+  }
   if (!errors.isEmpty()) return errors;
   // The agent's bounds on a run spec (run_spec_limits.h), checked here too so that a form the
   // agent would refuse is not sent: the same limits at both ends.
@@ -439,7 +474,11 @@ v1::RunSpec toRunSpec(const RunForm& form, const QList<NodeChoice>& nodes) {
   for (const QString& tag : form.tags) spec.add_tags(tag.trimmed().toStdString());
   spec.set_ranks_per_node(static_cast<uint32_t>(form.ranksPerNode));
   spec.set_hang_timeout_s(static_cast<uint32_t>(std::max(0, form.hangTimeoutSeconds)));
-  if (form.nodeIds.size() > 1) {
+  if (form.slurm.nodes() > 0) {
+    // A Slurm job: Slurm places it; the ranks per node are its tasks per node (docs/slurm.md).
+    *spec.mutable_slurm() = form.slurm;
+    spec.mutable_slurm()->set_tasks_per_node(static_cast<uint32_t>(form.ranksPerNode));
+  } else if (form.nodeIds.size() > 1) {
     // mpirun on the first node starts the other nodes' ranks (over the node's launcher, ssh on a
     // real cluster) by host name; their ranks push their metrics to the owner's agent over CURVE
     // (docs/protocol.md, "Ranks on other nodes").
@@ -530,6 +569,13 @@ RunForm fromRunSpec(const v1::RunSpec& spec) {
   }
   for (const v1::HostSlots& host : spec.hosts())
     form.specHosts << QString::fromStdString(host.host());
+  if (spec.has_slurm()) {
+    form.slurm = spec.slurm();
+    if (form.slurm.nodes() == 0) form.slurm.set_nodes(1);
+    if (spec.slurm().tasks_per_node() > 0) {
+      form.ranksPerNode = static_cast<int>(spec.slurm().tasks_per_node());
+    }
+  }
   QStringList environment;
   for (const auto& [name, value] : spec.env()) {
     environment << QString::fromStdString(name) + QLatin1Char('=') + QString::fromStdString(value);

@@ -10,6 +10,7 @@
 #include <QLineSeries>
 #include <QListWidget>
 #include <QLocale>
+#include <QMap>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QShowEvent>
@@ -758,6 +759,34 @@ void NodeDetailPane::updateInfo() {
   QStringList labels;
   for (const std::string& label : info.labels()) labels.append(text(label));
   addRow(tr("Labels"), labels.isEmpty() ? tr("none") : labels.join(QStringLiteral(", ")));
+  if (info.engine() == "slurm") {
+    // A Slurm login node (docs/slurm.md): its runs are Slurm jobs; the cluster as sinfo says.
+    addRow(tr("Engine"), tr("Slurm (runs are Slurm jobs)"));
+    QStringList partitions;
+    for (const v1::SlurmPartition& partition : info.slurm_partitions()) {
+      QMap<QString, int> states;  // "idle" -> nodes
+      uint64_t gpuCount = 0;
+      for (const v1::SlurmNode& slurmNode : partition.nodes()) {
+        ++states[QString::fromStdString(slurmNode.state())];
+        gpuCount += slurmNode.gpus();
+      }
+      QStringList counts;
+      for (auto it = states.begin(); it != states.end(); ++it) {
+        counts << tr("%L1 %2").arg(it.value()).arg(it.key().toHtmlEscaped());
+      }
+      QString line = tr("<b>%1</b>%2: %3, %L4 nodes (%5), %L6 GPUs, time limit %7")
+                         .arg(text(partition.name()),
+                              partition.is_default() ? tr(" (default)") : QString(),
+                              text(partition.availability()))
+                         .arg(partition.nodes_size())
+                         .arg(counts.join(QStringLiteral(", ")))
+                         .arg(gpuCount)
+                         .arg(text(partition.time_limit()));
+      partitions << line;
+    }
+    addRow(tr("Partitions"), partitions.isEmpty() ? tr("not known yet (sinfo)")
+                                                  : partitions.join(QStringLiteral("<br>")));
+  }
   addRow(tr("Agent"), text(info.agent_version()));
   addRow(tr("Node id"), text(info.node_id()));
   html += QStringLiteral("</table>");

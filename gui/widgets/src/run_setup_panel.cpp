@@ -20,6 +20,7 @@
 #include <QRadioButton>
 #include <QScopedValueRollback>
 #include <QScrollArea>
+#include <QSignalBlocker>
 #include <QSet>
 #include <QSpinBox>
 #include <QStackedWidget>
@@ -307,6 +308,50 @@ RunSetupPanel::RunSetupPanel(QWidget* parent) : QWidget(parent) {
   addErrorLabel(QStringLiteral("ranksPerNode"), nullptr, placeForm);
   worldSize_ = new QLabel;
   placeForm->addRow(tr("World size:"), worldSize_);
+  // A Slurm login node's job (docs/slurm.md): what sbatch is asked for.
+  slurmBox_ = new QGroupBox(tr("Slurm job"));
+  auto* slurmForm = new QFormLayout(slurmBox_);
+  slurmPartition_ = new QComboBox;
+  slurmPartition_->setEditable(true);
+  slurmPartition_->setToolTip(
+      tr("The partition the job goes to (sbatch --partition); the cluster's default partition "
+         "is listed first. Empty: the default."));
+  slurmForm->addRow(tr("Pa&rtition:"), slurmPartition_);
+  slurmNodes_ = intBox(1, 4096);
+  slurmNodes_->setToolTip(
+      tr("Nodes of the job (sbatch --nodes); the ranks per node above are its tasks per node."));
+  slurmForm->addRow(tr("Job &nodes:"), slurmNodes_);
+  slurmGpus_ = intBox(0, 64);
+  slurmGpus_->setSpecialValueText(tr("none"));
+  slurmGpus_->setToolTip(tr("GPUs on each node of the job, asked for as the GPU request says."));
+  slurmForm->addRow(tr("GPUs per node:"), slurmGpus_);
+  slurmTime_ = intBox(0, 525600);
+  slurmTime_->setSpecialValueText(tr("the partition's default"));
+  slurmTime_->setSuffix(tr(" min"));
+  slurmTime_->setToolTip(
+      tr("The job's time limit (sbatch --time). 90 s before it the trainer writes its checkpoint "
+         "and stops."));
+  slurmForm->addRow(tr("Time &limit:"), slurmTime_);
+  slurmAccount_ = new QLineEdit;
+  slurmAccount_->setPlaceholderText(tr("your default"));
+  slurmForm->addRow(tr("Acco&unt:"), slurmAccount_);
+  slurmQos_ = new QLineEdit;
+  slurmQos_->setPlaceholderText(tr("the default"));
+  slurmForm->addRow(tr("&QOS:"), slurmQos_);
+  slurmGpuRequest_ = new QLineEdit;
+  slurmGpuRequest_->setPlaceholderText(QStringLiteral("--gpus-per-node={n}"));
+  slurmGpuRequest_->setToolTip(
+      tr("How this cluster asks for GPUs, {n} standing for the GPUs per node: "
+         "--gpus-per-node={n}, --gres=gpu:{n}, or a typed one such as --gres=gpu:a100:{n}."));
+  slurmForm->addRow(tr("GPU re&quest:"), slurmGpuRequest_);
+  slurmRequeue_ = new QCheckBox(tr("Requeue when a node fails"));
+  slurmRequeue_->setToolTip(
+      tr("Unchecked (sbatch --no-requeue): a failed node ends the run, FAILED, saying so. "
+         "Checked: Slurm starts the job again from the beginning."));
+  slurmForm->addRow(QString(), slurmRequeue_);
+  addErrorLabel(QStringLiteral("slurm"), nullptr, slurmForm);
+  slurmBox_->setVisible(false);
+  placeForm->addRow(slurmBox_);
   // RunSpec.hang_timeout_s: 0 (never) to a week (run_spec.h kMaxTimeoutSeconds).
   hangTimeout_ = intBox(0, kMaxTimeoutSeconds);
   hangTimeout_->setSpecialValueText(tr("never"));
@@ -402,9 +447,13 @@ RunSetupPanel::RunSetupPanel(QWidget* parent) : QWidget(parent) {
     connect(box, &QDoubleSpinBox::valueChanged, this, &RunSetupPanel::revalidate);
   }
   for (QSpinBox* box : {warmup_, epochs_, globalBatch_, microBatch_, checkpointEvery_, logEvery_,
-                        ranks_, hangTimeout_}) {
+                        ranks_, hangTimeout_, slurmNodes_, slurmGpus_, slurmTime_}) {
     connect(box, &QSpinBox::valueChanged, this, &RunSetupPanel::revalidate);
   }
+  for (QLineEdit* edit : {slurmAccount_, slurmQos_, slurmGpuRequest_}) {
+    connect(edit, &QLineEdit::textChanged, this, &RunSetupPanel::revalidate);
+  }
+  connect(slurmPartition_, &QComboBox::currentTextChanged, this, &RunSetupPanel::revalidate);
   connect(nodeList_, &QListWidget::itemChanged, this, [this] {
     if (updatingNodes_) return;
     userChoseNodes_ = true;  // a check box was clicked
@@ -478,6 +527,17 @@ RunForm RunSetupPanel::form() const {
   f.environment = environment_->toPlainText();
   f.nodeIds = checkedNodeIds();
   f.ranksPerNode = ranks_->value();
+  if (slurmOwner() != nullptr) {
+    f.slurm.set_partition(slurmPartition_->currentText().trimmed().toStdString());
+    f.slurm.set_nodes(static_cast<uint32_t>(slurmNodes_->value()));
+    f.slurm.set_tasks_per_node(static_cast<uint32_t>(f.ranksPerNode));
+    f.slurm.set_gpus_per_node(static_cast<uint32_t>(slurmGpus_->value()));
+    f.slurm.set_time_limit_min(static_cast<uint32_t>(slurmTime_->value()));
+    f.slurm.set_account(slurmAccount_->text().trimmed().toStdString());
+    f.slurm.set_qos(slurmQos_->text().trimmed().toStdString());
+    f.slurm.set_gpu_request(slurmGpuRequest_->text().trimmed().toStdString());
+    f.slurm.set_requeue(slurmRequeue_->isChecked());
+  }
   return f;
 }
 
@@ -535,10 +595,29 @@ void RunSetupPanel::setForm(const RunForm& f) {
     const QScopedValueRollback<bool> updating(updatingNodes_, true);
     ranks_->setValue(f.ranksPerNode);
   }
+  if (f.slurm.nodes() > 0) {
+    slurmPartition_->setCurrentText(QString::fromStdString(f.slurm.partition()));
+    slurmNodes_->setValue(static_cast<int>(f.slurm.nodes()));
+    slurmGpus_->setValue(static_cast<int>(f.slurm.gpus_per_node()));
+    slurmTime_->setValue(static_cast<int>(f.slurm.time_limit_min()));
+    slurmAccount_->setText(QString::fromStdString(f.slurm.account()));
+    slurmQos_->setText(QString::fromStdString(f.slurm.qos()));
+    slurmGpuRequest_->setText(QString::fromStdString(f.slurm.gpu_request()));
+    slurmRequeue_->setChecked(f.slurm.requeue());
+  }
   // A form set by code (a clone, a preset, a launch mode) keeps its ranks; only the new form the
   // panel starts with follows the default node (the constructor resets this).
   userChoseRanks_ = true;
   revalidate();
+}
+
+const NodeChoice* RunSetupPanel::slurmOwner() const {
+  const QStringList checked = checkedNodeIds();
+  if (checked.isEmpty()) return nullptr;
+  for (const NodeChoice& node : nodes_) {
+    if (node.nodeId == checked.first()) return node.slurm ? &node : nullptr;
+  }
+  return nullptr;
 }
 
 QString RunSetupPanel::nodeItemText(const NodeChoice& node) const {
@@ -546,7 +625,11 @@ QString RunSetupPanel::nodeItemText(const NodeChoice& node) const {
                         : node.draining ? tr("draining")
                                         : tr("online");
   QString freeText;
-  if (node.freeCpuSlots < 0) {
+  if (node.slurm) {
+    freeText = node.slurmPartitions.isEmpty()
+                   ? tr("Slurm cluster")
+                   : tr("Slurm cluster: %1").arg(node.slurmPartitions.join(QStringLiteral(", ")));
+  } else if (node.freeCpuSlots < 0) {
     freeText = tr("free slots unknown");
   } else if (node.gpuSlotsTotal > 0) {
     freeText = tr("free: %L1 of %L2 GPUs, %L3 CPU slots")
@@ -720,8 +803,23 @@ void RunSetupPanel::revalidate() {
   gamma_->setEnabled(schedule == QLatin1String("step"));
   lrMin_->setEnabled(schedule == QLatin1String("cosine"));
 
+  const NodeChoice* slurmNode = slurmOwner();
+  slurmBox_->setVisible(slurmNode != nullptr);
+  if (slurmNode != nullptr) {
+    // Its partitions, as the node last reported them; what was typed stays.
+    const QString typed = slurmPartition_->currentText();
+    QStringList listed;
+    for (int i = 0; i < slurmPartition_->count(); ++i) listed << slurmPartition_->itemText(i);
+    if (listed != slurmNode->slurmPartitions) {
+      const QSignalBlocker block(slurmPartition_);
+      slurmPartition_->clear();
+      slurmPartition_->addItems(slurmNode->slurmPartitions);
+      slurmPartition_->setCurrentText(typed);
+    }
+  }
   const RunForm current = form();
-  const int nodeCount = static_cast<int>(current.nodeIds.size());
+  const int nodeCount = slurmNode != nullptr ? static_cast<int>(current.slurm.nodes())
+                                             : static_cast<int>(current.nodeIds.size());
   const int ranks = current.ranksPerNode;
   const int world = nodeCount * ranks;
   if (nodeCount == 0) {
@@ -731,7 +829,9 @@ void RunSetupPanel::revalidate() {
     const QString ranksText = ranks == 1 ? tr("1 rank") : tr("%L1 ranks").arg(ranks);
     const QString worldText = world == 1 ? tr("1 rank") : tr("%L1 ranks").arg(world);
     QString text = tr("%1 × %2 = %3").arg(nodesText, ranksText, worldText);
-    if (nodeCount > 1) {
+    if (slurmNode != nullptr) {
+      text += QLatin1Char('\n') + tr("Slurm places the job on nodes of its choice.");
+    } else if (nodeCount > 1) {
       QString owner = current.nodeIds.first();
       for (const NodeChoice& node : nodes_) {
         if (node.nodeId == owner && !node.name.isEmpty()) owner = node.name;

@@ -58,6 +58,9 @@ inline constexpr uint32_t kMaxWorldSize = 65536;
 // A metric name (MetricSample.name): 1 to 256 bytes without control characters, as the agent's
 // parser of metrics records (agent/log_tailer.h) takes them.
 inline constexpr size_t kMaxMetricNameBytes = 256;
+// Distinct metric names of one run: 10,000 (a run with per-bucket metrics of 64 buckets on 512
+// ranks has a few hundred). The agent refuses samples under further names, counted and reported.
+inline constexpr size_t kMaxMetricNamesPerRun = 10000;
 
 // LogLine.text: 64 KiB, as the agent journals lines (agent/log_tailer.h cuts longer ones and
 // marks them); LogLine.stream: "stdout" or "stderr", 16 bytes at most.

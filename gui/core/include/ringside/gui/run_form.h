@@ -107,7 +107,15 @@ struct RunForm {
   // yet mapped to nodeIds: resolveSpecHosts() does that. Not used by toRunSpec() or presets.
   QStringList specHosts;
 
-  // Ranks the run would start: nodeIds.size() x ranksPerNode (one node when none is chosen yet).
+  // A Slurm job (RunSpec.slurm, docs/slurm.md): set (slurm.nodes() >= 1) when the run's node is
+  // a Slurm login node (NodeChoice::slurm), which places the job itself: nodeIds then holds that
+  // node alone, ranksPerNode is the tasks per node and slurm.nodes() the job's nodes. Its other
+  // fields are the sbatch options (partition, GPUs per node, time limit, account, QOS, the
+  // site's GPU request, requeue). nodes() == 0: not a Slurm job.
+  v1::SlurmOptions slurm;
+
+  // Ranks the run would start: nodeIds.size() x ranksPerNode (one node when none is chosen yet),
+  // or for a Slurm job slurm.nodes() x ranksPerNode.
   int worldSize() const;
 };
 
@@ -155,6 +163,10 @@ struct NodeChoice {
   // MPI/NCCL traffic, and extra mpirun options used when it owns the run.
   QString networkInterface;
   QString mpirunOptions;
+  // A Slurm login node (NodeInfo.engine "slurm"): its runs are Slurm jobs, placed by Slurm; its
+  // partitions as sinfo reports them (the default one first), for the run form's choice.
+  bool slurm = false;
+  QStringList slurmPartitions;
 };
 
 struct FieldError {

@@ -27,6 +27,7 @@ class QListWidget;
 class QPlainTextEdit;
 class QPushButton;
 class QRadioButton;
+class QGroupBox;
 class QSpinBox;
 class QStackedWidget;
 
@@ -133,6 +134,18 @@ class RunSetupPanel : public QWidget {
   QPushButton* uncheckAllNodes_;
   QSpinBox* ranks_;
   QLabel* worldSize_;
+  // The Slurm job's options (RunForm::slurm), shown when the run's node is a Slurm login node.
+  QGroupBox* slurmBox_;
+  QComboBox* slurmPartition_;
+  QSpinBox* slurmNodes_;
+  QSpinBox* slurmGpus_;
+  QSpinBox* slurmTime_;
+  QLineEdit* slurmAccount_;
+  QLineEdit* slurmQos_;
+  QLineEdit* slurmGpuRequest_;
+  QCheckBox* slurmRequeue_;
+  // The NodeChoice of the first checked node when it is a Slurm node; nullptr otherwise.
+  const NodeChoice* slurmOwner() const;
   QPushButton* launch_;
   QHash<QString, QLabel*> errorLabels_;
   QHash<QString, QString> shownErrors_;
