@@ -73,6 +73,20 @@ bool commandExists(const std::string& name) {
   return false;
 }
 
+// `name`'s path as the agent's PATH finds it, for the shim's own commands: a run's env may set
+// PATH for its ranks (even to ""), which the shim inherits. `name` itself when it holds a '/' or
+// is not found (the shim then says so).
+std::string onAgentPath(const std::string& name) {
+  if (name.find('/') != std::string::npos) return name;
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path != nullptr ? path : "/usr/bin:/bin");
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    if (!dir.empty() && isExecutable(dir + "/" + name)) return dir + "/" + name;
+  }
+  return name;
+}
+
 // The interpreter of a PythonScript job without one (Debian's, which sees python3-torch).
 constexpr const char* kDefaultPython = "/usr/bin/python3";
 
@@ -494,9 +508,19 @@ Status RunManager::spawn(Tracked& run, const std::vector<std::string>& argv,
     if (values.isOk()) env.push_back(std::string(kTrialParamsEnv) + "=" + valuesJsonObject(*values));
   }
   std::vector<std::string> exported;
-  for (const std::string& entry : env) exported.push_back(entry.substr(0, entry.find('=')));
+  for (auto entry = env.begin(); entry != env.end();) {
+    if (entry->starts_with("PATH=")) {
+      // The ranks' PATH, not mpirun's (which finds its own helpers on the agent's PATH): handed
+      // to them by value (-x PATH=...), and left out of the shim's environment.
+      exported.push_back(*entry);
+      entry = env.erase(entry);
+      continue;
+    }
+    exported.push_back(entry->substr(0, entry->find('=')));
+    ++entry;
+  }
   MpirunSettings settings;
-  settings.mpirunPath = options_.mpirunPath;
+  settings.mpirunPath = onAgentPath(options_.mpirunPath);
   settings.args = options_.mpirunArgs;
   settings.launcher = options_.launcher;
   settings.networkInterface = options_.networkInterface;
@@ -538,7 +562,8 @@ Status RunManager::spawn(Tracked& run, const std::vector<std::string>& argv,
   for (const std::string& word : *command) script += shellQuote(word) + " ";
   const std::string quotedDir = shellQuote(dir);
   script += ">" + quotedDir + "/" + kStdoutFile + " 2>" + quotedDir + "/" + kStderrFile +
-            " </dev/null; echo $? >" + quotedDir + "/" + kExitStatusFile + ".tmp && mv " +
+            " </dev/null; echo $? >" + quotedDir + "/" + kExitStatusFile + ".tmp && " +
+            shellQuote(onAgentPath("mv")) + " " +
             quotedDir + "/" + kExitStatusFile + ".tmp " + quotedDir + "/" + kExitStatusFile;
   std::string workDir = dir;
   if (spec.has_command() && !spec.command().working_dir().empty()) {

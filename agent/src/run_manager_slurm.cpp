@@ -115,7 +115,9 @@ Result<v1::RunInfo> RunManager::launchSlurm(v1::RunSpec spec, const std::vector<
   }
   for (const auto& [name, value] : spec.env()) {
     if (spec.has_python() && name == "PYTHONPATH" && !options_.pythonPackageDir.empty()) continue;
-    env.push_back(name + "=" + value);
+    // The ranks' PATH, set by each task (jobScript): sbatch, the batch script and srun keep the
+    // agent's, which finds Slurm's commands.
+    env.push_back((name == "PATH" ? std::string(slurm::kRankPathEnv) : name) + "=" + value);
   }
   if (spec.has_sweep_trial()) {
     auto values = valuesFromJsonMap(spec.sweep_trial().params());

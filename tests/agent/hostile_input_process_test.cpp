@@ -355,5 +355,28 @@ TEST_F(HostileInputTest, ReservedEnvVariablesAndOverflowingRankCountsAreRefused)
   expectStillServing();
 }
 
+// A run whose env sets PATH="" (its ranks' own business) broke the agent's shim, which then
+// could not find `mv` for the exit status: the run failed "without an exit status". The shim and
+// mpirun find their own commands on the agent's PATH; the ranks get the run's.
+TEST_F(HostileInputTest, EmptyPathInTheRunsEnvDoesNotBreakTheAgentsShim) {
+  v1::Envelope envelope;
+  auto* spec = envelope.mutable_launch_run()->mutable_spec();
+  spec->set_name("no-path");
+  spec->set_ranks_per_node(1);
+  // Exits 0 only when the rank got the run's PATH, empty: "" or, since mpirun run by its
+  // absolute path acts as with --prefix and puts its own bin directory first, "/usr/bin:".
+  for (const std::string& arg : {std::string("/bin/sh"), std::string("-c"),
+                                 std::string("case \"$PATH\" in ''|*:) exit 0;; *) exit 7;; esac")}) {
+    spec->mutable_command()->add_argv(arg);
+  }
+  (*spec->mutable_env())["PATH"] = "";
+  const v1::Envelope reply = request(envelope);
+  ASSERT_TRUE(reply.has_launch_run_reply()) << reply.DebugString();
+  const v1::RunInfo run = waitForState(reply.launch_run_reply().run().run_id(),
+                                       {v1::COMPLETED, v1::FAILED, v1::STOPPED});
+  EXPECT_EQ(run.state(), v1::COMPLETED) << run.reason();
+  EXPECT_EQ(run.exit_code(), 0);
+}
+
 }  // namespace
 }  // namespace ringside::agent

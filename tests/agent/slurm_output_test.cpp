@@ -138,7 +138,8 @@ TEST(SlurmJobTest, ScriptAsksForTheAllocationAndTagsEveryRanksOutput) {
         "srun --label --kill-on-bad-exit=1 --mpi=pmix ",
         "'/usr/bin/ringside-trainer' '--config-json' '{\"it'\\''s\":1}'",
         "[${SLURM_JOB_ID},\\1]<$1>:", "export MASTER_PORT=$((20000 + SLURM_JOB_ID % 20000))",
-        "mv \"$dir/exit_status.tmp\" \"$dir/exit_status\""}) {
+        "mv \"$dir/exit_status.tmp\" \"$dir/exit_status\"",
+        "if [ \"${RINGSIDE_RANK_PATH+set}\" = set ]; then export PATH=\"$RINGSIDE_RANK_PATH\"; fi"}) {
     EXPECT_NE(script.find(line), std::string::npos) << line << "\n" << script;
   }
   EXPECT_EQ(script.find("--qos"), std::string::npos);

@@ -315,6 +315,25 @@ TEST_F(SlurmEngineTest, SweepTrialsAreJobsAndOneIsStoppedEarly) {
   EXPECT_EQ(info.trials(info.best_trial()).params().at("x"), "4");
 }
 
+// A run whose env sets PATH gets it in its ranks, while the batch script and srun keep the
+// agent's (with PATH=/opt/nowhere they could not find scontrol, sed or srun).
+TEST_F(SlurmEngineTest, TheRunsPathReachesItsRanksOnly) {
+  v1::RunSpec spec;
+  spec.set_name("own-path");
+  for (const std::string& arg : {std::string("/bin/sh"), std::string("-c"),
+                                 std::string("case \"$PATH\" in /opt/nowhere) exit 0;; *) exit 7;; esac")}) {
+    spec.mutable_command()->add_argv(arg);
+  }
+  (*spec.mutable_env())["PATH"] = "/opt/nowhere";
+  spec.mutable_slurm()->set_nodes(1);
+  const v1::Envelope reply = launchSpec(spec);
+  ASSERT_TRUE(reply.has_launch_run_reply()) << reply.DebugString();
+  const v1::RunInfo run = waitForState(reply.launch_run_reply().run().run_id(),
+                                       {v1::COMPLETED, v1::FAILED, v1::STOPPED});
+  EXPECT_EQ(run.state(), v1::COMPLETED)
+      << run.reason() << readFile(run.run_dir() + "/slurm-batch.log");
+}
+
 // What Slurm refuses at submission is refused at launch, with sbatch's words; options that are
 // no Slurm names are refused before anything is submitted.
 TEST_F(SlurmEngineTest, RefusedSubmissionsSayWhy) {

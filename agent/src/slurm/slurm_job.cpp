@@ -126,9 +126,10 @@ std::string jobScript(const JobScriptInput& input) {
   s += "tag() { sed -u -E \"s/^ *([0-9]+): /[${SLURM_JOB_ID},\\1]<$1>:/\"; }\n";
   s += "srun --label --kill-on-bad-exit=1";
   if (input.mpi) s += " --mpi=pmix";
-  s += " /bin/sh -c 'export RANK=$SLURM_PROCID LOCAL_RANK=$SLURM_LOCALID "
-       "WORLD_SIZE=$SLURM_NTASKS LOCAL_WORLD_SIZE=${SLURM_NTASKS_PER_NODE%%(*}; exec \"$@\"' "
-       "ringside-rank";
+  s += std::string(" /bin/sh -c 'export RANK=$SLURM_PROCID LOCAL_RANK=$SLURM_LOCALID "
+                   "WORLD_SIZE=$SLURM_NTASKS LOCAL_WORLD_SIZE=${SLURM_NTASKS_PER_NODE%%(*}; ") +
+       "if [ \"${" + kRankPathEnv + "+set}\" = set ]; then export PATH=\"$" + kRankPathEnv +
+       "\"; fi; exec \"$@\"' ringside-rank";
   for (const std::string& word : input.rankArgv) {
     s += ' ';
     s += quote(word);

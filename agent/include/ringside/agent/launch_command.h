@@ -68,7 +68,8 @@ struct HostPart {
 // which rank wrote each line of the run's logs (log_tailer.h splitRankTag) and whose error a
 // failure was (failure_reason.h).
 // `exported` names the environment variables mpirun forwards to every rank (-x NAME, which Open
-// MPI 4.1 takes per app context). Placement: one node (`hosts` empty): `-x NAME... -np worldSize
+// MPI 4.1 takes per app context), or gives one with its value (-x NAME=VALUE: the run's PATH,
+// which mpirun itself must not use). Placement: one node (`hosts` empty): `-x NAME... -np worldSize
 // [env CUDA_VISIBLE_DEVICES=...] job`; several: one Open MPI app context per node, `-np r --host
 // h:r -x NAME... [env CUDA_VISIBLE_DEVICES=.. NCCL_SOCKET_IFNAME=.. RINGSIDE_RESERVATION_ID=..]
 // job`, joined by ":" (ranks are numbered in host order). I is the comma-separated set of the

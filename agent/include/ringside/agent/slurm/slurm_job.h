@@ -52,6 +52,10 @@ struct JobScriptInput {
 // address, `scontrol show node`) and MASTER_PORT (20000 + job id mod 20000) for torch.distributed.
 std::string jobScript(const JobScriptInput& input);
 
+// Set (by the agent, through sbatch's environment) to the run's own PATH, which each task
+// exports before it starts its rank: the batch script and srun keep the PATH they were given.
+inline constexpr const char* kRankPathEnv = "RINGSIDE_RANK_PATH";
+
 // The job name a run's job has: "ringside-<run id>".
 std::string jobName(const std::string& runId);
 
