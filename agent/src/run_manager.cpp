@@ -140,9 +140,11 @@ std::string RunManager::runDir(const std::string& runId) const {
 void RunManager::setState(Tracked& run, v1::RunState state, const std::string& reason) {
   run.info.set_state(state);
   if (!reason.empty()) run.info.set_reason(reason);
-  if (state == v1::RUNNING && run.info.start_time() == 0) run.info.set_start_time(wallSeconds());
+  if (state == v1::RUNNING && run.info.start_time() == 0) {
+    run.info.set_start_time(std::max(now(), run.info.created_time()));
+  }
   if (isEnded(state)) {
-    run.info.set_end_time(wallSeconds());
+    run.info.set_end_time(std::max({now(), run.info.start_time(), run.info.created_time()}));
     // The ranks' connections stay open until they exit; no new ones for an ended run.
     if (options_.runKeys != nullptr && !run.runPublicKey.empty()) {
       options_.runKeys->remove(run.runPublicKey);
@@ -341,6 +343,8 @@ std::vector<pid_t> RunManager::rankPids(const std::string& runId) const {
   }
   return pids;
 }
+
+double RunManager::now() const { return options_.wallClock ? options_.wallClock() : wallSeconds(); }
 
 void RunManager::noteUnreadable(Tracked& run, const std::string& what) {
   if (run.unreadableNoted) return;

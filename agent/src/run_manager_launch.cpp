@@ -354,7 +354,7 @@ Result<v1::RunInfo> RunManager::launch(const v1::RunSpec& request, uint32_t free
   fresh.info.set_run_id(newTimestampedId('r'));
   *fresh.info.mutable_spec() = spec;
   copyTrialParams(fresh.info);
-  fresh.info.set_created_time(wallSeconds());
+  fresh.info.set_created_time(now());
   fresh.info.set_world_size(world);
   auto [it, inserted] = runs_.emplace(fresh.info.run_id(), std::move(fresh));
   Status started = spawn(it->second, argv, ownGpus, /*journalQueued=*/true);
@@ -396,7 +396,7 @@ Result<v1::RunInfo> RunManager::enqueue(v1::RunSpec spec, uint32_t world) {
   run.info.set_run_id(newTimestampedId('r'));
   *run.info.mutable_spec() = std::move(spec);
   copyTrialParams(run.info);
-  run.info.set_created_time(wallSeconds());
+  run.info.set_created_time(now());
   run.info.set_queue_order(run.info.created_time());
   run.info.set_world_size(world);
   const std::string dir = runDir(run.info.run_id());

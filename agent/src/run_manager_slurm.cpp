@@ -82,7 +82,7 @@ Result<v1::RunInfo> RunManager::launchSlurm(v1::RunSpec spec, const std::vector<
   fresh.info.set_run_id(newTimestampedId('r'));
   *fresh.info.mutable_spec() = spec;
   copyTrialParams(fresh.info);
-  fresh.info.set_created_time(wallSeconds());
+  fresh.info.set_created_time(now());
   fresh.info.set_queue_order(fresh.info.created_time());
   fresh.info.set_world_size(allocation->worldSize);
   const std::string dir = runDir(fresh.info.run_id());

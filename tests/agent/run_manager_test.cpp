@@ -111,6 +111,24 @@ TEST_F(RunManagerTest, CustomCommandCompletesWithItsOutputLogged) {
   EXPECT_EQ(states_.back(), v1::COMPLETED);
 }
 
+// A clock stepped back an hour at every look (NTP, a VM restored) made a negative duration. A
+// run's end is never before its start, nor its start before it was made.
+TEST_F(RunManagerTest, AClockSteppedBackMakesNoNegativeDuration) {
+  RunManagerOptions o = options();
+  double clock = 1.8e9;
+  o.wallClock = [&clock] { return clock -= 3600; };
+  RunManager manager(o, [this](const v1::RunInfo& info, const RunProcessIds&) {
+    states_.push_back(info.state());
+  });
+  auto run = manager.launch(command({"sh", "-c", "sleep 1"}), 4);
+  ASSERT_TRUE(run.isOk()) << run.status().toString();
+  const v1::RunInfo ended = waitEnded(manager, run->run_id());
+  EXPECT_EQ(ended.state(), v1::COMPLETED) << ended.reason();
+  EXPECT_GT(ended.start_time(), 0.0);
+  EXPECT_GE(ended.start_time(), ended.created_time());
+  EXPECT_GE(ended.end_time(), ended.start_time());
+}
+
 TEST_F(RunManagerTest, FailingCommandIsFailedWithTheExitStatus) {
   RunManager manager = makeManager();
   auto run = manager.launch(command({"sh", "-c", "echo broken >&2; exit 3"}), 4);

@@ -95,6 +95,9 @@ struct RunManagerOptions {
   // Seconds until an active run ends (RunEtas::remainingSeconds), std::nullopt when unknown: a
   // queued run's estimated_start comes from these. Empty: no estimates.
   std::function<std::optional<double>(const v1::RunInfo& run)> remainingSeconds;
+  // The wall clock of RunInfo's times (Unix seconds); empty: the system clock (tests step it).
+  // A clock stepped back never makes a run end before it started, nor start before it was made.
+  std::function<double()> wallClock;
   std::string procDir = "/proc";  // where rank processes are looked for (tests)
 };
 
@@ -267,6 +270,8 @@ class RunManager {
   void pollSlurm(Tracked& run);
   bool signalSlurm(Tracked& run, const char* signal);
   void adoptSlurm(Tracked& run);
+  // options_.wallClock(), else the system clock.
+  double now() const;
   // Logs once per spell that poll() could not read `what` of a run and left it as it was.
   void noteUnreadable(Tracked& run, const std::string& what);
   bool isLocalHost(const std::string& host) const;
