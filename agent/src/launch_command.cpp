@@ -64,6 +64,18 @@ Status validateRunEnvName(const std::string& name) {
   return Status::ok();
 }
 
+std::string shellQuote(const std::string& word) {
+  std::string quoted = "'";
+  for (char c : word) {
+    if (c == '\'') {
+      quoted += "'\\''";
+    } else {
+      quoted += c;
+    }
+  }
+  return quoted + "'";
+}
+
 Result<uint32_t> worldSizeOf(const v1::RunSpec& spec) {
   uint64_t ranks = spec.ranks_per_node();
   if (!spec.hosts().empty()) {

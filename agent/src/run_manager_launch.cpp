@@ -46,18 +46,6 @@ constexpr const char* kSpecFile = "spec.json";
 constexpr size_t kMaxConfigArgBytes = 64 * 1024;
 
 
-// Single-quotes `word` for /bin/sh.
-std::string shellQuote(const std::string& word) {
-  std::string quoted = "'";
-  for (char c : word) {
-    if (c == '\'') {
-      quoted += "'\\''";
-    } else {
-      quoted += c;
-    }
-  }
-  return quoted + "'";
-}
 
 bool isExecutable(const std::string& path) { return ::access(path.c_str(), X_OK) == 0; }
 

@@ -2,24 +2,13 @@
 
 #include <algorithm>
 
+#include "ringside/agent/launch_command.h"
 #include "ringside/common/protocol_limits.h"
 
 namespace ringside::agent::slurm {
 
 namespace {
 
-// Single-quotes `word` for bash.
-std::string quote(const std::string& word) {
-  std::string quoted = "'";
-  for (char c : word) {
-    if (c == '\'') {
-      quoted += "'\\''";
-    } else {
-      quoted += c;
-    }
-  }
-  return quoted + "'";
-}
 
 Status checkName(const std::string& value, const char* field) {
   if (value.empty()) return Status::ok();
@@ -112,7 +101,7 @@ std::string jobScript(const JobScriptInput& input) {
   option("--output=" + input.runDir + "/slurm-batch.log");
   option("--chdir=" + input.workDir);
   s += "\n";
-  s += "dir=" + quote(input.runDir) + "\n";
+  s += "dir=" + shellQuote(input.runDir) + "\n";
   // A signal to the batch shell (scancel without --signal, the time limit) must not end it
   // before the step: it waits for srun, which passes the signal on to the ranks.
   s += "trap 'echo \"ringside: the batch script got a signal; waiting for the ranks\" >&2' TERM "
@@ -132,7 +121,7 @@ std::string jobScript(const JobScriptInput& input) {
        "\"; fi; exec \"$@\"' ringside-rank";
   for (const std::string& word : input.rankArgv) {
     s += ' ';
-    s += quote(word);
+    s += shellQuote(word);
   }
   s += " < /dev/null > >(tag stdout >> \"$dir/stdout.log\") 2> >(tag stderr >> \"$dir/stderr.log\") &\n";
   s += "step=$!\n";

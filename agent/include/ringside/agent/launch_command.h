@@ -30,6 +30,10 @@ Status validateRunEnvName(const std::string& name);
 // bits. Errors: InvalidArgument for 0 ranks or more than kMaxWorldSize.
 Result<uint32_t> worldSizeOf(const v1::RunSpec& spec);
 
+// `word` single-quoted for /bin/sh and bash (a ' inside becomes '\''), so that the shell takes it
+// as one word whatever it holds: the shim's script and a Slurm job's batch script.
+std::string shellQuote(const std::string& word);
+
 // OK for an RFC 1123 host name (dot-separated labels of letters, digits and '-', no label
 // starting or ending with '-', at most 63 characters a label and 253 in all) or an IPv4/IPv6
 // address. Everything else (e.g. "-oProxyCommand=...", which ssh would read as an option) is
