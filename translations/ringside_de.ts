@@ -1427,6 +1427,21 @@
         <source>%1 could not be asked to stop the run&apos;s ranks there: %2. The owner&apos;s mpirun stops them as well; check the node once it is reachable.</source>
         <translation>%1 konnte nicht gebeten werden, die Ränge des Laufs dort zu stoppen: %2. Das mpirun des Eigentümers stoppt sie ebenfalls; prüfen Sie den Knoten, sobald er erreichbar ist.</translation>
     </message>
+    <message>
+        <location filename="../gui/core/src/controller_queue.cpp" line="1"/>
+        <source>%1 did not answer, so run %2 may not have moved: %3</source>
+        <translation>%1 hat nicht geantwortet, daher wurde Lauf %2 womöglich nicht verschoben: %3</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/controller_queue.cpp" line="1"/>
+        <source>%1 did not move run %2: %3</source>
+        <translation>%1 hat Lauf %2 nicht verschoben: %3</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/controller_queue.cpp" line="1"/>
+        <source>The node of run %1 is not connected, so its queue cannot be changed now. Try again when the node is online (Nodes).</source>
+        <translation>Der Knoten von Lauf %1 ist nicht verbunden, daher kann seine Warteschlange jetzt nicht geändert werden. Versuchen Sie es erneut, wenn der Knoten online ist (Knoten).</translation>
+    </message>
 </context>
 <context>
     <name>ringside::gui::CustomMetricsPanel</name>
@@ -2195,6 +2210,21 @@
         <location filename="../gui/app/main_window.cpp" line="288"/>
         <source>%1 (copy)</source>
         <translation>%1 (Kopie)</translation>
+    </message>
+    <message>
+        <location filename="../gui/app/main_window.cpp" line="1"/>
+        <source>&amp;Queue</source>
+        <translation>&amp;Warteschlange</translation>
+    </message>
+    <message>
+        <location filename="../gui/app/main_window.cpp" line="1"/>
+        <source>Queue</source>
+        <translation>Warteschlange</translation>
+    </message>
+    <message>
+        <location filename="../gui/app/main_window.cpp" line="1"/>
+        <source>Queue (%1)</source>
+        <translation>Warteschlange (%1)</translation>
     </message>
 </context>
 <context>
@@ -4477,6 +4507,177 @@
         <location filename="../gui/widgets/src/sweeps_panel.cpp" line="0"/>
         <source>median stopping rule</source>
         <translation>Median-Stoppregel</translation>
+    </message>
+</context>
+<context>
+    <name>ringside::gui::QueuePanel</name>
+    <message>
+        <location filename="../gui/widgets/src/queue_panel.cpp" line="1"/>
+        <source>%1 %2. Each starts by itself when its slots are free, in order of priority, then of queueing.</source>
+        <translation>%1 %2. Jeder startet von selbst, sobald seine Slots frei sind, nach Priorität, dann in der Reihenfolge des Einreihens.</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/queue_panel.cpp" line="1"/>
+        <source>%L1 runs waiting</source>
+        <translation>%L1 Läufe warten</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/queue_panel.cpp" line="1"/>
+        <source>1 run waiting</source>
+        <translation>1 Lauf wartet</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/queue_panel.cpp" line="1"/>
+        <source>Cancel run</source>
+        <translation>Lauf abbrechen</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/queue_panel.cpp" line="1"/>
+        <source>Move down</source>
+        <translation>Nach unten</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/queue_panel.cpp" line="1"/>
+        <source>Move up</source>
+        <translation>Nach oben</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/queue_panel.cpp" line="1"/>
+        <source>No run is waiting. A run launched while its slots are busy waits here and starts by itself when they are free, also while the GUI is closed.</source>
+        <translation>Kein Lauf wartet. Ein Lauf, der gestartet wird, während seine Slots belegt sind, wartet hier und startet von selbst, sobald sie frei sind, auch bei geschlossener Oberfläche.</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/queue_panel.cpp" line="1"/>
+        <source>One place towards the head of its node&apos;s queue, among the runs of its priority</source>
+        <translation>Einen Platz nach vorn in der Warteschlange seines Knotens, unter den Läufen seiner Priorität</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/queue_panel.cpp" line="1"/>
+        <source>One place towards the tail, among the runs of its priority</source>
+        <translation>Einen Platz nach hinten, unter den Läufen seiner Priorität</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/queue_panel.cpp" line="1"/>
+        <source>Priority:</source>
+        <translation>Priorität:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/queue_panel.cpp" line="1"/>
+        <source>Runs of a higher priority start first; within a priority, in the order they were queued</source>
+        <translation>Läufe höherer Priorität starten zuerst; innerhalb einer Priorität in der Reihenfolge des Einreihens</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/queue_panel.cpp" line="1"/>
+        <source>Take the run out of the queue: it never starts and stays in the History as stopped</source>
+        <translation>Den Lauf aus der Warteschlange nehmen: Er startet nie und bleibt im Verlauf als gestoppt</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/queue_panel.cpp" line="1"/>
+        <source>on %L1 nodes</source>
+        <translation>auf %L1 Knoten</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/queue_panel.cpp" line="1"/>
+        <source>on 1 node</source>
+        <translation>auf 1 Knoten</translation>
+    </message>
+</context>
+<context>
+    <name>ringside::gui::QueueTableModel</name>
+    <message>
+        <location filename="../gui/core/src/queue_table_model.cpp" line="1"/>
+        <source>%1 (offline)</source>
+        <translation>%1 (offline)</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/queue_table_model.cpp" line="1"/>
+        <source>%1 on %L2 nodes</source>
+        <translation>%1 auf %L2 Knoten</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/queue_table_model.cpp" line="1"/>
+        <source>%L1 CPU slots</source>
+        <translation>%L1 CPU-Slots</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/queue_table_model.cpp" line="1"/>
+        <source>%L1 GPUs</source>
+        <translation>%L1 GPUs</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/queue_table_model.cpp" line="1"/>
+        <source>1 CPU slot</source>
+        <translation>1 CPU-Slot</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/queue_table_model.cpp" line="1"/>
+        <source>1 GPU</source>
+        <translation>1 GPU</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/queue_table_model.cpp" line="1"/>
+        <source>Estimated start</source>
+        <translation>Voraussichtlicher Start</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/queue_table_model.cpp" line="1"/>
+        <source>No estimate yet: a run it waits for has no progress to go by (a PyTorch script without a step count), or it waits behind another queued run.</source>
+        <translation>Noch keine Schätzung: Ein Lauf, auf den er wartet, hat keinen messbaren Fortschritt (ein PyTorch-Skript ohne Schrittzahl), oder er wartet hinter einem anderen Lauf der Warteschlange.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/queue_table_model.cpp" line="1"/>
+        <source>Node</source>
+        <translation>Knoten</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/queue_table_model.cpp" line="1"/>
+        <source>Position</source>
+        <translation>Position</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/queue_table_model.cpp" line="1"/>
+        <source>Priority</source>
+        <translation>Priorität</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/queue_table_model.cpp" line="1"/>
+        <source>Queued at</source>
+        <translation>Eingereiht um</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/queue_table_model.cpp" line="1"/>
+        <source>Run</source>
+        <translation>Lauf</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/queue_table_model.cpp" line="1"/>
+        <source>Takes</source>
+        <translation>Belegt</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/queue_table_model.cpp" line="1"/>
+        <source>The node is offline: this is what its agent said last. The run is still in its queue, which moves without the GUI.</source>
+        <translation>Der Knoten ist offline: Dies hat sein Agent zuletzt gemeldet. Der Lauf ist weiter in seiner Warteschlange, die sich ohne die Oberfläche weiterbewegt.</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/queue_table_model.cpp" line="1"/>
+        <source>Waiting for</source>
+        <translation>Wartet auf</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/queue_table_model.cpp" line="1"/>
+        <source>high</source>
+        <translation>hoch</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/queue_table_model.cpp" line="1"/>
+        <source>low</source>
+        <translation>niedrig</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/queue_table_model.cpp" line="1"/>
+        <source>normal</source>
+        <translation>normal</translation>
     </message>
 </context>
 </TS>

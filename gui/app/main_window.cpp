@@ -32,12 +32,14 @@
 #include "ringside/gui/widgets/metric_chart.h"
 #include "ringside/gui/widgets/nodes_panel.h"
 #include "ringside/gui/widgets/run_setup_panel.h"
+#include "ringside/gui/widgets/queue_panel.h"
 #include "ringside/gui/widgets/sweeps_panel.h"
 
 namespace ringside::gui {
 
 namespace {
-constexpr int kFixedTabs = 4;  // nodes, new run, history, sweeps: never closed
+constexpr int kFixedTabs = 5;  // nodes, new run, history, sweeps, queue: never closed
+constexpr int kQueueTab = 4;
 }
 
 MainWindow::MainWindow(Controller& controller, QWidget* parent)
@@ -57,6 +59,8 @@ MainWindow::MainWindow(Controller& controller, QWidget* parent)
   tabs_->addTab(setup_, QIcon(QStringLiteral(":/icons/new-run.svg")), tr("New run"));
   tabs_->addTab(history_, QIcon(QStringLiteral(":/icons/history.svg")), tr("History"));
   tabs_->addTab(sweeps_, QIcon(QStringLiteral(":/icons/sweeps.svg")), tr("Sweeps"));
+  queue_ = new QueuePanel(controller_);
+  tabs_->insertTab(kQueueTab, queue_, QIcon(QStringLiteral(":/icons/queue.svg")), tr("Queue"));
   for (int i = 0; i < kFixedTabs; ++i) {
     tabs_->tabBar()->setTabButton(i, QTabBar::RightSide, nullptr);
     tabs_->tabBar()->setTabButton(i, QTabBar::LeftSide, nullptr);
@@ -110,6 +114,13 @@ MainWindow::MainWindow(Controller& controller, QWidget* parent)
   connect(sweeps_, &SweepsPanel::compareRequested, this, &MainWindow::compare);
   connect(sweeps_, &SweepsPanel::errorMessage, this,
           [this](const QString& message) { statusBar()->showMessage(message, 15000); });
+  connect(queue_, &QueuePanel::openRunRequested, this, &MainWindow::openRun);
+  connect(queue_, &QueuePanel::errorMessage, this,
+          [this](const QString& message) { statusBar()->showMessage(message, 15000); });
+  connect(queue_, &QueuePanel::queuedCountChanged, this, [this](int count) {
+    const int at = tabs_->indexOf(queue_);
+    if (at >= 0) tabs_->setTabText(at, count > 0 ? tr("Queue (%1)").arg(count) : tr("Queue"));
+  });
   // Free slots and heartbeat ages change with telemetry: refresh the choices now and then.
   auto* refresh = new QTimer(this);
   connect(refresh, &QTimer::timeout, this, &MainWindow::refreshNodeChoices);
@@ -129,7 +140,7 @@ void MainWindow::buildActions() {
   quit->setShortcut(QKeySequence::Quit);
   QMenu* view = menuBar()->addMenu(tr("&View"));
   const QString names[kFixedTabs] = {tr("&Nodes"), tr("New &run"), tr("&History"),
-                                     tr("S&weeps")};
+                                     tr("S&weeps"), tr("&Queue")};
   for (int i = 0; i < kFixedTabs; ++i) {
     QAction* action = view->addAction(names[i], this, [this, i] { showPage(i); });
     action->setShortcut(QKeySequence(Qt::CTRL | static_cast<Qt::Key>(Qt::Key_1 + i)));

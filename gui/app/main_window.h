@@ -14,6 +14,7 @@ namespace ringside::gui {
 class Controller;
 class HistoryPanel;
 class SweepBook;
+class QueuePanel;
 class SweepsPanel;
 class NodesPanel;
 class RunSetupPanel;
@@ -59,6 +60,7 @@ class MainWindow : public QMainWindow {
   HistoryPanel* history_;
   SweepBook* sweepBook_;
   SweepsPanel* sweeps_;
+  QueuePanel* queue_;
   QLabel* status_;
   // Saves the window as <dir>/<name>.png (the screenshot tours), after pending events.
   void saveScreenshot(const QString& dir, const QString& name);

@@ -18,6 +18,15 @@ void Controller::noteRun(const QString& nodeId, const v1::RunInfo& run) {
   const QString runId = QString::fromStdString(run.run_id());
   runNode_.insert(runId, nodeId);
   v1::RunInfo& info = runInfos_[runId];
+  // A run in a queue, or one that left it, changes the queue (queuedRuns()).
+  const bool queueChange =
+      run.state() == v1::QUEUED
+          ? info.state() != v1::QUEUED || info.queue_position() != run.queue_position() ||
+                info.waiting_reason() != run.waiting_reason() ||
+                info.estimated_start() != run.estimated_start() ||
+                info.spec().priority() != run.spec().priority() ||
+                info.queue_order() != run.queue_order()
+          : info.state() == v1::QUEUED;
   info = run;
   info.clear_stall();
   if (run.has_spec() && !run.spec().name().empty()) {
@@ -42,6 +51,7 @@ void Controller::noteRun(const QString& nodeId, const v1::RunInfo& run) {
     }
     runHosts_.insert(runId, hosts);
   }
+  if (queueChange) emit queueChanged();
 }
 
 std::optional<v1::StallVerdict> Controller::stallOf(const QString& runId) const {
@@ -294,6 +304,7 @@ void Controller::onReply(const QString& nodeId, quint64 requestId, const v1::Env
     onTelemetryPage(nodeId, reply);  // controller_telemetry.cpp
     return;
   }
+  if (onQueueReply(key, reply)) return;  // controller_queue.cpp
   if (auto preflight = preflightRequests_.constFind(key); preflight != preflightRequests_.cend()) {
     const quint64 attempt = preflight.value();
     preflightRequests_.erase(preflight);
@@ -338,6 +349,7 @@ void Controller::onRequestFailed(const QString& nodeId, quint64 requestId, const
     telemetryCatchUps_[nodeId].due = true;  // again when the node is back online
     return;
   }
+  if (onQueueRequestFailed(key, message)) return;
   if (auto preflight = preflightRequests_.constFind(key); preflight != preflightRequests_.cend()) {
     const quint64 attempt = preflight.value();
     preflightRequests_.erase(preflight);

@@ -71,6 +71,15 @@ struct NodeView {
 // NodeView::problems keeps this many.
 inline constexpr int kMaxNodeProblems = 5;
 
+// A run waiting in its owner agent's queue (docs/queue.md), as that agent last reported it.
+struct QueuedRun {
+  QString nodeId;
+  QString nodeName;          // the node's display name
+  bool nodeOnline = false;   // false: the node went offline since; the entry is its last word
+  bool nodeHasGpus = false;  // from its last hello: the trainer's "auto" backend takes GPUs there
+  v1::RunInfo run;           // QUEUED: queue_position, waiting_reason, estimated_start, spec
+};
+
 class Controller : public QObject {
   Q_OBJECT
 
@@ -141,6 +150,19 @@ class Controller : public QObject {
   // "Queued: position 2. waiting for ..." while the run waits in its owner agent's queue, as the
   // agent last reported it (queue_text.h); "" otherwise or for an unknown run.
   QString queuedText(const QString& runId) const;
+  // Every QUEUED run of every configured node, as its owner agent last reported it (list_runs
+  // at connect, then its run_state events), ordered by node name, then queue position. A node
+  // that went offline keeps its runs listed with nodeOnline false until it is back and says
+  // otherwise; a removed node's runs are not listed.
+  QList<QueuedRun> queuedRuns() const;
+  // Moves a queued run among the queued runs of its priority on its owner's node (`places` < 0
+  // towards the head; the agent stops at either end) and/or gives it another priority, among
+  // whose runs it takes its place by submission time (reorder_queued_run, docs/queue.md). The agent's answer
+  // and its run_state events update queuedRuns() (queueChanged); a refusal (the run started or
+  // was cancelled meanwhile, the node is not connected or does not answer) comes as
+  // queueActionFailed with the agent's or a translated reason.
+  void reorderQueuedRun(const QString& runId, int places,
+                        std::optional<v1::RunPriority> priority = std::nullopt);
   // Launches a run that continues `runId` from the newest checkpoint in its checkpoint directory
   // on its owner's node (resumedRunSpec: the same spec with TrainerConfig.resume set, tagged
   // "resumed-from:<runId>"), on the same node(s): the owner gets the Launch; a multi-node run
@@ -180,6 +202,12 @@ class Controller : public QObject {
   // or launchFailed follows.
   void preflightStarted(const QStringList& nodeNames);
   void runStopFailed(const QString& runId, const QString& message);
+  // A run entered or left a queue, or a queued run's place, priority, reason or estimate
+  // changed (queuedRuns(); a node going offline or coming back is nodesChanged). Emitted once
+  // per change; a view that redraws coalesces them.
+  void queueChanged();
+  // reorderQueuedRun was refused; the message says why and what to do.
+  void queueActionFailed(const QString& runId, const QString& message);
   // New data for a run is in the store (the dashboards redraw on their timer).
   void runDataChanged(const QString& runId);
   // GPU telemetry of a run fetched from a node's telemetry journal was stored (samples the GUI
@@ -225,6 +253,11 @@ class Controller : public QObject {
   void onPreflightAnswer(quint64 attempt, const QString& nodeId, const v1::Envelope& reply);
   void failPreflight(quint64 attempt, const QString& message);
   void sendLaunch(const QString& owner, const v1::RunSpec& spec);
+  // The replies and failures of reorderQueuedRun's requests (controller_queue.cpp): true when
+  // `key` was one of them.
+  bool onQueueReply(const RequestKey& key, const v1::Envelope& reply);
+  bool onQueueRequestFailed(const RequestKey& key, const QString& message);
+  QHash<RequestKey, QString> pendingReorders_;  // -> run id
   // Remembers the run's owner and, for a multi-node run, its hosts (for stopRun).
   void noteRun(const QString& nodeId, const v1::RunInfo& run);
   // The nodes other than `owner` whose host names the run's spec lists.
