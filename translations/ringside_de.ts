@@ -2226,6 +2226,21 @@
         <source>Queue (%1)</source>
         <translation>Warteschlange (%1)</translation>
     </message>
+    <message>
+        <location filename="../gui/app/main_window.cpp" line="1"/>
+        <source>&amp;Desktop notifications</source>
+        <translation>&amp;Desktop-Benachrichtigungen</translation>
+    </message>
+    <message>
+        <location filename="../gui/app/main_window.cpp" line="1"/>
+        <source>&amp;Settings</source>
+        <translation>&amp;Einstellungen</translation>
+    </message>
+    <message>
+        <location filename="../gui/app/main_window.cpp" line="1"/>
+        <source>Tell the desktop when a run launched here starts after waiting in a queue, completes or fails</source>
+        <translation>Dem Desktop melden, wenn ein hier gestarteter Lauf nach dem Warten in einer Warteschlange startet, abgeschlossen wird oder fehlschlägt</translation>
+    </message>
 </context>
 <context>
     <name>ringside::gui::MetricChart</name>
@@ -4678,6 +4693,57 @@
         <location filename="../gui/core/src/queue_table_model.cpp" line="1"/>
         <source>normal</source>
         <translation>normal</translation>
+    </message>
+</context>
+<context>
+    <name>ringside::gui::FreedesktopNotifications</name>
+    <message>
+        <location filename="../gui/core/src/run_notifier.cpp" line="1"/>
+        <source>Desktop notifications are off: there is no session bus (%1).</source>
+        <translation>Desktop-Benachrichtigungen sind aus: Es gibt keinen Sitzungsbus (%1).</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_notifier.cpp" line="1"/>
+        <source>The desktop&apos;s notification service did not take a notification: %1</source>
+        <translation>Der Benachrichtigungsdienst des Desktops hat eine Benachrichtigung nicht angenommen: %1</translation>
+    </message>
+</context>
+<context>
+    <name>ringside::gui::RunNotifier</name>
+    <message>
+        <location filename="../gui/core/src/run_notifier.cpp" line="1"/>
+        <source> in %1</source>
+        <translation> in %1</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_notifier.cpp" line="1"/>
+        <source> on %1</source>
+        <translation> auf %1</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_notifier.cpp" line="1"/>
+        <source>, after waiting %1 in the queue</source>
+        <translation>, nach %1 Wartezeit in der Warteschlange</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_notifier.cpp" line="1"/>
+        <source>Could not write %1 (the runs this GUI launched, for notifications): %2</source>
+        <translation>%1 konnte nicht geschrieben werden (die von dieser Oberfläche gestarteten Läufe, für Benachrichtigungen): %2</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_notifier.cpp" line="1"/>
+        <source>Run completed</source>
+        <translation>Lauf abgeschlossen</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_notifier.cpp" line="1"/>
+        <source>Run failed</source>
+        <translation>Lauf fehlgeschlagen</translation>
+    </message>
+    <message>
+        <location filename="../gui/core/src/run_notifier.cpp" line="1"/>
+        <source>Run started</source>
+        <translation>Lauf gestartet</translation>
     </message>
 </context>
 </TS>

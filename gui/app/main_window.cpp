@@ -32,6 +32,7 @@
 #include "ringside/gui/widgets/metric_chart.h"
 #include "ringside/gui/widgets/nodes_panel.h"
 #include "ringside/gui/widgets/run_setup_panel.h"
+#include "ringside/gui/run_notifier.h"
 #include "ringside/gui/widgets/queue_panel.h"
 #include "ringside/gui/widgets/sweeps_panel.h"
 
@@ -68,6 +69,15 @@ MainWindow::MainWindow(Controller& controller, QWidget* parent)
   setCentralWidget(tabs_);
   status_ = new QLabel;
   statusBar()->addPermanentWidget(status_);
+  // Desktop notifications of this GUI's runs (docs/queue.md, "Notifications"); on by default.
+  auto* desktop = new FreedesktopNotifications(QDBusConnection::sessionBus(), this);
+  notifier_ = new RunNotifier(
+      controller_, [desktop](const RunNotification& n) { desktop->show(n); }, this);
+  notifier_->setEnabled(QSettings().value(QStringLiteral("notifications/enabled"), true).toBool());
+  connect(desktop, &FreedesktopNotifications::unavailable, this,
+          [this](const QString& message) { statusBar()->showMessage(message, 15000); });
+  connect(notifier_, &RunNotifier::errorMessage, this,
+          [this](const QString& message) { statusBar()->showMessage(message, 15000); });
   buildActions();
 
   connect(tabs_, &QTabWidget::tabCloseRequested, this, [this](int index) {
@@ -155,6 +165,16 @@ void MainWindow::buildActions() {
     tabs_->setCurrentIndex((tabs_->currentIndex() + 1) % tabs_->count());
   });
   next->setShortcut(QKeySequence::NextChild);
+  QMenu* settings = menuBar()->addMenu(tr("&Settings"));
+  QAction* notify = settings->addAction(tr("&Desktop notifications"));
+  notify->setCheckable(true);
+  notify->setChecked(notifier_->enabled());
+  notify->setToolTip(tr("Tell the desktop when a run launched here starts after waiting in a "
+                        "queue, completes or fails"));
+  connect(notify, &QAction::toggled, this, [this](bool on) {
+    notifier_->setEnabled(on);
+    QSettings().setValue(QStringLiteral("notifications/enabled"), on);
+  });
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&About Ringside"), this, [this] {
     QMessageBox::about(

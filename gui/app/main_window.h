@@ -15,6 +15,7 @@ class Controller;
 class HistoryPanel;
 class SweepBook;
 class QueuePanel;
+class RunNotifier;
 class SweepsPanel;
 class NodesPanel;
 class RunSetupPanel;
@@ -61,6 +62,7 @@ class MainWindow : public QMainWindow {
   SweepBook* sweepBook_;
   SweepsPanel* sweeps_;
   QueuePanel* queue_;
+  RunNotifier* notifier_;
   QLabel* status_;
   // Saves the window as <dir>/<name>.png (the screenshot tours), after pending events.
   void saveScreenshot(const QString& dir, const QString& name);

@@ -34,6 +34,12 @@ QList<QueuedRun> Controller::queuedRuns() const {
   return out;
 }
 
+std::optional<v1::RunInfo> Controller::runInfo(const QString& runId) const {
+  auto it = runInfos_.constFind(runId);
+  if (it == runInfos_.cend()) return std::nullopt;
+  return *it;
+}
+
 void Controller::reorderQueuedRun(const QString& runId, int places,
                                   std::optional<v1::RunPriority> priority) {
   const QString owner = runNode_.value(runId);

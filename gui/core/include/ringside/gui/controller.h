@@ -102,6 +102,8 @@ class Controller : public QObject {
   // True once started() was emitted.
   bool isStarted() const { return started_; }
 
+  // The folder of the database, keys and local agent (ControllerOptions.dataDir).
+  QString dataDir() const { return options_.dataDir; }
   // The store; valid from construction (calls before start() fail with kFailedPrecondition).
   MetricsStore& store() { return *store_; }
   QString guiPublicKey() const { return QString::fromStdString(keys_.publicKey); }
@@ -174,6 +176,9 @@ class Controller : public QObject {
   // The checkpoint directory resumeRun would resume `runId` from, on its owner's node ("" when
   // the run or its directory is unknown).
   QString checkpointDirOf(const QString& runId) const;
+  // A run's latest RunInfo as its owner agent reported it since the GUI connected (list_runs,
+  // launch replies, state events); std::nullopt for a run not reported yet.
+  std::optional<v1::RunInfo> runInfo(const QString& runId) const;
   // The node that owns a run ("" when unknown).
   QString nodeOfRun(const QString& runId) const { return runNode_.value(runId); }
   // The stall verdict (RunInfo.stall) of a running run, as its agent last reported it; nullopt
