@@ -163,6 +163,10 @@ void RunManager::dispatchQueue(bool force, const std::string& quiet) {
     uint32_t free = 0;
     double clock = 0;
     bool unknown = false;
+    // The fewest slots left over at the estimated start of any waiting run so far (what it
+    // leaves of the free slots once it took its own): a later run that takes no more than this
+    // of the slots free now delays none of them (backfill).
+    uint32_t minSurplus = std::numeric_limits<uint32_t>::max();
   };
   Estimate estimates[2];
   const double wallNow = run_manager_detail::wallSeconds();
@@ -197,7 +201,31 @@ void RunManager::dispatchQueue(bool force, const std::string& quiet) {
     }
     if (e.unknown) return 0;
     e.free -= local;  // for good: its own length is not known
+    e.minSurplus = std::min(e.minSurplus, e.free);
     return e.clock;
+  };
+  // Starts a queued run on slots free now; a run that cannot start ends FAILED with the reason.
+  auto startNow = [&](Tracked* run, bool gpuJob, uint32_t local) {
+    v1::RunSpec checked = run->info.spec();
+    std::vector<std::string> argv;
+    Status started = checkJob(&checked, &argv);
+    if (started.isOk()) {
+      std::vector<uint32_t> own;
+      if (gpuJob) {
+        own.assign(freeGpuList.begin(), freeGpuList.begin() + local);
+        freeGpuList.erase(freeGpuList.begin(), freeGpuList.begin() + local);
+      } else {
+        freeCpu -= local;
+      }
+      *run->info.mutable_spec() = checked;
+      started = spawn(*run, argv, own, /*journalQueued=*/run->info.run_id() == quiet);
+    }
+    if (!started.isOk()) {
+      run->info.set_queue_position(0);
+      run->info.clear_waiting_reason();
+      run->info.clear_estimated_start();
+      setState(*run, v1::FAILED, "could not start from the queue: " + started.message());
+    }
   };
 
   // The first queued run of each kind that does not fit: later ones of that kind wait for it.
@@ -215,33 +243,29 @@ void RunManager::dispatchQueue(bool force, const std::string& quiet) {
     const bool fits = gpuJob ? freeGpuList.size() >= local
                              : options_.cpuSlots > 0 && freeCpu >= local;
     if (head == nullptr && fits) {
-      v1::RunSpec checked = spec;
-      std::vector<std::string> argv;
-      Status started = checkJob(&checked, &argv);
-      if (started.isOk()) {
-        std::vector<uint32_t> own;
-        if (gpuJob) {
-          own.assign(freeGpuList.begin(), freeGpuList.begin() + local);
-          freeGpuList.erase(freeGpuList.begin(), freeGpuList.begin() + local);
-        } else {
-          freeCpu -= local;
-        }
-        *run->info.mutable_spec() = checked;
-        started = spawn(*run, argv, own, /*journalQueued=*/run->info.run_id() == quiet);
-      }
-      if (!started.isOk()) {
-        run->info.set_queue_position(0);
-        run->info.clear_waiting_reason();
-        run->info.clear_estimated_start();
-        setState(*run, v1::FAILED, "could not start from the queue: " + started.message());
-      }
+      startNow(run, gpuJob, local);
+      continue;
+    }
+    // Backfill (as Slurm's backfill scheduler, without time limits): a run behind a waiting one
+    // of its kind starts on the slots free now when, at the estimated start of every waiting run
+    // ahead of it, enough slots are left over for it too, so that none of them starts later for
+    // it. Its own length is not known, so it counts as holding its slots for good; a run ahead
+    // without an estimate (a run it waits for has no ETA) lets none pass.
+    Estimate& e = estimates[gpuJob];
+    if (head != nullptr && fits && e.started && !e.unknown && e.minSurplus >= local) {
+      e.free -= local;
+      e.minSurplus -= local;
+      startNow(run, gpuJob, local);
       continue;
     }
     std::string reason;
     if (head != nullptr && fits) {
       reason = "its slots are free, but run " + head->info.run_id() +
-               " is ahead of it in the queue and waits for the same kind of slots: it starts "
-               "after that run";
+               " is ahead of it in the queue and waits for the same kind of slots, and starting "
+               "this one now could delay it" +
+               (e.unknown ? std::string(" (when the slots it waits for free up is not known)")
+                          : std::string()) +
+               ": it starts after that run";
     } else {
       if (!holdersKnown[gpuJob]) {
         holders[gpuJob] = slotHolders(gpuJob);

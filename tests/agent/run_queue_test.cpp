@@ -288,6 +288,76 @@ TEST_F(AgentQueueTest, AQueuedRunsEstimatedStartComesFromTheETAsOfTheRunsHolding
   EXPECT_EQ(manager.find(b->run_id())->estimated_start(), 0.0);
 }
 
+TEST_F(AgentQueueTest, ASmallRunBackfillsOnlyWhereItDelaysNoRunAheadOfIt) {
+  // 4 CPU slots: "holder-a" holds 2 for 100 s more, "holder-b" 1 for 300 s; 1 is free. "big"
+  // needs 2: it starts when holder-a ends (in 100 s), with 1 slot to spare then. So "small"
+  // (1 slot) may take the free slot now: big still starts in 100 s.
+  std::map<std::string, double> left = {{"holder-a", 100.0}, {"holder-b", 300.0}};
+  RunManager manager = makeManager(4, &left);
+  auto holderA = manager.launch(gated("holder-a", "all.go", v1::NORMAL_PRIORITY, 2), 4);
+  auto holderB = manager.launch(gated("holder-b", "all.go"), 2);
+  ASSERT_TRUE(holderA.isOk() && holderB.isOk());
+  auto big = manager.launch(gated("big", "all.go", v1::NORMAL_PRIORITY, 2), 1);
+  ASSERT_TRUE(big.isOk());
+  EXPECT_EQ(big->state(), v1::QUEUED);
+  const double now = std::chrono::duration<double>(
+                         std::chrono::system_clock::now().time_since_epoch()).count();
+  EXPECT_NEAR(manager.find(big->run_id())->estimated_start(), now + 100.0, 5.0);
+  auto small = manager.launch(gated("small", "all.go"), 1);
+  ASSERT_TRUE(small.isOk());
+  EXPECT_EQ(small->state(), v1::STARTING) << small->waiting_reason();
+  // Its slot was the one spare: a second small run would delay big, so it waits.
+  auto small2 = manager.launch(gated("small-2", "all.go"), 0);
+  ASSERT_TRUE(small2.isOk());
+  EXPECT_EQ(small2->state(), v1::QUEUED);
+  EXPECT_NEAR(manager.find(big->run_id())->estimated_start(), now + 100.0, 5.0);  // not later
+  EXPECT_EQ(manager.find(big->run_id())->queue_position(), 1u);
+  EXPECT_EQ(manager.find(small2->run_id())->queue_position(), 2u);
+  open("all.go");
+  ASSERT_TRUE(tickUntil(manager, [&] { return isEnded(state(manager, small2->run_id())); }));
+  EXPECT_EQ(state(manager, small->run_id()), v1::COMPLETED);
+}
+
+TEST_F(AgentQueueTest, NoBackfillThatWouldDelayTheRunAheadOrPastOneWithoutAnEstimate) {
+  // 3 CPU slots: holder-a holds 1 for 100 s, holder-b 1 for 300 s; 1 is free. "big" needs 2 and
+  // starts when holder-a ends, with nothing to spare: "small" would delay it and waits, saying
+  // why, though its slot is free now.
+  std::map<std::string, double> left = {{"holder-a", 100.0}, {"holder-b", 300.0}};
+  RunManager manager = makeManager(3, &left);
+  ASSERT_TRUE(manager.launch(gated("holder-a", "first.go"), 3).isOk());
+  ASSERT_TRUE(manager.launch(gated("holder-b", "second.go"), 2).isOk());
+  auto big = manager.launch(gated("big", "all.go", v1::NORMAL_PRIORITY, 2), 1);
+  auto small = manager.launch(gated("small", "all.go"), 1);
+  ASSERT_TRUE(big.isOk() && small.isOk());
+  EXPECT_EQ(big->state(), v1::QUEUED);
+  EXPECT_EQ(small->state(), v1::QUEUED);
+  EXPECT_NE(small->waiting_reason().find("its slots are free, but run " + big->run_id()),
+            std::string::npos)
+      << small->waiting_reason();
+  EXPECT_NE(small->waiting_reason().find("could delay it: it starts after that run"),
+            std::string::npos)
+      << small->waiting_reason();
+  // Without an ETA for the run big waits for, when big starts is not known: no backfill.
+  left.clear();
+  manager.dispatchQueue(/*force=*/true);
+  EXPECT_EQ(state(manager, small->run_id()), v1::QUEUED);
+  EXPECT_NE(manager.find(small->run_id())->waiting_reason().find("is not known"),
+            std::string::npos)
+      << manager.find(small->run_id())->waiting_reason();
+  // holder-a ends: big starts on its slot and the free one; small waits for holder-b's.
+  open("first.go");
+  ASSERT_TRUE(tickUntil(manager, [&] { return state(manager, big->run_id()) != v1::QUEUED; }));
+  EXPECT_EQ(state(manager, small->run_id()), v1::QUEUED);
+  open("second.go");
+  ASSERT_TRUE(tickUntil(manager, [&] { return state(manager, small->run_id()) != v1::QUEUED; }));
+  const std::vector<std::string> order = startOrder();
+  ASSERT_GE(order.size(), 4u);
+  EXPECT_EQ(order[2], big->run_id());
+  EXPECT_EQ(order[3], small->run_id());
+  open("all.go");
+  ASSERT_TRUE(tickUntil(manager, [&] { return isEnded(state(manager, small->run_id())); }));
+}
+
 TEST_F(AgentQueueTest, ARestartedAgentStartsEachQueuedRunExactlyOnce) {
   std::vector<v1::RunInfo> journaled;
   std::string runningId, queuedId, dispatchedId;

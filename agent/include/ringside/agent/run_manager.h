@@ -140,8 +140,10 @@ class RunManager {
 
   // Starts the queued runs whose slots are free, in queue order (priority, then submission):
   // the first queued run of a slot kind (CPU slots, GPUs) that does not fit holds back the later
-  // ones of that kind, so that none starts ahead of it on the slots it waits for; a run of the
-  // other kind may start (it cannot delay it). A queued run whose program or data went missing
+  // ones of that kind, so that none starts ahead of it on the slots it waits for, except where
+  // it delays no waiting run ahead of it (backfill: at each one's estimated start, enough slots
+  // are left over for it too; never past a run without an estimate); a run of the other kind
+  // may start (it cannot delay it). A queued run whose program or data went missing
   // meanwhile fails with the reason instead. Each queued run's queue_position and
   // waiting_reason are updated, and reported through the state callback when they change; so is
   // its estimated_start (when it moves by more than 30 s and 5 % of the wait): the slots of the
