@@ -215,7 +215,14 @@ void Agent::Impl::reloadAllowlist() {
 void Agent::Impl::sampleTelemetry() {
   v1::Envelope envelope = protocol::newEnvelope(0);
   v1::NodeTelemetry& reading = *envelope.mutable_node_telemetry();
-  reading = toProto(telemetry->sample());
+  const TelemetrySample sample = telemetry->sample();
+  // The GPUs' compute processes: a GPU another process computes on counts as taken.
+  std::map<uint32_t, std::vector<GpuProcess>> gpuProcesses;
+  for (const GpuSample& gpu : sample.gpus) {
+    if (gpu.computeProcesses) gpuProcesses.emplace(gpu.index, *gpu.computeProcesses);
+  }
+  runs->setGpuProcesses(gpuProcesses);
+  reading = toProto(sample);
   reading.set_node_id(node.node_id());
   const uint32_t cpuUsed = runs->usedCpuSlots();
   const std::vector<uint32_t> gpusInUse = runs->gpusInUse();

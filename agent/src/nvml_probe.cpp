@@ -2,10 +2,12 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstring>
 #include <initializer_list>
 #include <optional>
 #include <utility>
+#include <vector>
 
 namespace ringside::agent {
 namespace {
@@ -58,12 +60,32 @@ struct nvmlFieldValue_t {
   nvmlReturn_t nvmlReturn;
   nvmlValue_t value;
 };
+// nvmlProcessInfo_v2_t, what nvmlDeviceGetComputeRunningProcesses_v2 and _v3 fill, and
+// nvmlProcessInfo_v1_t, what the unversioned export fills (NVML API Reference, "Device
+// Queries"). usedGpuMemory is in bytes, or NVML_VALUE_NOT_AVAILABLE (all bits set) when the
+// driver cannot tell (e.g. without privileges on Windows, or under MIG).
+struct nvmlProcessInfo_v2_t {
+  unsigned int pid;
+  unsigned long long usedGpuMemory;
+  unsigned int gpuInstanceId;
+  unsigned int computeInstanceId;
+};
+struct nvmlProcessInfo_v1_t {
+  unsigned int pid;
+  unsigned long long usedGpuMemory;
+};
+constexpr unsigned long long NVML_VALUE_NOT_AVAILABLE = ~0ULL;
+constexpr nvmlReturn_t NVML_ERROR_INSUFFICIENT_SIZE = 7;
 // Buffer sizes from nvml.h: NVML_DEVICE_NAME_V2_BUFFER_SIZE, NVML_DEVICE_UUID_V2_BUFFER_SIZE,
 // NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE.
 constexpr unsigned int kNameBufferSize = 96;
 constexpr unsigned int kUuidBufferSize = 96;
 constexpr unsigned int kDriverVersionBufferSize = 80;
 
+using DeviceGetProcessesV2Fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int*,
+                                                nvmlProcessInfo_v2_t*);
+using DeviceGetProcessesV1Fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int*,
+                                                nvmlProcessInfo_v1_t*);
 using InitFn = nvmlReturn_t (*)();
 using ShutdownFn = nvmlReturn_t (*)();
 using ErrorStringFn = const char* (*)(nvmlReturn_t);
@@ -140,6 +162,9 @@ struct NvmlProbe::Api {
   DeviceGetClockInfoFn deviceGetClockInfo = nullptr;
   DeviceGetPcieThroughputFn deviceGetPcieThroughput = nullptr;
   DeviceGetFieldValuesFn deviceGetFieldValues = nullptr;
+  // nvmlDeviceGetComputeRunningProcesses: _v3 or _v2 (the v2 struct), else the old export (v1).
+  DeviceGetProcessesV2Fn deviceGetComputeProcessesV2 = nullptr;
+  DeviceGetProcessesV1Fn deviceGetComputeProcessesV1 = nullptr;
 
   // "NVML error 9 (Driver Not Loaded)".
   std::string describe(nvmlReturn_t code) const {
@@ -206,6 +231,13 @@ Status NvmlProbe::init() {
       resolve<DeviceGetPcieThroughputFn>(library_, {"nvmlDeviceGetPcieThroughput"});
   api->deviceGetFieldValues =
       resolve<DeviceGetFieldValuesFn>(library_, {"nvmlDeviceGetFieldValues"});
+  api->deviceGetComputeProcessesV2 = resolve<DeviceGetProcessesV2Fn>(
+      library_,
+      {"nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2"});
+  if (api->deviceGetComputeProcessesV2 == nullptr) {
+    api->deviceGetComputeProcessesV1 = resolve<DeviceGetProcessesV1Fn>(
+        library_, {"nvmlDeviceGetComputeRunningProcesses"});
+  }
 
   std::string missing;
   if (api->init == nullptr) missing += " nvmlInit";
@@ -333,9 +365,52 @@ std::vector<GpuSample> NvmlProbe::sample() {
       }
     }
     if (api_->deviceGetFieldValues != nullptr) sampleNvlink(i, sample);
+    sample.computeProcesses = computeProcesses(device);
     samples.push_back(sample);
   }
   return samples;
+}
+
+namespace {
+
+// Calls an nvmlDeviceGetComputeRunningProcesses variant with a buffer that grows while NVML says
+// it is too small (processes may start between two calls), up to kMaxGpuProcesses.
+template <typename Info, typename Fn>
+std::optional<std::vector<GpuProcess>> listProcesses(Fn fn, nvmlDevice_t device) {
+  std::vector<Info> infos(16);
+  for (;;) {
+    auto count = static_cast<unsigned int>(infos.size());
+    const nvmlReturn_t rc = fn(device, &count, infos.data());
+    if (rc == NVML_ERROR_INSUFFICIENT_SIZE && count > infos.size() &&
+        infos.size() < NvmlProbe::kMaxGpuProcesses) {
+      infos.resize(std::min<size_t>(static_cast<size_t>(count) + 8, NvmlProbe::kMaxGpuProcesses));
+      continue;
+    }
+    if (rc != NVML_SUCCESS) return std::nullopt;
+    std::vector<GpuProcess> processes;
+    for (unsigned int i = 0; i < count && i < infos.size(); ++i) {
+      GpuProcess process;
+      process.pid = infos[i].pid;
+      if (infos[i].usedGpuMemory != NVML_VALUE_NOT_AVAILABLE) {
+        process.usedMiB = static_cast<double>(infos[i].usedGpuMemory) / (1024.0 * 1024.0);
+      }
+      processes.push_back(process);
+    }
+    return processes;
+  }
+}
+
+}  // namespace
+
+std::optional<std::vector<GpuProcess>> NvmlProbe::computeProcesses(void* handle) const {
+  auto device = static_cast<nvmlDevice_t>(handle);
+  if (api_->deviceGetComputeProcessesV2 != nullptr) {
+    return listProcesses<nvmlProcessInfo_v2_t>(api_->deviceGetComputeProcessesV2, device);
+  }
+  if (api_->deviceGetComputeProcessesV1 != nullptr) {
+    return listProcesses<nvmlProcessInfo_v1_t>(api_->deviceGetComputeProcessesV1, device);
+  }
+  return std::nullopt;
 }
 
 void NvmlProbe::sampleNvlink(size_t deviceSlot, GpuSample& sample) {

@@ -545,6 +545,7 @@ std::vector<uint32_t> RunManager::gpusInUse() const {
     if (rank.multiNode || active) used.insert(rank.gpus.begin(), rank.gpus.end());
   }
   for (uint32_t gpu : reservations_.heldGpus(steadySeconds())) used.insert(gpu);
+  for (const ForeignGpuUse& foreign : foreignGpus_) used.insert(foreign.gpu);
   return {used.begin(), used.end()};
 }
 

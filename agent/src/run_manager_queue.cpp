@@ -137,6 +137,10 @@ std::string RunManager::slotHolders(bool gpuJob) const {
   if (holders.size() > kNamedHolders) {
     text += " and " + std::to_string(holders.size() - kNamedHolders) + " more";
   }
+  if (gpuJob) {
+    const std::string foreign = foreignGpuText();
+    if (!foreign.empty()) text += "; " + foreign;
+  }
   return text + reservations_.refusalNote(gpuJob, steadySeconds());
 }
 

@@ -8,7 +8,13 @@
  *            timestamps advance 1 s per call: 1000 KiB/s received, 500 KiB/s sent.
  *   minimal  (FAKE_NVML_MINIMAL) only unversioned required symbols and nvmlDeviceGetName; one GPU.
  * FAKE_NVML_INIT_ERROR=<code> in the environment makes init return that NVML error code.
+ * FAKE_NVML_PROCESSES_FILE=<path> (full build): the GPUs' compute processes, one "<gpu index>
+ *            <pid> <MiB>" per line, read at every nvmlDeviceGetComputeRunningProcesses_v3 call
+ *            (so a test changes them while the agent runs); without it, or without the file,
+ *            none. A buffer too small for the list gets NVML_ERROR_INSUFFICIENT_SIZE and the
+ *            count needed, as NVML answers.
  * fake_nvml_shutdown_calls counts nvmlShutdown calls. Signatures follow nvml.h. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +22,7 @@ typedef int nvmlReturn_t;
 #define NVML_SUCCESS 0
 #define NVML_ERROR_INVALID_ARGUMENT 2
 #define NVML_ERROR_NOT_SUPPORTED 3
+#define NVML_ERROR_INSUFFICIENT_SIZE 7
 #define NVML_ERROR_UNKNOWN 999
 #define FAKE_NVLINK_RX_KIB_PER_CALL 1000ULL
 #define FAKE_NVLINK_TX_KIB_PER_CALL 500ULL
@@ -171,6 +178,39 @@ nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t device, int counter, unsig
     *value = counter == 1 ? 25000 : 12500;
   }
   return NVML_SUCCESS;
+}
+
+typedef struct {
+  unsigned int pid;
+  unsigned long long usedGpuMemory; /* bytes */
+  unsigned int gpuInstanceId;
+  unsigned int computeInstanceId;
+} nvmlProcessInfo_v2_t;
+
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int* count,
+                                                     nvmlProcessInfo_v2_t* infos) {
+  if (count == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+  const unsigned int capacity = *count;
+  unsigned int found = 0;
+  const char* path = getenv("FAKE_NVML_PROCESSES_FILE");
+  FILE* file = path != NULL ? fopen(path, "r") : NULL;
+  if (file != NULL) {
+    unsigned int gpu = 0, pid = 0;
+    unsigned long long mib = 0;
+    while (fscanf(file, "%u %u %llu", &gpu, &pid, &mib) == 3) {
+      if (gpu >= device_count || &devices[gpu] != device) continue;
+      if (found < capacity && infos != NULL) {
+        infos[found].pid = pid;
+        infos[found].usedGpuMemory = mib * 1024ULL * 1024ULL;
+        infos[found].gpuInstanceId = 0xFFFFFFFFu;
+        infos[found].computeInstanceId = 0xFFFFFFFFu;
+      }
+      ++found;
+    }
+    fclose(file);
+  }
+  *count = found;
+  return found > capacity ? NVML_ERROR_INSUFFICIENT_SIZE : NVML_SUCCESS;
 }
 
 static unsigned long long nvlink_calls = 0;

@@ -10,3 +10,7 @@ if(TARGET agent_nvml_probe_test)
   endforeach()
   target_compile_definitions(ringside_fake_nvml_minimal PRIVATE FAKE_NVML_MINIMAL)
 endif()
+# The agent on the fake NVML: a GPU another process computes on.
+if(TARGET agent_foreign_gpu_process_test AND TARGET ringside_fake_nvml_full)
+  add_dependencies(agent_foreign_gpu_process_test ringside_fake_nvml_full)
+endif()

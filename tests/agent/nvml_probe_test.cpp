@@ -7,8 +7,10 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "ringside/agent/inventory.h"
 
@@ -55,8 +57,14 @@ TEST(NvmlProbe, NodeWithoutNvmlHasCpuSlotsOnly) {
 
 class FakeNvml : public ::testing::Test {
  protected:
-  void SetUp() override { unsetenv("FAKE_NVML_INIT_ERROR"); }
-  void TearDown() override { unsetenv("FAKE_NVML_INIT_ERROR"); }
+  void SetUp() override {
+    unsetenv("FAKE_NVML_INIT_ERROR");
+    unsetenv("FAKE_NVML_PROCESSES_FILE");
+  }
+  void TearDown() override {
+    unsetenv("FAKE_NVML_INIT_ERROR");
+    unsetenv("FAKE_NVML_PROCESSES_FILE");
+  }
 };
 
 TEST_F(FakeNvml, ReadsStaticInfoThroughVersionedSymbols) {
@@ -143,10 +151,42 @@ TEST_F(FakeNvml, OldLibraryFallsBackToUnversionedSymbolsAndMissingOptionalsAreAb
   EXPECT_FALSE(samples[0].smClockMHz.has_value());
   EXPECT_FALSE(samples[0].pcieRxMBps.has_value());
   EXPECT_FALSE(samples[0].pcieTxMBps.has_value());
+  EXPECT_FALSE(samples[0].computeProcesses.has_value());  // no process list in this driver
   auto again = probe.sample();
   ASSERT_EQ(again.size(), 1u);
   EXPECT_FALSE(again[0].nvlinkRxMBps.has_value());
   EXPECT_FALSE(again[0].nvlinkTxMBps.has_value());
+}
+
+TEST_F(FakeNvml, ComputeProcessesPerGpuWithTheirMemoryAndAnyNumberOfThem) {
+  NvmlProbe probe(ringside::test::fakeNvmlFull());
+  ASSERT_TRUE(probe.init().isOk());
+  auto none = probe.sample();
+  ASSERT_EQ(none.size(), 2u);
+  ASSERT_TRUE(none[0].computeProcesses.has_value());  // listed, and empty
+  EXPECT_TRUE(none[0].computeProcesses->empty());
+  char path[] = "/tmp/ringside-fake-nvml-processes-XXXXXX";
+  const int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  {
+    // GPU 0: one process of 1.5 GiB; GPU 1: 40 processes, more than the probe's first buffer.
+    std::ofstream file(path);
+    file << "0 4123 1536\n";
+    for (int i = 0; i < 40; ++i) file << "1 " << 5000 + i << " 100\n";
+  }
+  setenv("FAKE_NVML_PROCESSES_FILE", path, 1);
+  auto samples = probe.sample();
+  unlink(path);
+  ASSERT_EQ(samples.size(), 2u);
+  ASSERT_TRUE(samples[0].computeProcesses.has_value());
+  ASSERT_EQ(samples[0].computeProcesses->size(), 1u);
+  EXPECT_EQ((*samples[0].computeProcesses)[0].pid, 4123u);
+  ASSERT_TRUE((*samples[0].computeProcesses)[0].usedMiB.has_value());
+  EXPECT_DOUBLE_EQ(*(*samples[0].computeProcesses)[0].usedMiB, 1536.0);
+  ASSERT_TRUE(samples[1].computeProcesses.has_value());
+  ASSERT_EQ(samples[1].computeProcesses->size(), 40u);
+  EXPECT_EQ((*samples[1].computeProcesses)[39].pid, 5039u);
 }
 
 TEST_F(FakeNvml, FailingNvmlInitIsInternalWithNvmlsMessage) {

@@ -25,6 +25,12 @@ struct GpuStaticInfo {
   std::string cudaVersion;                 // highest CUDA the driver supports, "major.minor"
 };
 
+// A process with a compute context on a GPU (NVML's compute running processes).
+struct GpuProcess {
+  uint32_t pid = 0;                  // as the driver reports it (the host's PID namespace)
+  std::optional<double> usedMiB;     // device memory it holds, MiB; absent when not reported
+};
+
 // One reading of one GPU. Every value is absent when the device or the backend cannot report it
 // (a field not supported by the device, a symbol missing from an old driver, a transient error).
 struct GpuSample {
@@ -39,6 +45,9 @@ struct GpuSample {
   std::optional<double> pcieTxMBps;    // PCIe transmit (GPU -> host), MB/s
   std::optional<double> nvlinkRxMBps;  // NVLink receive summed over all links, MB/s
   std::optional<double> nvlinkTxMBps;  // NVLink transmit summed over all links, MB/s
+  // The processes with a compute context on it; absent when the backend cannot list them (an
+  // old driver, an error), empty when none.
+  std::optional<std::vector<GpuProcess>> computeProcesses;
 };
 
 // A GPU backend. Lifecycle: construct, init() once; devices() and sample() are meaningful only

@@ -57,8 +57,12 @@ class NvmlProbe final : public GpuProbe {
   // on the first call and when a counter went backwards). Any call that returns an error
   // (NVML_ERROR_NOT_SUPPORTED, NVML_ERROR_GPU_IS_LOST, ...) leaves that value absent. Cost: a
   // few NVML calls per device; nvmlDeviceGetPcieThroughput blocks for its 20 ms window per
-  // direction, so about 40 ms per device on real hardware.
+  // direction, so about 40 ms per device on real hardware. The compute processes come from
+  // nvmlDeviceGetComputeRunningProcesses (_v3, _v2, else the unversioned v1 export; absent
+  // without any, or on an error), at most kMaxGpuProcesses per GPU.
   std::vector<GpuSample> sample() override;
+
+  static constexpr size_t kMaxGpuProcesses = 1024;
 
  private:
   struct Api;  // resolved NVML entry points, declared in nvml_probe.cpp
@@ -66,6 +70,8 @@ class NvmlProbe final : public GpuProbe {
   // Sets sample.nvlink*MBps from the NVLink counters of devices_[deviceSlot] and the previous
   // reading, and keeps this reading for the next call.
   void sampleNvlink(size_t deviceSlot, GpuSample& sample);
+  // The compute processes of a device (an nvmlDevice_t).
+  std::optional<std::vector<GpuProcess>> computeProcesses(void* device) const;
 
   std::string library_path_;
   void* library_ = nullptr;  // dlopen handle

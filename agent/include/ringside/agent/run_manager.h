@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "ringside/agent/gpu_probe.h"
 #include "ringside/agent/launch_command.h"
 #include "ringside/agent/rank_processes.h"
 #include "ringside/agent/slot_reservations.h"
@@ -232,8 +233,31 @@ class RunManager {
   uint32_t usedCpuSlots(bool fresh = false) const;
   // GPUs (NVML indices, ascending) handed to runs on this node, whichever node owns them, or
   // held for a run by a pre-flight.
+  // Also the GPUs another process computes on (foreignGpus()): a GPU busy with a process that is
+  // not a Ringside run counts as taken.
   std::vector<uint32_t> gpusInUse() const;
   std::vector<uint32_t> freeGpus() const;
+
+  // The compute processes the GPU backend listed in its latest sample (GpuSample's
+  // computeProcesses), by GPU index; the agent calls it after every telemetry sample. A GPU
+  // missing from the map has no list (an old driver): no process on it is known. Works out
+  // foreignGpus() at once, scanning the processes afresh when a listed pid is not a known rank.
+  void setGpuProcesses(const std::map<uint32_t, std::vector<GpuProcess>>& processes);
+  // A GPU of this node's (options' gpuIndices) that a process computes on which is none of the
+  // Ringside ranks here (RINGSIDE_RUN_ID in its environment: the runs of this node and ranks
+  // here of multi-node runs other nodes own), e.g. someone's notebook or a job started by hand.
+  struct ForeignGpuUse {
+    uint32_t gpu = 0;
+    uint32_t pid = 0;                // the first such process
+    std::string command;             // its /proc/PID/comm, "" when it cannot be read
+    std::optional<double> usedMiB;   // its device memory, when the driver says
+    uint32_t otherProcesses = 0;     // more foreign processes on the same GPU
+  };
+  // As of the last setGpuProcesses, by GPU index.
+  const std::vector<ForeignGpuUse>& foreignGpus() const { return foreignGpus_; }
+  // "GPU 0 used by PID 4123 (python3, 1536 MiB), not a Ringside run": one line per foreign
+  // GPU, joined with "; " ("" when none).
+  std::string foreignGpuText() const;
   // The public key of a run's rank keypair ("" for a one-node run or an unknown id): the only
   // key whose metrics the rank endpoint journals for that run.
   std::string runPublicKey(const std::string& runId) const;
@@ -294,12 +318,14 @@ class RunManager {
   Status spawn(Tracked& run, const std::vector<std::string>& argv,
                const std::vector<uint32_t>& ownGpus, bool journalQueued);
   // "; 2 slots held by run r-... (name), ..." (GPUs: "; GPUs 0, 1 held by run ..."): the
-  // running runs that hold this node's slots of that kind, the first few named, and any
-  // pre-flight holds; the end of a queued run's waiting reason.
+  // running runs that hold this node's slots of that kind, the first few named, the GPUs other
+  // processes compute on (foreignGpuText) and any pre-flight holds; the end of a queued run's
+  // waiting reason.
   std::string slotHolders(bool gpuJob) const;
   // QUEUED runs in queue order.
   std::vector<Tracked*> queueOrder();
 
+  std::vector<ForeignGpuUse> foreignGpus_;
   mutable std::vector<RankProcess> rankScan_;
   // Pre-flight holds; the scans end those whose ranks appeared (mutable: counting slots scans).
   mutable SlotReservations reservations_;
