@@ -3958,6 +3958,31 @@
         <source>Slurm cluster: %1</source>
         <translation>Slurm-Cluster: %1</translation>
     </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="1"/>
+        <source>high</source>
+        <translation>hoch</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="1"/>
+        <source>normal</source>
+        <translation>normal</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="1"/>
+        <source>low</source>
+        <translation>niedrig</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="1"/>
+        <source>Queue &amp;priority:</source>
+        <translation>Warteschlangen-&amp;Priorität:</translation>
+    </message>
+    <message>
+        <location filename="../gui/widgets/src/run_setup_panel.cpp" line="1"/>
+        <source>When its slots are busy the run waits in the node&apos;s queue: high runs start before normal ones, normal before low, and within a priority in the order they were launched. The Queue page changes it while the run waits.</source>
+        <translation>Sind seine Slots belegt, wartet der Lauf in der Warteschlange des Knotens: Läufe mit hoher Priorität starten vor normalen, normale vor niedrigen, und innerhalb einer Priorität in der Reihenfolge ihres Starts. Die Seite Warteschlange ändert sie, solange der Lauf wartet.</translation>
+    </message>
 </context>
 <context>
     <name>ringside::gui::RunTableModel</name>

@@ -405,6 +405,19 @@ class RunFormTest : public QObject {
     QCOMPARE(back.nodeIds, QStringList{"n2"});
   }
 
+  void priorityTravelsInTheRunSpec() {
+    ringside::gui::RunForm form;
+    QCOMPARE(form.priority, ringside::v1::NORMAL_PRIORITY);
+    QCOMPARE(ringside::gui::toRunSpec(form).priority(), ringside::v1::NORMAL_PRIORITY);
+    form.priority = ringside::v1::HIGH_PRIORITY;
+    const ringside::v1::RunSpec spec = ringside::gui::toRunSpec(form);
+    QCOMPARE(spec.priority(), ringside::v1::HIGH_PRIORITY);
+    QCOMPARE(ringside::gui::fromRunSpec(spec).priority, ringside::v1::HIGH_PRIORITY);
+    ringside::v1::RunSpec unknown;
+    unknown.set_priority(static_cast<ringside::v1::RunPriority>(7));  // a newer client's value
+    QCOMPARE(ringside::gui::fromRunSpec(unknown).priority, ringside::v1::NORMAL_PRIORITY);
+  }
+
   void hangTimeoutTravelsInTheRunSpec() {
     RunForm form;
     QCOMPARE(form.hangTimeoutSeconds, 600);

@@ -112,8 +112,15 @@ class RunSetupPanelTest : public QObject {
     form.logEvery = 1;
     form.nodeIds = {QStringLiteral("n1")};
     form.ranksPerNode = 3;
+    form.priority = ringside::v1::LOW_PRIORITY;
     panel.setForm(form);
+    auto* priority = panel.findChild<QComboBox*>(QStringLiteral("queuePriority"));
+    QVERIFY(priority != nullptr);
+    QCOMPARE(priority->currentText(), QStringLiteral("low"));
     const RunForm back = panel.form();
+    QCOMPARE(back.priority, ringside::v1::LOW_PRIORITY);
+    priority->setCurrentIndex(0);
+    QCOMPARE(panel.form().priority, ringside::v1::HIGH_PRIORITY);
     QCOMPARE(back.name, form.name);
     QCOMPARE(back.tags, form.tags);
     QCOMPARE(back.hidden, form.hidden);

@@ -474,6 +474,7 @@ v1::RunSpec toRunSpec(const RunForm& form, const QList<NodeChoice>& nodes) {
   for (const QString& tag : form.tags) spec.add_tags(tag.trimmed().toStdString());
   spec.set_ranks_per_node(static_cast<uint32_t>(form.ranksPerNode));
   spec.set_hang_timeout_s(static_cast<uint32_t>(std::max(0, form.hangTimeoutSeconds)));
+  spec.set_priority(form.priority);
   if (form.slurm.nodes() > 0) {
     // A Slurm job: Slurm places it; the ranks per node are its tasks per node (docs/slurm.md).
     *spec.mutable_slurm() = form.slurm;
@@ -562,6 +563,7 @@ RunForm fromRunSpec(const v1::RunSpec& spec) {
   for (const auto& tag : spec.tags()) form.tags << QString::fromStdString(tag);
   form.hangTimeoutSeconds = static_cast<int>(
       std::min<uint32_t>(hangTimeoutSeconds(spec), static_cast<uint32_t>(kMaxTimeoutSeconds)));
+  form.priority = v1::RunPriority_IsValid(spec.priority()) ? spec.priority() : v1::NORMAL_PRIORITY;
   if (spec.ranks_per_node() > 0) {
     form.ranksPerNode = static_cast<int>(spec.ranks_per_node());
   } else {

@@ -363,6 +363,17 @@ RunSetupPanel::RunSetupPanel(QWidget* parent) : QWidget(parent) {
          "collective timeout (900 s by default). Run spec key hang_timeout_s."));
   placeForm->addRow(tr("Han&g timeout:"), hangTimeout_);
   addErrorLabel(QStringLiteral("hangTimeout"), nullptr, placeForm);
+  priority_ = new QComboBox;
+  priority_->setObjectName(QStringLiteral("queuePriority"));
+  priority_->addItem(tr("high"), static_cast<int>(v1::HIGH_PRIORITY));
+  priority_->addItem(tr("normal"), static_cast<int>(v1::NORMAL_PRIORITY));
+  priority_->addItem(tr("low"), static_cast<int>(v1::LOW_PRIORITY));
+  priority_->setCurrentIndex(1);
+  priority_->setToolTip(
+      tr("When its slots are busy the run waits in the node's queue: high runs start before "
+         "normal ones, normal before low, and within a priority in the order they were "
+         "launched. The Queue page changes it while the run waits."));
+  placeForm->addRow(tr("Queue &priority:"), priority_);
   environment_ = new QPlainTextEdit;
   environment_->setPlaceholderText(tr("NAME=value, one per line"));
   environment_->setToolTip(
@@ -515,6 +526,7 @@ RunForm RunSetupPanel::form() const {
   f.checkpointEvery = checkpointEvery_->value();
   f.logEvery = logEvery_->value();
   f.hangTimeoutSeconds = hangTimeout_->value();
+  f.priority = static_cast<v1::RunPriority>(priority_->currentData().toInt());
   f.seed = seed_->text().toULongLong();
   f.resumeFrom = resumeFrom_->text().trimmed();
   f.trainerBase = trainerBase_;
@@ -577,6 +589,7 @@ void RunSetupPanel::setForm(const RunForm& f) {
   checkpointEvery_->setValue(static_cast<int>(f.checkpointEvery));
   logEvery_->setValue(f.logEvery);
   hangTimeout_->setValue(f.hangTimeoutSeconds);
+  priority_->setCurrentIndex(std::max(0, priority_->findData(static_cast<int>(f.priority))));
   seed_->setText(QString::number(f.seed));
   resumeFrom_->setText(f.resumeFrom);
   trainerBase_ = f.trainerBase;

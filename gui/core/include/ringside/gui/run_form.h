@@ -75,6 +75,10 @@ struct RunForm {
   // the run after this many seconds without progress. 0 = never; at most kMaxTimeoutSeconds; for
   // the trainer shorter than its collective timeout (validateHangTimeout).
   int hangTimeoutSeconds = static_cast<int>(kDefaultHangTimeoutSeconds);
+  // The run's place in its owner agent's queue when its slots are busy (RunSpec.priority,
+  // docs/queue.md): high runs start before normal ones, normal before low. A Slurm job's
+  // priority is Slurm's.
+  v1::RunPriority priority = v1::NORMAL_PRIORITY;
   quint64 seed = defaultTrainerConfig().seed();
   // Resume from checkpoint (run spec key resume, the trainer's --resume): a checkpoint file, or a
   // directory whose newest checkpoint the trainer continues from, on the node that owns the run

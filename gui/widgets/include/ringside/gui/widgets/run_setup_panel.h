@@ -119,6 +119,7 @@ class RunSetupPanel : public QWidget {
   QSpinBox* checkpointEvery_;
   QSpinBox* logEvery_;
   QSpinBox* hangTimeout_;
+  QComboBox* priority_;  // RunForm.priority: its data is the v1::RunPriority
   QLineEdit* seed_;
   QLineEdit* resumeFrom_;
   QLineEdit* command_;
