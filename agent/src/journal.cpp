@@ -4,6 +4,8 @@
 #include "ringside/agent/journal.h"
 
 #include <cstdio>
+#include <ctime>
+#include <filesystem>
 #include <string>
 #include <utility>
 
@@ -188,6 +190,43 @@ Result<std::unique_ptr<Journal>> Journal::open(const std::string& path,
   impl->path = path;
   impl->log = options.log ? options.log : logToStderr;
 
+  // A damaged write-ahead log loses, without a word from SQLite, every transaction after the
+  // damage: found before anything opens the journal, said, and kept as a copy; the journal goes
+  // on from what SQLite replays (docs/journal.md, "Damaged journals").
+  auto wal = checkJournalWal(path + "-wal");
+  if (!wal.isOk()) return wal.status();
+  if (wal->has_value()) {
+    const WalDamage& damage = **wal;
+    const std::time_t now = std::time(nullptr);
+    std::tm utc{};
+    gmtime_r(&now, &utc);
+    char stamp[32] = {};
+    std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &utc);
+    const std::string copy = path + "-wal.damaged-" + stamp;
+    std::error_code ec;
+    std::filesystem::copy_file(path + "-wal", copy,
+                               std::filesystem::copy_options::overwrite_existing, ec);
+    std::string report = "journal " + path + ": its write-ahead log " + path + "-wal is damaged: ";
+    if (damage.badHeader) {
+      report += "its header fails its checksum, so none of its " +
+                std::to_string(damage.lostFrames) + " frames can be replayed";
+    } else {
+      report += "frame " + std::to_string(damage.badFrame) + " (byte " +
+                std::to_string(damage.badOffset) + ") fails its checksum, and " +
+                std::to_string(damage.lostCommits) +
+                (damage.lostCommits == 1 ? " transaction" : " transactions") + " (" +
+                std::to_string(damage.lostFrames) + " frames) written after it cannot be replayed";
+    }
+    report += ": what they recorded (run states, samples, log lines of the last moments before "
+              "the agent stopped) is lost, and the journal goes on from the " +
+              std::to_string(damage.replayedFrames) + " frames before the damage. ";
+    report += ec ? "The damaged log could not be copied aside (" + ec.message() + ")."
+                 : "The damaged log is kept as " + copy + ".";
+    report += " (docs/journal.md, \"Damaged journals\")";
+    impl->walDamage = report;
+    impl->log("error", report);
+  }
+
   // A damaged file is never written to: it is checked before anything else opens it, and moved
   // aside as found (docs/journal.md, "Damaged journals" says why aside rather than refused).
   auto problems = checkJournalIntegrity(path, options.busyTimeoutMs);
@@ -258,6 +297,7 @@ JournalHealth Journal::health() const {
   Impl& impl = *impl_;
   JournalHealth health;
   health.quarantinedTo = impl.quarantinedTo;
+  health.walDamage = impl.walDamage;
   {
     MutexLock lock(impl.readMutex);
     health.unreadableRuns = impl.unreadableRuns.size();

@@ -43,6 +43,7 @@ struct Journal::Impl {
   // back into the journal.
   std::function<void(const char*, const std::string&)> log;
   std::string quarantinedTo;  // set by open(), read-only afterwards
+  std::string walDamage;      // set by open(), read-only afterwards (JournalHealth::walDamage)
 
   // Damage found while running (an SQLite call returned SQLITE_CORRUPT): set once, never
   // cleared; every write is refused from then on. `damage` is the first report.

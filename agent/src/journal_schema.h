@@ -1,6 +1,8 @@
 // The journal's schema and its forward migrations (docs/journal.md), private to journal*.cpp.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,5 +46,29 @@ Result<std::vector<std::string>> checkJournalIntegrity(const std::string& path, 
 // a rename fails (the message names the file and the reason); the files already moved are moved
 // back then, so the journal is either entirely moved or left where it was.
 Result<std::string> quarantineJournal(const std::string& path);
+
+// What checkJournalWal found wrong with a write-ahead log.
+struct WalDamage {
+  uint64_t replayedFrames = 0;  // the frames SQLite replays (up to the last commit before it)
+  uint64_t badFrame = 0;        // the first frame SQLite stops at, 1-based
+  uint64_t badOffset = 0;       // its byte offset in the file
+  uint64_t lostFrames = 0;      // frames of this WAL after it: written, never replayed
+  uint64_t lostCommits = 0;     // of which commit frames: transactions that are lost
+  bool badHeader = false;       // the WAL's own header fails its checksum: nothing is replayed
+};
+
+// Reads `walPath` (a journal's "-wal" file) as SQLite's file format defines it (sqlite.org,
+// "Database File Format", section 4 "The Write-Ahead Log"): a 32-byte header (magic
+// 0x377f0682/3, whose low bit says the checksum's byte order, page size, salts, checksum),
+// then frames of a 24-byte header (page number, database size for a commit frame, the salts,
+// a checksum cumulative over the WAL header and every earlier frame) and one page. SQLite replays
+// frames from the start while each carries the header's salts and a matching checksum, up to
+// the last commit frame, and ignores the rest without a word. Frames with other salts after
+// that point are stale (written before the WAL was last restarted) and normal; a frame with
+// this WAL's salts after the first one that fails was written after it and is lost: that is
+// damage (bytes changed on disk or in a crash that wrote out of order). Returns std::nullopt for
+// a missing, empty or sound WAL; an error only when the file exists and cannot be read.
+// Thread-safety: reads the file only.
+Result<std::optional<WalDamage>> checkJournalWal(const std::string& walPath);
 
 }  // namespace ringside::agent

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <regex>
 #include <string>
 #include <utility>
@@ -137,6 +138,92 @@ TEST_F(JournalCorruption, FlippedBytesAreFoundAtStartAndTheFileQuarantined) {
   damage::RawDb moved_db(moved);  // the moved WAL is still read with the moved file
   EXPECT_EQ(moved_db.column("SELECT count(*) FROM metric_keys WHERE name = 'only/in-the-wal'"),
             std::vector<std::string>{"1"});
+}
+
+// A journal whose WAL holds `rows` transactions of one metric_keys row each ("<prefix><i>"),
+// left unmerged, with a page size of 4096: frame i (1-based) is 32 + (i - 1) * (24 + 4096).
+void writeTransactionsIntoTheWal(const std::string& path, int rows,
+                                 const std::string& prefix = "wal-row-") {
+  damage::RawDb db(path);  // the journal exists (created by open() before)
+  for (int i = 0; i < rows; ++i) {
+    db.exec("INSERT INTO metric_keys (name) VALUES ('" + prefix + std::to_string(i) + "')");
+  }
+}
+
+TEST_F(JournalCorruption, ADamagedWalIsFoundSaidAndKeptAndTheJournalGoesOnFromWhatReplays) {
+  { auto journal = open(); }
+  writeTransactionsIntoTheWal(path_, 12);
+  const std::string wal = path_ + "-wal";
+  ASSERT_EQ(damage::pageSize(path_), 4096);
+  const int64_t frameBytes = 24 + 4096;
+  const int64_t frames = (static_cast<int64_t>(fs::file_size(wal)) - 32) / frameBytes;
+  ASSERT_GE(frames, 12);
+  // Bytes of a page in the middle of the log change: SQLite would replay up to there and drop
+  // the transactions after it without a word.
+  const int64_t bad = frames / 2;
+  damage::writeAt(wal, 32 + (bad - 1) * frameBytes + 24 + 100, "DAMAGE");
+  const std::string damaged = damage::readBytes(wal);
+  auto journal = open();
+  ASSERT_NE(journal, nullptr);
+  const auto errors = logged("error");
+  ASSERT_EQ(errors.size(), 1u) << (errors.empty() ? "" : errors[0]);
+  EXPECT_TRUE(contains(errors[0], "write-ahead log " + wal + " is damaged: frame " +
+                                      std::to_string(bad) + " (byte " +
+                                      std::to_string(32 + (bad - 1) * frameBytes) +
+                                      ") fails its checksum"))
+      << errors[0];
+  EXPECT_TRUE(contains(errors[0], "cannot be replayed")) << errors[0];
+  EXPECT_EQ(journal->health().walDamage, errors[0]);
+  // The damaged log is kept as it was found.
+  const std::regex copied("kept as (\\S+-wal\\.damaged-\\d{8}T\\d{6}Z)\\.");
+  std::smatch match;
+  ASSERT_TRUE(std::regex_search(errors[0], match, copied)) << errors[0];
+  EXPECT_EQ(damage::readBytes(match[1].str()), damaged);
+  // The journal goes on from the transactions before the damage.
+  journal.reset();
+  damage::RawDb db(path_);
+  const auto rows = db.column("SELECT count(*) FROM metric_keys WHERE name LIKE 'wal-row-%'");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_GT(std::stoi(rows[0]), 0);
+  EXPECT_LT(std::stoi(rows[0]), 12);
+}
+
+TEST_F(JournalCorruption, ASoundWalOrOneWithStaleFramesOrATornUncommittedTailSaysNothing) {
+  { auto journal = open(); }
+  writeTransactionsIntoTheWal(path_, 12);
+  { auto journal = open(); }  // a sound log
+  EXPECT_TRUE(logged("error").empty()) << logged("error")[0];
+  // A checkpoint that restarts the log, then two transactions: they overwrite its first frames
+  // with new salts and leave the older frames after them, stale, as SQLite does.
+  writeTransactionsIntoTheWal(path_, 12, "second-");
+  {
+    damage::RawDb db(path_);
+    db.exec("PRAGMA wal_checkpoint(RESTART)");
+    db.exec("INSERT INTO metric_keys (name) VALUES ('after-restart-1')");
+    db.exec("INSERT INTO metric_keys (name) VALUES ('after-restart-2')");
+  }
+  ASSERT_GT(fs::file_size(path_ + "-wal"), 32u + 4u * (24 + 4096));  // stale frames remain
+  { auto journal = open(); }
+  EXPECT_TRUE(logged("error").empty()) << logged("error")[0];
+  // Half a frame at the end (a write the agent's kill cut short, never committed): nothing lost.
+  {
+    damage::RawDb db(path_);
+    db.exec("INSERT INTO metric_keys (name) VALUES ('before-the-tail')");
+  }
+  std::ofstream(path_ + "-wal", std::ios::app | std::ios::binary) << std::string(1000, 'x');
+  { auto journal = open(); }
+  EXPECT_TRUE(logged("error").empty()) << logged("error")[0];
+}
+
+TEST_F(JournalCorruption, AWalWhoseHeaderIsDamagedLosesEveryFrameAndSaysSo) {
+  { auto journal = open(); }
+  writeTransactionsIntoTheWal(path_, 3);
+  damage::writeAt(path_ + "-wal", 16, "XXXX");  // salt-1: the header's checksum fails
+  auto journal = open();
+  ASSERT_NE(journal, nullptr);
+  const auto errors = logged("error");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_TRUE(contains(errors[0], "its header fails its checksum, so none of its")) << errors[0];
 }
 
 TEST_F(JournalCorruption, ADamagedJournalThatCannotBeMovedAsideIsRefusedWithWhatToDo) {

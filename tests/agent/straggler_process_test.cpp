@@ -30,9 +30,10 @@ TEST_F(AgentProcessTest, InjectedSlowRankIsNamedTheComputeStragglerWithItsCost) 
   for (auto it = named; it != verdicts.end(); ++it) {
     EXPECT_EQ(it->rank, 1) << "step " << it->step;
     EXPECT_EQ(it->stage, 2) << "step " << it->step;  // compute
-    // 15 ms of a step of about 17 ms on an idle machine (on a busy one the steps are longer and
-    // the share smaller): the others wait for it.
-    EXPECT_GE(it->cost, 0.2) << "step " << it->step;
+    // 15 ms of a step of about 17 ms on an idle machine; on a busy one the steps are longer and
+    // the share smaller (0.17-0.2 measured with the default test tier running beside it on 2
+    // cores): the others wait for it, well above the share that names a rank (0.06).
+    EXPECT_GE(it->cost, 0.1) << "step " << it->step;
     EXPECT_GE(it->stageMs - it->medianMs, 10.0) << "step " << it->step;
     EXPECT_GE(it->othersWaitMs, 7.5) << "step " << it->step;
     EXPECT_GE(it->confidence, 0.5) << "step " << it->step;

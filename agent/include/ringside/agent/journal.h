@@ -47,6 +47,9 @@ struct JournalOptions {
 struct JournalHealth {
   // Where open() moved a damaged file ("<path>.corrupt-<UTC time>"); empty when it did not.
   std::string quarantinedTo;
+  // What open() found lost in a damaged write-ahead log (the transactions SQLite could not
+  // replay, and where the damaged log was copied), in words; empty when it was sound.
+  std::string walDamage;
   // Distinct runs whose record (RunInfo) does not parse: loadRuns skips them, findRun and
   // fetchSince answer kCorruption for them.
   uint64_t unreadableRuns = 0;
