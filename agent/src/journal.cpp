@@ -226,6 +226,7 @@ Result<std::unique_ptr<Journal>> Journal::open(const std::string& path,
     impl->walDamage = report;
     impl->log("error", report);
   }
+  const bool checkpointDamagedWal = wal->has_value();
 
   // A damaged file is never written to: it is checked before anything else opens it, and moved
   // aside as found (docs/journal.md, "Damaged journals" says why aside rather than refused).
@@ -275,6 +276,12 @@ Result<std::unique_ptr<Journal>> Journal::open(const std::string& path,
                               (options.syncEveryCommit ? "FULL" : "NORMAL") +
                               "; PRAGMA foreign_keys = ON";
   RINGSIDE_RETURN_IF_ERROR(db.exec(pragmas.c_str()));
+  // After a damaged log, what SQLite replayed goes into the main file and the log starts over:
+  // the damaged frames past the replayed ones would otherwise stay in it, be found again at the
+  // next open and reported as a second loss.
+  if (checkpointDamagedWal) {
+    RINGSIDE_RETURN_IF_ERROR(db.exec("PRAGMA wal_checkpoint(TRUNCATE)"));
+  }
   RINGSIDE_RETURN_IF_ERROR(migrateJournal(db, path));
   // last_seq is written in the same transaction as the entries; re-derive it from the entries
   // anyway so the next seq always continues after MAX(seq) stored.

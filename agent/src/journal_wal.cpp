@@ -14,6 +14,7 @@ namespace {
 constexpr size_t kWalHeaderBytes = 32;
 constexpr size_t kFrameHeaderBytes = 24;
 constexpr uint32_t kWalMagic = 0x377f0682;  // | 1: checksums over big-endian words
+constexpr uint32_t kWalVersion = 3007000;   // the only WAL format version SQLite reads
 
 uint32_t bigEndian32(const unsigned char* p) {
   return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | uint32_t{p[3]};
@@ -58,7 +59,8 @@ Result<std::optional<WalDamage>> checkJournalWal(const std::string& walPath) {
   const bool bigEndianWords = (magic & 1) != 0;
   uint32_t s0 = 0, s1 = 0;
   walChecksum(header, 24, bigEndianWords, s0, s1);
-  const bool headerSound = (magic & ~1u) == kWalMagic && validPageSize &&
+  const bool headerSound = (magic & ~1u) == kWalMagic && bigEndian32(header + 4) == kWalVersion &&
+                           validPageSize &&
                            s0 == bigEndian32(header + 24) && s1 == bigEndian32(header + 28);
   // How many frames the file holds, if its page size can be trusted (SQLite's maximum when not).
   file.seekg(0, std::ios::end);
@@ -90,9 +92,10 @@ Result<std::optional<WalDamage>> checkJournalWal(const std::string& walPath) {
     }
     const unsigned char* fh = frame.data();
     const bool ours = bigEndian32(fh + 8) == salt1 && bigEndian32(fh + 12) == salt2;
+    const bool hasPage = bigEndian32(fh) != 0;  // SQLite stops at a frame of page 0
     const bool commit = bigEndian32(fh + 4) != 0;
     if (!broken) {
-      bool sound = ours;
+      bool sound = ours && hasPage;
       if (sound) {
         uint32_t f0 = s0, f1 = s1;
         walChecksum(fh, 8, bigEndianWords, f0, f1);

@@ -60,10 +60,13 @@ struct nvmlFieldValue_t {
   nvmlReturn_t nvmlReturn;
   nvmlValue_t value;
 };
-// nvmlProcessInfo_v2_t, what nvmlDeviceGetComputeRunningProcesses_v2 and _v3 fill, and
+// nvmlProcessInfo_v2_t, what nvmlDeviceGetComputeRunningProcesses_v2 fills, and
 // nvmlProcessInfo_v1_t, what the unversioned export fills (NVML API Reference, "Device
-// Queries"). usedGpuMemory is in bytes, or NVML_VALUE_NOT_AVAILABLE (all bits set) when the
-// driver cannot tell (e.g. without privileges on Windows, or under MIG).
+// Queries"). _v3 is not used: the R535 drivers fill it with a 32-byte entry
+// (usedGpuCcProtectedMemory added) and later ones with this 24-byte one, so its stride depends
+// on the driver; every driver with _v3 also exports _v2. usedGpuMemory is in bytes, or
+// NVML_VALUE_NOT_AVAILABLE (all bits set) when the driver cannot tell (e.g. without privileges
+// on Windows, or under MIG).
 struct nvmlProcessInfo_v2_t {
   unsigned int pid;
   unsigned long long usedGpuMemory;
@@ -162,7 +165,7 @@ struct NvmlProbe::Api {
   DeviceGetClockInfoFn deviceGetClockInfo = nullptr;
   DeviceGetPcieThroughputFn deviceGetPcieThroughput = nullptr;
   DeviceGetFieldValuesFn deviceGetFieldValues = nullptr;
-  // nvmlDeviceGetComputeRunningProcesses: _v3 or _v2 (the v2 struct), else the old export (v1).
+  // nvmlDeviceGetComputeRunningProcesses: _v2 (the v2 struct), else the old export (v1).
   DeviceGetProcessesV2Fn deviceGetComputeProcessesV2 = nullptr;
   DeviceGetProcessesV1Fn deviceGetComputeProcessesV1 = nullptr;
 
@@ -232,8 +235,7 @@ Status NvmlProbe::init() {
   api->deviceGetFieldValues =
       resolve<DeviceGetFieldValuesFn>(library_, {"nvmlDeviceGetFieldValues"});
   api->deviceGetComputeProcessesV2 = resolve<DeviceGetProcessesV2Fn>(
-      library_,
-      {"nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2"});
+      library_, {"nvmlDeviceGetComputeRunningProcesses_v2"});
   if (api->deviceGetComputeProcessesV2 == nullptr) {
     api->deviceGetComputeProcessesV1 = resolve<DeviceGetProcessesV1Fn>(
         library_, {"nvmlDeviceGetComputeRunningProcesses"});
@@ -374,16 +376,19 @@ std::vector<GpuSample> NvmlProbe::sample() {
 namespace {
 
 // Calls an nvmlDeviceGetComputeRunningProcesses variant with a buffer that grows while NVML says
-// it is too small (processes may start between two calls), up to kMaxGpuProcesses.
+// it is too small (processes may start between two calls), up to kMaxGpuProcesses entries and
+// four calls; std::nullopt on an error or past that (NVML does not say it fills a buffer that
+// is too small).
 template <typename Info, typename Fn>
 std::optional<std::vector<GpuProcess>> listProcesses(Fn fn, nvmlDevice_t device) {
   std::vector<Info> infos(16);
-  for (;;) {
+  for (int attempt = 0; attempt < 4; ++attempt) {
     auto count = static_cast<unsigned int>(infos.size());
     const nvmlReturn_t rc = fn(device, &count, infos.data());
-    if (rc == NVML_ERROR_INSUFFICIENT_SIZE && count > infos.size() &&
-        infos.size() < NvmlProbe::kMaxGpuProcesses) {
-      infos.resize(std::min<size_t>(static_cast<size_t>(count) + 8, NvmlProbe::kMaxGpuProcesses));
+    if (rc == NVML_ERROR_INSUFFICIENT_SIZE && infos.size() < NvmlProbe::kMaxGpuProcesses) {
+      infos.resize(std::min<size_t>(
+          std::max<size_t>(static_cast<size_t>(count) + 8, 2 * infos.size()),
+          NvmlProbe::kMaxGpuProcesses));
       continue;
     }
     if (rc != NVML_SUCCESS) return std::nullopt;
@@ -398,6 +403,7 @@ std::optional<std::vector<GpuProcess>> listProcesses(Fn fn, nvmlDevice_t device)
     }
     return processes;
   }
+  return std::nullopt;
 }
 
 }  // namespace

@@ -24,9 +24,17 @@ std::string commandOf(uint32_t pid) {
 void RunManager::setGpuProcesses(const std::map<uint32_t, std::vector<GpuProcess>>& processes) {
   std::vector<ForeignGpuUse> foreign;
   bool rescanned = false;
+  std::set<uint32_t> strangers;  // this sample's foreign pids, for the next one
   for (uint32_t gpu : options_.gpuIndices) {
     auto listed = processes.find(gpu);
-    if (listed == processes.end()) continue;
+    if (listed == processes.end()) {
+      // Not listed this time (an NVML error, too many processes): what was known stands, so a
+      // failed read never frees a GPU someone else computes on.
+      for (const ForeignGpuUse& before : foreignGpus_) {
+        if (before.gpu == gpu) foreign.push_back(before);
+      }
+      continue;
+    }
     ForeignGpuUse use;
     use.gpu = gpu;
     bool found = false;
@@ -38,13 +46,16 @@ void RunManager::setGpuProcesses(const std::map<uint32_t, std::vector<GpuProcess
         });
       };
       bool rank = isRank();
-      if (!rank && !rescanned) {
-        // A rank that started since the last scan (at most a second ago) is not a stranger.
+      if (!rank && !rescanned && !foreignPids_.contains(process.pid)) {
+        // A rank that started since the last scan (at most a second ago) is not a stranger. A
+        // process already found foreign last time is not looked for again (in a container the
+        // driver's pids are the host's and never match a rank: no scan at every sample).
         rescanned = true;
         rankProcesses(/*fresh=*/true);
         rank = isRank();
       }
       if (rank) continue;
+      strangers.insert(process.pid);
       if (!found) {
         found = true;
         use.pid = process.pid;
@@ -64,6 +75,7 @@ void RunManager::setGpuProcesses(const std::map<uint32_t, std::vector<GpuProcess
                            a.otherProcesses == b.otherProcesses;
                   });
   foreignGpus_ = std::move(foreign);
+  foreignPids_ = std::move(strangers);
   // GPUs that freed up (or were taken) change what the queue can start and what it says.
   if (changed) queueDirty_ = true;
 }

@@ -9,7 +9,7 @@
  *   minimal  (FAKE_NVML_MINIMAL) only unversioned required symbols and nvmlDeviceGetName; one GPU.
  * FAKE_NVML_INIT_ERROR=<code> in the environment makes init return that NVML error code.
  * FAKE_NVML_PROCESSES_FILE=<path> (full build): the GPUs' compute processes, one "<gpu index>
- *            <pid> <MiB>" per line, read at every nvmlDeviceGetComputeRunningProcesses_v3 call
+ *            <pid> <MiB>" per line, read at every nvmlDeviceGetComputeRunningProcesses_v2 call
  *            (so a test changes them while the agent runs); without it, or without the file,
  *            none. A buffer too small for the list gets NVML_ERROR_INSUFFICIENT_SIZE and the
  *            count needed, as NVML answers.
@@ -187,7 +187,7 @@ typedef struct {
   unsigned int computeInstanceId;
 } nvmlProcessInfo_v2_t;
 
-nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int* count,
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v2(nvmlDevice_t device, unsigned int* count,
                                                      nvmlProcessInfo_v2_t* infos) {
   if (count == NULL) return NVML_ERROR_INVALID_ARGUMENT;
   const unsigned int capacity = *count;

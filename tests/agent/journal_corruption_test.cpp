@@ -179,8 +179,12 @@ TEST_F(JournalCorruption, ADamagedWalIsFoundSaidAndKeptAndTheJournalGoesOnFromWh
   std::smatch match;
   ASSERT_TRUE(std::regex_search(errors[0], match, copied)) << errors[0];
   EXPECT_EQ(damage::readBytes(match[1].str()), damaged);
-  // The journal goes on from the transactions before the damage.
+  // The journal goes on from the transactions before the damage, and the damage, said once, is
+  // not found again at the next open.
   journal.reset();
+  logged_.clear();
+  { auto again = open(); }
+  EXPECT_TRUE(logged("error").empty()) << logged("error")[0];
   damage::RawDb db(path_);
   const auto rows = db.column("SELECT count(*) FROM metric_keys WHERE name LIKE 'wal-row-%'");
   ASSERT_EQ(rows.size(), 1u);
@@ -205,11 +209,19 @@ TEST_F(JournalCorruption, ASoundWalOrOneWithStaleFramesOrATornUncommittedTailSay
   ASSERT_GT(fs::file_size(path_ + "-wal"), 32u + 4u * (24 + 4096));  // stale frames remain
   { auto journal = open(); }
   EXPECT_TRUE(logged("error").empty()) << logged("error")[0];
-  // Half a frame at the end (a write the agent's kill cut short, never committed): nothing lost.
+  // A torn last frame of a transaction that never committed (this log's salts, no commit mark,
+  // a checksum that fails), then half a frame: nothing committed is lost.
   {
     damage::RawDb db(path_);
     db.exec("INSERT INTO metric_keys (name) VALUES ('before-the-tail')");
   }
+  const std::string log = damage::readBytes(path_ + "-wal");
+  ASSERT_GE(log.size(), 32u);
+  std::string torn(24 + 4096, 'x');
+  torn.replace(0, 8, std::string("\0\0\0\x02\0\0\0\0", 8));  // page 2, not a commit
+  torn.replace(8, 8, log.substr(16, 8));                           // the log's salts
+  const auto frames = (log.size() - 32) / (24 + 4096);
+  damage::writeAt(path_ + "-wal", static_cast<int64_t>(32 + frames * (24 + 4096)), torn);
   std::ofstream(path_ + "-wal", std::ios::app | std::ios::binary) << std::string(1000, 'x');
   { auto journal = open(); }
   EXPECT_TRUE(logged("error").empty()) << logged("error")[0];

@@ -44,12 +44,16 @@ RunNotifier::RunNotifier(Controller& controller, std::function<void(const RunNot
   connect(&controller_, &Controller::runStateChanged, this, &RunNotifier::onStateChanged);
   // A run that waits is known as QUEUED from the agents' lists too (a GUI started after the
   // launch), so that its start is told.
-  connect(&controller_, &Controller::queueChanged, this, [this] {
+  // Coalesced: a node's run list notes each run, and queuedRuns() sorts them all.
+  queueDue_.setSingleShot(true);
+  queueDue_.setInterval(0);
+  connect(&queueDue_, &QTimer::timeout, this, [this] {
     for (const QueuedRun& queued : controller_.queuedRuns()) {
       const QString id = QString::fromStdString(queued.run.run_id());
       if (launched_.contains(id)) lastState_.insert(id, v1::QUEUED);
     }
   });
+  connect(&controller_, &Controller::queueChanged, &queueDue_, qOverload<>(&QTimer::start));
 }
 
 void RunNotifier::onLaunched(const QString& runId) {

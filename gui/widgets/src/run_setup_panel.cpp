@@ -589,7 +589,9 @@ void RunSetupPanel::setForm(const RunForm& f) {
   checkpointEvery_->setValue(static_cast<int>(f.checkpointEvery));
   logEvery_->setValue(f.logEvery);
   hangTimeout_->setValue(f.hangTimeoutSeconds);
-  priority_->setCurrentIndex(std::max(0, priority_->findData(static_cast<int>(f.priority))));
+  const int priorityIndex = priority_->findData(static_cast<int>(f.priority));
+  priority_->setCurrentIndex(priorityIndex >= 0 ? priorityIndex
+                                                : priority_->findData(v1::NORMAL_PRIORITY));
   seed_->setText(QString::number(f.seed));
   resumeFrom_->setText(f.resumeFrom);
   trainerBase_ = f.trainerBase;

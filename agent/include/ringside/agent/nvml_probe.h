@@ -58,8 +58,8 @@ class NvmlProbe final : public GpuProbe {
   // (NVML_ERROR_NOT_SUPPORTED, NVML_ERROR_GPU_IS_LOST, ...) leaves that value absent. Cost: a
   // few NVML calls per device; nvmlDeviceGetPcieThroughput blocks for its 20 ms window per
   // direction, so about 40 ms per device on real hardware. The compute processes come from
-  // nvmlDeviceGetComputeRunningProcesses (_v3, _v2, else the unversioned v1 export; absent
-  // without any, or on an error), at most kMaxGpuProcesses per GPU.
+  // nvmlDeviceGetComputeRunningProcesses (_v2, else the unversioned v1 export; absent without
+  // either, on an error, or when a GPU has more than kMaxGpuProcesses).
   std::vector<GpuSample> sample() override;
 
   static constexpr size_t kMaxGpuProcesses = 1024;

@@ -22,6 +22,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -240,8 +241,9 @@ class RunManager {
 
   // The compute processes the GPU backend listed in its latest sample (GpuSample's
   // computeProcesses), by GPU index; the agent calls it after every telemetry sample. A GPU
-  // missing from the map has no list (an old driver): no process on it is known. Works out
-  // foreignGpus() at once, scanning the processes afresh when a listed pid is not a known rank.
+  // missing from the map has no list this time: an old driver (nothing known) or a failed read
+  // (what was known stands). Works out foreignGpus() at once, scanning the processes afresh
+  // when a listed pid is neither a known rank nor a stranger of the last call.
   void setGpuProcesses(const std::map<uint32_t, std::vector<GpuProcess>>& processes);
   // A GPU of this node's (options' gpuIndices) that a process computes on which is none of the
   // Ringside ranks here (RINGSIDE_RUN_ID in its environment: the runs of this node and ranks
@@ -326,6 +328,7 @@ class RunManager {
   std::vector<Tracked*> queueOrder();
 
   std::vector<ForeignGpuUse> foreignGpus_;
+  std::set<uint32_t> foreignPids_;  // the foreign pids of the last setGpuProcesses
   mutable std::vector<RankProcess> rankScan_;
   // Pre-flight holds; the scans end those whose ranks appeared (mutable: counting slots scans).
   mutable SlotReservations reservations_;

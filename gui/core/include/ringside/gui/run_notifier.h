@@ -22,6 +22,7 @@
 #include <QSet>
 #include <QString>
 #include <QStringList>
+#include <QTimer>
 #include <functional>
 
 #include "ringside/proto/ringside.pb.h"
@@ -69,6 +70,7 @@ class RunNotifier : public QObject {
   QStringList order_;      // launched run ids, oldest first
   QSet<QString> launched_;
   QHash<QString, v1::RunState> lastState_;  // the last state seen of each launched run
+  QTimer queueDue_;
   bool enabled_ = true;
 };
 
@@ -81,8 +83,9 @@ class FreedesktopNotifications : public QObject {
                                     QObject* parent = nullptr);
   // Whether a notification service is registered on the bus now.
   bool available() const;
-  // Sends Notify (app "Ringside", icon and desktop entry org.ringside.Ringside, 10 s, urgency
-  // normal or critical). A failed call is reported once as unavailable.
+  // Sends Notify (app "Ringside", icon "ringside" as the package installs it, desktop entry
+  // org.ringside.Ringside, 10 s, urgency normal or critical; the body HTML-escaped, which a
+  // server without body markup shows as typed). A failed call is reported once as unavailable.
   void show(const RunNotification& notification);
 
  signals:
