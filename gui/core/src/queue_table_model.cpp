@@ -8,21 +8,6 @@
 #include "ringside/common/run_spec.h"
 
 namespace ringside::gui {
-namespace {
-
-// The rank of a priority in queue order (high first), as the agent sorts.
-int priorityRank(v1::RunPriority priority) {
-  switch (priority) {
-    case v1::HIGH_PRIORITY:
-      return 0;
-    case v1::LOW_PRIORITY:
-      return 2;
-    default:
-      return 1;
-  }
-}
-
-}  // namespace
 
 QueueTableModel::QueueTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 
@@ -108,16 +93,13 @@ QVariant QueueTableModel::data(const QModelIndex& index, int role) const {
     }
     return {};
   }
-  const bool sort = role == kSortRole;
-  if (role != Qt::DisplayRole && !sort) return {};
+  if (role != Qt::DisplayRole) return {};
   switch (static_cast<Column>(index.column())) {
     case kNode:
       return queued->nodeOnline ? queued->nodeName : tr("%1 (offline)").arg(queued->nodeName);
     case kPosition:
-      if (sort) return run.queue_position();
       return run.queue_position() > 0 ? QString::number(run.queue_position()) : QString();
     case kPriority:
-      if (sort) return priorityRank(run.spec().priority());
       return priorityText(run.spec().priority());
     case kRun:
       return QString::fromStdString(run.spec().name().empty() ? run.run_id() : run.spec().name());
@@ -130,10 +112,8 @@ QVariant QueueTableModel::data(const QModelIndex& index, int role) const {
       return reason;
     }
     case kEstimatedStart:
-      if (sort) return run.estimated_start() > 0 ? run.estimated_start() : 1e300;
       return run.estimated_start() > 0 ? timeText(run.estimated_start()) : tr("unknown");
     case kQueuedAt:
-      if (sort) return run.created_time();
       return run.created_time() > 0 ? timeText(run.created_time()) : QString();
     case kColumnCount:
       break;

@@ -33,8 +33,6 @@ class QueueTableModel : public QAbstractTableModel {
   enum Role {
     kRunIdRole = Qt::UserRole + 1,  // QString
     kNodeIdRole,                    // QString
-    // The value sorting uses: numbers for position, priority rank and times, else the text.
-    kSortRole,
   };
 
   explicit QueueTableModel(QObject* parent = nullptr);
