@@ -216,12 +216,15 @@ void Agent::Impl::sampleTelemetry() {
   v1::Envelope envelope = protocol::newEnvelope(0);
   v1::NodeTelemetry& reading = *envelope.mutable_node_telemetry();
   const TelemetrySample sample = telemetry->sample();
-  // The GPUs' compute processes: a GPU another process computes on counts as taken.
-  std::map<uint32_t, std::vector<GpuProcess>> gpuProcesses;
-  for (const GpuSample& gpu : sample.gpus) {
-    if (gpu.computeProcesses) gpuProcesses.emplace(gpu.index, *gpu.computeProcesses);
+  // The GPUs' compute processes: a GPU another process computes on counts as taken, unless the
+  // node shares its GPUs (--share-gpus).
+  if (!config.shareGpus) {
+    std::map<uint32_t, std::vector<GpuProcess>> gpuProcesses;
+    for (const GpuSample& gpu : sample.gpus) {
+      if (gpu.computeProcesses) gpuProcesses.emplace(gpu.index, *gpu.computeProcesses);
+    }
+    runs->setGpuProcesses(gpuProcesses);
   }
-  runs->setGpuProcesses(gpuProcesses);
   reading = toProto(sample);
   reading.set_node_id(node.node_id());
   const uint32_t cpuUsed = runs->usedCpuSlots();

@@ -155,6 +155,9 @@ int main(int argc, char** argv) {
   app.add_option("--nvml-library", config.nvmlLibrary,
                  "NVML library to load for GPU inventory and telemetry (default "
                  "libnvidia-ml.so.1; the tests pass a fake one)");
+  app.add_flag("--share-gpus", config.shareGpus,
+               "Place runs on GPUs that other processes compute on too (by default such a GPU "
+               "counts as taken until the process ends; docs/queue.md)");
   app.add_option("--label", config.labels, "Node label (repeatable)");
   app.add_option("--ready-file", config.readyFile,
                  "Once serving, write the endpoints and public key here as JSON (AgentReady, "

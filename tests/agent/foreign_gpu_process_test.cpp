@@ -2,7 +2,8 @@
 // real agent on the tests' fake NVML (two GPUs; FAKE_NVML_PROCESSES_FILE lists their compute
 // processes): a process that is not a Ringside run makes its GPU taken in the node's telemetry;
 // a run that needs that GPU waits, and its reason names the process; a run's own ranks on their
-// GPUs are not strangers; once the process is gone the waiting run starts.
+// GPUs are not strangers; once the process is gone the waiting run starts. With --share-gpus the
+// node ignores other processes.
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -118,6 +119,30 @@ TEST_F(ForeignGpuTest, AGpuBusyWithAnotherProcessIsTakenAndNamedUntilItEnds) {
   stopTwo.mutable_stop_run()->set_run_id(two.run_id());
   request(stopTwo);
   waitForState(two.run_id(), {v1::STOPPED, v1::COMPLETED, v1::FAILED});
+}
+
+// --share-gpus: the node places runs on GPUs that other processes compute on too.
+class SharedGpuTest : public ForeignGpuTest {
+ protected:
+  std::vector<std::string> agentArgs() const override {
+    return {"--nvml-library", ringside::test::fakeNvmlFull(), "--share-gpus"};
+  }
+};
+
+TEST_F(SharedGpuTest, ANodeThatSharesItsGpusIgnoresOtherProcesses) {
+  ChildProcess stranger({"sleep", "600"}, dir_.path(), {});
+  listProcesses("0 " + std::to_string(stranger.pid()) + " 1536\n1 " +
+                std::to_string(stranger.pid()) + " 1536\n");
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));  // samples that list it
+  ASSERT_TRUE(telemetryShowsGpusInUse({}));
+  const v1::RunInfo two = launchGpuRun("two-gpus", 2);
+  EXPECT_EQ(two.state(), v1::STARTING) << two.DebugString();
+  v1::Envelope stop;
+  stop.mutable_stop_run()->set_run_id(two.run_id());
+  request(stop);
+  waitForState(two.run_id(), {v1::STOPPED, v1::COMPLETED, v1::FAILED});
+  ::kill(stranger.pid(), SIGTERM);
+  stranger.wait(10);
 }
 
 }  // namespace

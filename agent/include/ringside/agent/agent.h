@@ -56,6 +56,9 @@ struct AgentConfig {
   uint32_t retentionMaxRuns = 0;
   double stopGraceS = 30.0;  // SIGTERM -> SIGKILL for stops that name none
   std::string nvmlLibrary = "libnvidia-ml.so.1";
+  // --share-gpus: a GPU that a process other than Ringside's ranks computes on stays free for
+  // runs. By default it counts as taken (docs/queue.md, "GPUs used outside Ringside").
+  bool shareGpus = false;
   // When set, start() writes the AgentReady JSON here once the agent serves (agent_ready.h),
   // and a clean stop removes it.
   std::string readyFile;
