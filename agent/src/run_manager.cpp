@@ -252,7 +252,7 @@ Result<v1::RunInfo> RunManager::stop(const std::string& runId, double graceSecon
     if (onStateChange_) onStateChange_(run.info, run.ids);
     return run.info;
   }
-  for (pid_t pid : rankPids(runId)) kill(pid, SIGTERM);
+  terminateRanks(run);
   run.info.set_reason("stop requested: SIGTERM sent to the ranks, SIGKILL after " +
                       secondsText(grace));
   if (onStateChange_) onStateChange_(run.info, run.ids);
@@ -273,7 +273,7 @@ Status RunManager::failHung(const std::string& runId, const std::string& reason)
   if (!run.slurmJobId.empty()) {
     (void)signalSlurm(run, "TERM");
   } else {
-    for (pid_t pid : rankPids(runId)) kill(pid, SIGTERM);
+    terminateRanks(run);
   }
   run.info.set_reason("hang timeout: SIGTERM sent to the ranks, SIGKILL after " +
                       secondsText(kHangStopGraceSeconds));
@@ -334,6 +334,12 @@ const std::vector<RankProcess>& RunManager::rankProcesses(bool fresh) const {
     reservations_.releaseSeen(rankScan_);
   }
   return rankScan_;
+}
+
+void RunManager::terminateRanks(Tracked& run) {
+  for (pid_t pid : rankPids(run.info.run_id())) {
+    if (run.terminated.insert(pid).second) kill(pid, SIGTERM);
+  }
 }
 
 std::vector<pid_t> RunManager::rankPids(const std::string& runId) const {
@@ -448,6 +454,10 @@ void RunManager::poll() {
     if (run.info.state() == v1::STARTING && !rankPids(id).empty()) {
       setState(run, v1::RUNNING, "");
     }
+    if (run.stopRequested && run.killDeadline > 0 && steadySeconds() < run.killDeadline &&
+        run.slurmJobId.empty()) {
+      terminateRanks(run);  // ranks that started since the stop
+    }
     if (run.stopRequested && run.killDeadline > 0 && steadySeconds() >= run.killDeadline) {
       // The ranks too: Open MPI may put them in process groups of their own, and a stopped
       // (SIGSTOP) rank outlives mpirun otherwise.
@@ -477,7 +487,12 @@ void RunManager::adopt(const v1::RunInfo& info) {
     while (!run.hangFailure.empty() && run.hangFailure.back() == '\n') run.hangFailure.pop_back();
     run.stopRequested = true;
   }
-  if (run.stopRequested) run.killDeadline = steadySeconds() + options_.defaultGraceSeconds;
+  if (run.stopRequested) {
+    run.killDeadline = steadySeconds() + options_.defaultGraceSeconds;
+    // The earlier agent sent its ranks SIGTERM: not again (a second one may cut a checkpoint
+    // short); ranks that appear later still get one.
+    for (pid_t rank : rankPids(info.run_id())) run.terminated.insert(rank);
+  }
   loadRunKey(run);
   if (options_.slurm != nullptr) {
     Tracked& adopted = runs_[info.run_id()] = std::move(run);

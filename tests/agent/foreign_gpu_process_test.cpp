@@ -137,10 +137,15 @@ TEST_F(SharedGpuTest, ANodeThatSharesItsGpusIgnoresOtherProcesses) {
   ASSERT_TRUE(telemetryShowsGpusInUse({}));
   const v1::RunInfo two = launchGpuRun("two-gpus", 2);
   EXPECT_EQ(two.state(), v1::STARTING) << two.DebugString();
+  // Stopped at once, while its ranks may not exist yet: they get SIGTERM when they appear and
+  // end by it, not by SIGKILL after the grace period (20 s here).
   v1::Envelope stop;
   stop.mutable_stop_run()->set_run_id(two.run_id());
   request(stop);
-  waitForState(two.run_id(), {v1::STOPPED, v1::COMPLETED, v1::FAILED});
+  const v1::RunInfo stopped = waitForState(two.run_id(), {v1::STOPPED, v1::COMPLETED, v1::FAILED});
+  EXPECT_EQ(stopped.state(), v1::STOPPED) << stopped.DebugString();
+  EXPECT_EQ(stopped.reason().find("killed after the grace period"), std::string::npos)
+      << stopped.reason();
   ::kill(stranger.pid(), SIGTERM);
   stranger.wait(10);
 }

@@ -272,6 +272,9 @@ class RunManager {
     bool stopRequested = false;
     double killDeadline = 0.0;   // steady seconds; 0 = none
     bool killed = false;         // SIGKILL sent after the grace period
+    // Ranks SIGTERM was sent to since the stop: a rank that appears later (a stop right after
+    // the launch, while mpirun still starts them) gets it at the next poll, not only SIGKILL.
+    std::set<pid_t> terminated;
     std::string hangFailure;     // failHung(): the run ends FAILED with this reason
     std::string stopReason;      // stop() with a reason: the run ends STOPPED with it
     std::vector<uint32_t> gpus;  // handed to the ranks on this node
@@ -291,6 +294,8 @@ class RunManager {
   void setState(Tracked& run, v1::RunState state, const std::string& reason);
   void finish(Tracked& run, int exitCode, bool statusKnown);
   std::vector<pid_t> rankPids(const std::string& runId) const;
+  // SIGTERM to the run's ranks here that have not had it since its stop (Tracked::terminated).
+  void terminateRanks(Tracked& run);
   // The Slurm engine (run_manager_slurm.cpp): submit a checked spec; follow a run's job;
   // scancel it, with `signal` (SIGTERM's name "TERM") to its ranks while it runs, or outright
   // (nullptr), true when scancel succeeded; a restarted agent's run, from its slurm_job file.
