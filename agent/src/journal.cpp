@@ -4,7 +4,6 @@
 #include "ringside/agent/journal.h"
 
 #include <cstdio>
-#include <ctime>
 #include <filesystem>
 #include <string>
 #include <utility>
@@ -197,12 +196,7 @@ Result<std::unique_ptr<Journal>> Journal::open(const std::string& path,
   if (!wal.isOk()) return wal.status();
   if (wal->has_value()) {
     const WalDamage& damage = **wal;
-    const std::time_t now = std::time(nullptr);
-    std::tm utc{};
-    gmtime_r(&now, &utc);
-    char stamp[32] = {};
-    std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &utc);
-    const std::string copy = path + "-wal.damaged-" + stamp;
+    const std::string copy = path + "-wal.damaged-" + utcFileStamp();
     std::error_code ec;
     std::filesystem::copy_file(path + "-wal", copy,
                                std::filesystem::copy_options::overwrite_existing, ec);

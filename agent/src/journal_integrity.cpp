@@ -96,13 +96,17 @@ Result<std::vector<std::string>> checkJournalIntegrity(const std::string& path, 
   return sqlite::error(db->get(), failed, "checking the integrity of journal " + path);
 }
 
-Result<std::string> quarantineJournal(const std::string& path) {
+std::string utcFileStamp() {
   const std::time_t now = std::time(nullptr);
   std::tm utc{};
   gmtime_r(&now, &utc);
   char stamp[32] = {};
   std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &utc);
-  const std::string base = path + ".corrupt-" + stamp;
+  return stamp;
+}
+
+Result<std::string> quarantineJournal(const std::string& path) {
+  const std::string base = path + ".corrupt-" + utcFileStamp();
   std::string target = base;
   std::error_code ec;
   for (int n = 2;

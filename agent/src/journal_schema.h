@@ -47,6 +47,9 @@ Result<std::vector<std::string>> checkJournalIntegrity(const std::string& path, 
 // back then, so the journal is either entirely moved or left where it was.
 Result<std::string> quarantineJournal(const std::string& path);
 
+// The time now in UTC as the names of set-aside files carry it: "20250301T101500Z".
+std::string utcFileStamp();
+
 // What checkJournalWal found wrong with a write-ahead log.
 struct WalDamage {
   uint64_t replayedFrames = 0;  // the frames SQLite replays (up to the last commit before it)

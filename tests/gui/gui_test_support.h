@@ -159,6 +159,27 @@ inline v1::RunState storedRunState(Controller& controller, const QString& runId)
   return run.isOk() ? run->state : v1::RUN_STATE_UNSPECIFIED;
 }
 
+// The node's CPU slots in all, as its agent said in its hello (-1 when unknown).
+inline int cpuSlotsOf(const Controller& controller, const QString& nodeId) {
+  for (const NodeChoice& choice : controller.nodeChoices()) {
+    if (choice.nodeId == nodeId) return choice.cpuSlotsTotal;
+  }
+  return -1;
+}
+
+// A custom command run of `ranks` ranks on one node: with every CPU slot of the node, runs of it
+// start one after another, the rest waiting in the node's queue.
+inline RunForm commandRun(const QString& name, const QString& command, const QString& nodeId,
+                          int ranks) {
+  RunForm run;
+  run.name = name;
+  run.job = RunForm::Job::kCommand;
+  run.command = command;
+  run.nodeIds = {nodeId};
+  run.ranksPerNode = ranks;
+  return run;
+}
+
 // Launches `form` and waits (at most 30 s) for the controller's answer: the new run's id, or ""
 // with *error saying why (the launch failed, or no answer came).
 inline QString launchAndWait(Controller& controller, const RunForm& form, QString* error) {

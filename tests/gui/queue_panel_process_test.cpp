@@ -113,10 +113,7 @@ class QueuePanelProcessTest : public QObject {
     QVERIFY(controller.start().isOk());
     QTRY_VERIFY_WITH_TIMEOUT(!testing::onlineLocalNodeId(controller).isEmpty(), 30000);
     const QString nodeId = testing::onlineLocalNodeId(controller);
-    int cpuSlots = -1;
-    for (const NodeChoice& choice : controller.nodeChoices()) {
-      if (choice.nodeId == nodeId) cpuSlots = choice.cpuSlotsTotal;
-    }
+    const int cpuSlots = testing::cpuSlotsOf(controller, nodeId);
     QVERIFY2(cpuSlots > 0, "the local agent reported no CPU slots");
 
     QueuePanel panel(controller);
@@ -131,13 +128,7 @@ class QueuePanelProcessTest : public QObject {
 
     // Every run takes all the node's CPU slots: one at a time, in queue order.
     auto form = [&](const QString& name, const QString& command) {
-      RunForm run;
-      run.name = name;
-      run.job = RunForm::Job::kCommand;
-      run.command = command;
-      run.nodeIds = {nodeId};
-      run.ranksPerNode = cpuSlots;
-      return run;
+      return testing::commandRun(name, command, nodeId, cpuSlots);
     };
     QString error;
     const QString blocker =

@@ -119,20 +119,11 @@ class RunNotifierProcessTest : public QObject {
     QVERIFY(controller.start().isOk());
     QTRY_VERIFY_WITH_TIMEOUT(!testing::onlineLocalNodeId(controller).isEmpty(), 30000);
     const QString nodeId = testing::onlineLocalNodeId(controller);
-    int cpuSlots = -1;
-    for (const NodeChoice& choice : controller.nodeChoices()) {
-      if (choice.nodeId == nodeId) cpuSlots = choice.cpuSlotsTotal;
-    }
+    const int cpuSlots = testing::cpuSlotsOf(controller, nodeId);
     QVERIFY(cpuSlots > 0);
     // Each run takes every CPU slot, so they run one after another.
     auto form = [&](const QString& name, const QString& command) {
-      RunForm run;
-      run.name = name;
-      run.job = RunForm::Job::kCommand;
-      run.command = command;
-      run.nodeIds = {nodeId};
-      run.ranksPerNode = cpuSlots;
-      return run;
+      return testing::commandRun(name, command, nodeId, cpuSlots);
     };
     QString error;
     const QString blocker = testing::launchAndWait(
