@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <QApplication>
 #include <QDeadlineTimer>
+#include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLineEdit>
@@ -157,6 +158,17 @@ inline QString onlineLocalNodeId(const Controller& controller) {
 inline v1::RunState storedRunState(Controller& controller, const QString& runId) {
   auto run = controller.store().run(runId).result();
   return run.isOk() ? run->state : v1::RUN_STATE_UNSPECIFIED;
+}
+
+// With RINGSIDE_SCREENSHOT_DIR set (the pictures of docs/images): shows `widget`, waits until
+// it is drawn and saves it there as `fileName`. True when not asked, or when saved.
+inline bool saveScreenshotIfAsked(QWidget& widget, const QString& fileName) {
+  const QString dir = qEnvironmentVariable("RINGSIDE_SCREENSHOT_DIR");
+  if (dir.isEmpty()) return true;
+  widget.show();
+  if (!QTest::qWaitForWindowExposed(&widget)) return false;
+  QTest::qWait(200);
+  return QDir().mkpath(dir) && widget.grab().save(QDir(dir).filePath(fileName));
 }
 
 // The node's CPU slots in all, as its agent said in its hello (-1 when unknown).

@@ -185,14 +185,7 @@ class QueuePanelProcessTest : public QObject {
     QTRY_COMPARE(cell(model, queued[1], QueueTableModel::kPriority), QStringLiteral("high"));
     QTRY_COMPARE(model.rowOfRun(queued[1]), 0);
 
-    const QString screenshots = qEnvironmentVariable("RINGSIDE_SCREENSHOT_DIR");
-    if (!screenshots.isEmpty()) {
-      panel.show();
-      QVERIFY(QTest::qWaitForWindowExposed(&panel));
-      QTest::qWait(200);
-      QVERIFY(QDir().mkpath(screenshots));
-      QVERIFY(panel.grab().save(QDir(screenshots).filePath(QStringLiteral("queue.png"))));
-    }
+    QVERIFY(testing::saveScreenshotIfAsked(panel, QStringLiteral("queue.png")));
 
     // A run that is not queued cannot be moved: the agent says so.
     QSignalSpy refused(&controller, &Controller::queueActionFailed);

@@ -83,14 +83,7 @@ class SweepsPanelProcessTest : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(curves->seriesNames().size(), qsizetype(4), 15000);
     QTest::qWait(3500);  // the last samples' refresh
 
-    const QString screenshots = qEnvironmentVariable("RINGSIDE_SCREENSHOT_DIR");
-    if (!screenshots.isEmpty()) {
-      panel.show();
-      QVERIFY(QTest::qWaitForWindowExposed(&panel));
-      QTest::qWait(200);
-      QVERIFY(QDir().mkpath(screenshots));
-      QVERIFY(panel.grab().save(QDir(screenshots).filePath(QStringLiteral("sweeps.png"))));
-    }
+    QVERIFY(testing::saveScreenshotIfAsked(panel, QStringLiteral("sweeps.png")));
 
     // Add trials: the completed sweep runs again and draws one more.
     QPushButton* add = nullptr;
